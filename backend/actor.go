@@ -1,0 +1,84 @@
+package backend
+
+import "context"
+
+// ActorKind records who made a change: a person (REST, CLI) or an agent (MCP).
+type ActorKind string
+
+// Actor kinds.
+const (
+	ActorUser  ActorKind = "user"
+	ActorAgent ActorKind = "agent"
+)
+
+// Actor is the authenticated caller of a Service method. Scopes are checked against it inside
+// the Service, so no front end can bypass them.
+type Actor struct {
+	TokenID string
+	Scope   Scope
+	Kind    ActorKind
+}
+
+type actorKey struct{}
+
+// WithActor returns ctx carrying the caller.
+func WithActor(ctx context.Context, a Actor) context.Context {
+	return context.WithValue(ctx, actorKey{}, a)
+}
+
+// ActorFrom returns the caller carried by ctx.
+func ActorFrom(ctx context.Context) (Actor, bool) {
+	a, ok := ctx.Value(actorKey{}).(Actor)
+	return a, ok
+}
+
+// SystemActor is used by the composition root for bootstrap work (the first admin token).
+var SystemActor = Actor{TokenID: "", Scope: ScopeAdmin, Kind: ActorUser}
+
+// CanWrite reports whether the scope allows changing cards and decks.
+func (s Scope) CanWrite() bool { return s == ScopeAdmin || s == ScopeAgent }
+
+// Valid reports whether s is a known scope.
+func (s Scope) Valid() bool {
+	return s == ScopeAdmin || s == ScopeAgent || s == ScopeAgentRead
+}
+
+func requireScope(ctx context.Context, need func(Scope) bool, what string) (Actor, error) {
+	a, ok := ActorFrom(ctx)
+	if !ok {
+		return Actor{}, Errorf(CodeUnauthenticated, "a token is required to %s", what).
+			WithHint("send Authorization: Bearer <token>")
+	}
+	if !need(a.Scope) {
+		return a, Errorf(CodeForbidden, "scope %q may not %s", a.Scope, what).
+			WithHint(scopeHint(need))
+	}
+	return a, nil
+}
+
+func scopeHint(need func(Scope) bool) string {
+	for _, s := range []Scope{ScopeAgentRead, ScopeAgent, ScopeAdmin} {
+		if need(s) {
+			return "this needs a token with scope " + string(s) + " or wider"
+		}
+	}
+	return ""
+}
+
+func isAdmin(s Scope) bool  { return s == ScopeAdmin }
+func canWrite(s Scope) bool { return s.CanWrite() }
+func canRead(s Scope) bool  { return s.Valid() }
+
+// requireAdmin, requireWrite and requireRead are the three permission checks every Service
+// method starts with.
+func requireAdmin(ctx context.Context, what string) (Actor, error) {
+	return requireScope(ctx, isAdmin, what)
+}
+
+func requireWrite(ctx context.Context, what string) (Actor, error) {
+	return requireScope(ctx, canWrite, what)
+}
+
+func requireRead(ctx context.Context, what string) (Actor, error) {
+	return requireScope(ctx, canRead, what)
+}

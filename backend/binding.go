@@ -1,0 +1,154 @@
+package backend
+
+import (
+	"context"
+	"strings"
+)
+
+// BindWorkspace binds a session to a workspace folder and a deck (id or exact name). Binding is
+// per session: two sessions in one folder may use different decks.
+func (s *Service) BindWorkspace(ctx context.Context, sessionID string, in BindInput) (Binding, error) {
+	if _, err := requireRead(ctx, "bind a session"); err != nil {
+		return Binding{}, err
+	}
+	ws, err := cleanWorkspace(in.WorkspaceRoot, false)
+	if err != nil {
+		return Binding{}, err
+	}
+	return s.rebind(ctx, sessionID, &ws, in.Deck)
+}
+
+// SwitchBoundDeck moves a session to another deck, keeping its workspace.
+func (s *Service) SwitchBoundDeck(ctx context.Context, sessionID, deck string) (Binding, error) {
+	if _, err := requireRead(ctx, "switch a session's deck"); err != nil {
+		return Binding{}, err
+	}
+	return s.rebind(ctx, sessionID, nil, deck)
+}
+
+// rebind stores a session's new deck (and workspace, when given) and returns the binding.
+func (s *Service) rebind(ctx context.Context, sessionID string, ws *string, deckRef string) (Binding, error) {
+	sess, err := s.sessionFor(ctx, sessionID)
+	if err != nil {
+		return Binding{}, err
+	}
+	if strings.TrimSpace(deckRef) == "" {
+		return Binding{}, s.deckRequired(ctx)
+	}
+	d, err := s.deckByRef(ctx, s.store, deckRef)
+	if err != nil {
+		return Binding{}, err
+	}
+	if ws != nil {
+		sess.WorkspaceRoot = *ws
+	}
+	sess.DeckID, sess.DeckName = d.ID, d.Name
+	sess.LastSeenAt = s.clock()
+	if err := s.store.UpdateSessionBinding(ctx, &sess); err != nil {
+		return Binding{}, storeErr("binding a session", err)
+	}
+	return s.binding(ctx, sess)
+}
+
+// SessionBinding says where a session stands: workspace, deck, badge and display line.
+func (s *Service) SessionBinding(ctx context.Context, sessionID string) (Binding, error) {
+	if _, err := requireRead(ctx, "read a session's binding"); err != nil {
+		return Binding{}, err
+	}
+	sess, err := s.sessionFor(ctx, sessionID)
+	if err != nil {
+		return Binding{}, err
+	}
+	return s.binding(ctx, sess)
+}
+
+// binding renders a session's binding; a deck deleted since binding reads as unbound.
+func (s *Service) binding(ctx context.Context, sess MCPSession) (Binding, error) {
+	b := Binding{SessionID: sess.ID, WorkspaceRoot: sess.WorkspaceRoot, Badge: sess.Badge,
+		Profile: sess.Profile, DisplaySummary: UnboundSummary}
+	if sess.DeckID == "" {
+		return b, nil
+	}
+	d, counts, err := s.deckCounts(ctx, sess.DeckID)
+	if isNotFound(err) {
+		return b, nil
+	}
+	if err != nil {
+		return Binding{}, err
+	}
+	b.DeckID, b.DeckName, b.Bound = d.ID, d.Name, true
+	b.DisplaySummary = DisplaySummary(d.Name, counts, sess.Badge)
+	return b, nil
+}
+
+// BoundDeck is get_bound_deck: the bound deck's services (no secrets, no local env), credential
+// metadata, playbook summaries and the display line, in one call.
+func (s *Service) BoundDeck(ctx context.Context, sessionID string) (BoundDeck, error) {
+	if _, err := requireRead(ctx, "read the bound deck"); err != nil {
+		return BoundDeck{}, err
+	}
+	sess, err := s.boundSession(ctx, sessionID)
+	if err != nil {
+		return BoundDeck{}, err
+	}
+	snap, err := s.DeckSnapshot(ctx, sess.DeckID)
+	if isNotFound(err) {
+		return BoundDeck{}, s.notBound(ctx, "the deck this session was bound to no longer exists")
+	}
+	if err != nil {
+		return BoundDeck{}, err
+	}
+	counts := DeckCounts{Services: len(snap.Services), Credentials: len(snap.Credentials),
+		Playbooks: len(snap.Playbooks)}
+	return BoundDeck{DeckSnapshot: snap, Badge: sess.Badge,
+		DisplaySummary: DisplaySummary(snap.Name, counts, sess.Badge)}, nil
+}
+
+// boundSession returns the caller's session, NOT_BOUND when it has no deck.
+func (s *Service) boundSession(ctx context.Context, sessionID string) (MCPSession, error) {
+	sess, err := s.sessionFor(ctx, sessionID)
+	if err != nil {
+		return MCPSession{}, err
+	}
+	if sess.DeckID == "" {
+		return MCPSession{}, s.notBound(ctx, "this session is not bound to a deck")
+	}
+	return sess, nil
+}
+
+// notBound teaches the way out: bind, naming the decks there are.
+func (s *Service) notBound(ctx context.Context, msg string) error {
+	names, err := s.deckNames(ctx)
+	if err != nil {
+		return err
+	}
+	e := Errorf(CodeNotBound, "%s", msg)
+	if len(names) == 0 {
+		return e.WithHint("no decks exist yet: call create_deck, then bind_workspace with its name")
+	}
+	return e.WithHint("call bind_workspace with workspaceRoot and deckId, one of: "+knownList(names)).
+		WithDetail("decks", capList(names))
+}
+
+// deckRequired is the error for a bind without a deck; it lists the decks.
+func (s *Service) deckRequired(ctx context.Context) error {
+	names, err := s.deckNames(ctx)
+	if err != nil {
+		return err
+	}
+	return invalid("deckId", "is required: a deck id or exact name; decks: %s", knownList(names)).
+		WithHint("pass one of the deck names; create_deck makes a new one").
+		WithDetail("decks", capList(names))
+}
+
+func (s *Service) deckNames(ctx context.Context) ([]string, error) {
+	decks, err := s.store.ListDecks(ctx)
+	if err != nil {
+		return nil, storeErr("listing decks", err)
+	}
+	names := make([]string, len(decks))
+	for i, d := range decks {
+		names[i] = d.Name
+	}
+	return names, nil
+}

@@ -1,0 +1,178 @@
+package backend
+
+import (
+	"context"
+	"errors"
+	"strings"
+)
+
+// BoundServiceTools lists the enabled tools of a service on the session's bound deck.
+func (s *Service) BoundServiceTools(ctx context.Context, sessionID, serviceRef string) ([]ToolInfo, error) {
+	if _, err := requireRead(ctx, "list service tools"); err != nil {
+		return nil, err
+	}
+	id, err := s.boundServiceID(ctx, sessionID, serviceRef)
+	if err != nil {
+		return nil, err
+	}
+	return s.ListServiceTools(ctx, id)
+}
+
+// CallBoundServiceTool calls a tool of a service on the session's bound deck. Only services on
+// that deck can be reached; everything else about the call is CallServiceTool's.
+func (s *Service) CallBoundServiceTool(ctx context.Context, sessionID, serviceRef string, in CallInput) (CallResult, error) {
+	if _, err := requireRead(ctx, "call service tools"); err != nil {
+		return CallResult{}, err
+	}
+	id, err := s.boundServiceID(ctx, sessionID, serviceRef)
+	if err != nil {
+		return CallResult{}, err
+	}
+	return s.CallServiceTool(ctx, id, in)
+}
+
+// boundServiceID resolves a service id or name among the bound deck's services;
+// NOT_ON_BOUND_DECK lists the services the deck does hold.
+func (s *Service) boundServiceID(ctx context.Context, sessionID, ref string) (string, error) {
+	sess, err := s.boundSession(ctx, sessionID)
+	if err != nil {
+		return "", err
+	}
+	ids, err := linkedIDs(ctx, s.store, sess.DeckID, CardService)
+	if err != nil {
+		return "", err
+	}
+	ref = strings.TrimSpace(ref)
+	if ref != "" {
+		if id, ok := findLinked(ctx, s.store, CardService, ids, ref); ok {
+			return id, nil
+		}
+	}
+	return "", s.notOnBoundDeck(ctx, sess, CardService, ref, ids)
+}
+
+// BoundPlaybook returns a playbook on the session's bound deck, body included.
+func (s *Service) BoundPlaybook(ctx context.Context, sessionID, ref string) (Playbook, error) {
+	if _, err := requireRead(ctx, "read playbooks"); err != nil {
+		return Playbook{}, err
+	}
+	sess, err := s.boundSession(ctx, sessionID)
+	if err != nil {
+		return Playbook{}, err
+	}
+	ids, err := linkedIDs(ctx, s.store, sess.DeckID, CardPlaybook)
+	if err != nil {
+		return Playbook{}, err
+	}
+	ref = strings.TrimSpace(ref)
+	id, ok := findLinked(ctx, s.store, CardPlaybook, ids, ref)
+	if !ok || ref == "" {
+		return Playbook{}, s.notOnBoundDeck(ctx, sess, CardPlaybook, ref, ids)
+	}
+	return s.GetPlaybook(ctx, id)
+}
+
+// notOnBoundDeck names what the bound deck holds of that card type, so the agent can pick one
+// or link the card first.
+func (s *Service) notOnBoundDeck(ctx context.Context, sess MCPSession, t CardType, ref string, ids []string) error {
+	names, err := describeCards(ctx, s.store, t, ids)
+	if err != nil {
+		return err
+	}
+	deck := sess.DeckName
+	if deck == "" {
+		deck = sess.DeckID
+	}
+	what := "no " + string(t) + " given"
+	if ref != "" {
+		what = string(t) + " " + quoteClip(ref) + " is not on the bound deck " + quoteClip(deck)
+	}
+	return Errorf(CodeNotOnBoundDeck, "%s; %ss on the deck: %s", what, t, knownList(names)).
+		WithHint("use one of those, or link a collection card with manage_deck_card (action link)").
+		WithDetail("card_type", string(t)).WithDetail("on_deck", capList(names))
+}
+
+func quoteClip(s string) string { return `"` + clip(s, 100) + `"` }
+
+// DeckCardChange is manage_deck_card's input: link, unlink or reorder one card type on the
+// session's bound deck.
+type DeckCardChange struct {
+	Action         string   `json:"action"`
+	CardType       CardType `json:"card_type"`
+	CardID         string   `json:"card_id,omitempty"`
+	Position       *int     `json:"position,omitempty"`
+	OrderedCardIDs []string `json:"ordered_card_ids,omitempty"`
+}
+
+// DeckCardActions are the actions manage_deck_card accepts.
+var DeckCardActions = []string{"link", "unlink", "reorder"}
+
+// ManageBoundDeckCard links, unlinks or reorders cards on the session's bound deck through the
+// same methods the REST API uses.
+func (s *Service) ManageBoundDeckCard(ctx context.Context, sessionID string, in DeckCardChange) (CardsResult, error) {
+	if _, err := requireWrite(ctx, "change deck cards"); err != nil {
+		return CardsResult{}, err
+	}
+	if err := CheckDeckCardChange(in); err != nil {
+		return CardsResult{}, err
+	}
+	sess, err := s.boundSession(ctx, sessionID)
+	if err != nil {
+		return CardsResult{}, err
+	}
+	ref := CardRef{Deck: sess.DeckID, CardType: in.CardType, CardID: in.CardID}
+	switch in.Action {
+	case "link":
+		return s.LinkCard(ctx, LinkCardInput{CardRef: ref, Position: in.Position})
+	case "unlink":
+		res, err := s.UnlinkCard(ctx, ref)
+		return res, asNotOnBoundDeck(err)
+	default:
+		return s.ReorderCards(ctx, ReorderCardsInput{Deck: sess.DeckID, CardType: in.CardType,
+			OrderedCardIDs: in.OrderedCardIDs})
+	}
+}
+
+// CheckDeckCardChange validates the shape of a deck card change before any lookup; every
+// failure is INVALID_ARGUMENT naming the field and what it accepts.
+func CheckDeckCardChange(in DeckCardChange) error {
+	if !containsString(DeckCardActions, in.Action) {
+		return invalidEnum("action", in.Action, DeckCardActions).
+			WithHint("link and unlink take card_id (and link an optional position); reorder takes ordered_card_ids")
+	}
+	if err := checkCardType("card_type", in.CardType); err != nil {
+		return err
+	}
+	switch {
+	case in.Action != "reorder" && strings.TrimSpace(in.CardID) == "":
+		return invalid("card_id", "is required for action %s: a %s id or name", in.Action, in.CardType).
+			WithHint("list_collection shows the collection's cards; get_bound_deck the deck's")
+	case in.Action == "reorder" && in.OrderedCardIDs == nil:
+		return invalid("ordered_card_ids", "is required for action reorder: every %s id on the deck, in the new order", in.CardType).
+			WithHint("get_bound_deck shows the current order")
+	case in.Position != nil && *in.Position < 0:
+		return invalid("position", "must be 0 (first) or more, got %d", *in.Position)
+	}
+	return nil
+}
+
+// asNotOnBoundDeck reclassifies the core's "card is not on deck" as NOT_ON_BOUND_DECK, the code
+// agents know.
+func asNotOnBoundDeck(err error) error {
+	var e *Error
+	if !errors.As(err, &e) || e.Code != CodeNotFound || e.Details["on_deck"] == nil {
+		return err
+	}
+	c := *e
+	c.Code = CodeNotOnBoundDeck
+	return &c
+}
+
+func containsString(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

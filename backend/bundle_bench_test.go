@@ -1,0 +1,31 @@
+package backend_test
+
+import (
+	"testing"
+
+	"github.com/agent-deck/agent-deck/backend"
+)
+
+// BenchmarkImport1000 imports a 1,000-card bundle into an empty database (target: under 2 s).
+func BenchmarkImport1000(b *testing.B) {
+	raw := bigBundle(1000)
+	for b.Loop() {
+		b.StopTimer()
+		svc, ctx := newBundleCore(b)
+		b.StartTimer()
+		rep := need(svc.Import(ctx, raw, false))(b)
+		if len(rep.Created["playbooks"]) != 333 {
+			b.Fatalf("created %v", rep.Created)
+		}
+	}
+}
+
+// BenchmarkExport1000 exports a collection of 1,000 cards (target: under 2 s).
+func BenchmarkExport1000(b *testing.B) {
+	svc, ctx := newBundleCore(b)
+	need(svc.Import(ctx, bigBundle(1000), false))(b)
+	b.ResetTimer()
+	for b.Loop() {
+		need(svc.Export(ctx, backend.ExportInput{}))(b)
+	}
+}

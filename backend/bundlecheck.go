@@ -1,0 +1,174 @@
+package backend
+
+import (
+	"slices"
+	"strings"
+)
+
+func parseService(path string, v any) (BundleService, error) {
+	m, err := jobj(path, v, "id", "name", "type", "url", "transport", "description", "headers",
+		"secret_headers", "credential_id", "local_command", "local_args", "local_working_dir", "local_env",
+		"disabled_tools", "timeout_seconds")
+	if err != nil {
+		return BundleService{}, err
+	}
+	var s BundleService
+	var typ, transport string
+	for _, f := range []struct {
+		key      string
+		dst      *string
+		required bool
+	}{{"id", &s.ID, false}, {"name", &s.Name, true}, {"type", &typ, true}, {"url", &s.URL, false},
+		{"transport", &transport, false}, {"description", &s.Description, false},
+		{"credential_id", &s.CredentialID, false}, {"local_command", &s.LocalCommand, false},
+		{"local_working_dir", &s.LocalWorkingDir, false}} {
+		if *f.dst, err = jstr(path, m, f.key, f.required); err != nil {
+			return s, err
+		}
+	}
+	s.Type, s.Transport = ServiceType(typ), Transport(transport)
+	if !slices.Contains(serviceTypes, s.Type) {
+		return s, bundleError(jkey(path, "type"), "%q is not one of mcp, local-mcp", clip(typ, 40)).
+			WithDetail("accepted", []string{string(ServiceRemote), string(ServiceLocal)})
+	}
+	if s.Headers, err = jstrMap(path, m, "headers"); err != nil {
+		return s, err
+	}
+	for _, f := range []struct {
+		key string
+		dst *[]string
+	}{{"secret_headers", &s.SecretHeaders}, {"local_args", &s.LocalArgs}, {"local_env", &s.LocalEnv},
+		{"disabled_tools", &s.DisabledTools}} {
+		if *f.dst, err = jstrs(path, m, f.key); err != nil {
+			return s, err
+		}
+	}
+	s.TimeoutSeconds, err = jint(path, m, "timeout_seconds")
+	return s, err
+}
+
+func parseCredential(path string, v any) (BundleCredential, error) {
+	m, err := jobj(path, v, "id", "label", "scheme", "header_name", "env_name", "tags", "docs_url")
+	if err != nil {
+		return BundleCredential{}, err
+	}
+	var c BundleCredential
+	var scheme string
+	for _, f := range []struct {
+		key      string
+		dst      *string
+		required bool
+	}{{"id", &c.ID, false}, {"label", &c.Label, true}, {"scheme", &scheme, false},
+		{"header_name", &c.HeaderName, false}, {"env_name", &c.EnvName, false}, {"docs_url", &c.DocsURL, false}} {
+		if *f.dst, err = jstr(path, m, f.key, f.required); err != nil {
+			return c, err
+		}
+	}
+	c.Scheme = AuthScheme(scheme)
+	c.Tags, err = jstrs(path, m, "tags")
+	return c, err
+}
+
+func parsePlaybook(path string, v any) (BundlePlaybook, error) {
+	m, err := jobj(path, v, "id", "title", "body", "triggers", "exec", "skill",
+		"depends_on_credential_ids", "depends_on_service_ids")
+	if err != nil {
+		return BundlePlaybook{}, err
+	}
+	var p BundlePlaybook
+	for _, f := range []struct {
+		key      string
+		dst      *string
+		required bool
+	}{{"id", &p.ID, false}, {"title", &p.Title, true}, {"body", &p.Body, false}, {"exec", &p.Exec, false},
+		{"skill", &p.Skill, false}} {
+		if *f.dst, err = jstr(path, m, f.key, f.required); err != nil {
+			return p, err
+		}
+	}
+	for _, f := range []struct {
+		key string
+		dst *[]string
+	}{{"triggers", &p.Triggers}, {"depends_on_credential_ids", &p.DependsOnCredentialIDs},
+		{"depends_on_service_ids", &p.DependsOnServiceIDs}} {
+		if *f.dst, err = jstrs(path, m, f.key); err != nil {
+			return p, err
+		}
+	}
+	return p, nil
+}
+
+func parseDeck(path string, v any) (BundleDeck, error) {
+	m, err := jobj(path, v, "id", "name", "cards")
+	if err != nil {
+		return BundleDeck{}, err
+	}
+	var d BundleDeck
+	if d.ID, err = jstr(path, m, "id", false); err != nil {
+		return d, err
+	}
+	if d.Name, err = jstr(path, m, "name", true); err != nil {
+		return d, err
+	}
+	cards, ok := m["cards"]
+	if !ok || cards == nil {
+		return d, nil
+	}
+	cm, err := jobj(jkey(path, "cards"), cards, "services", "credentials", "playbooks")
+	if err != nil {
+		return d, err
+	}
+	for _, t := range CardTypes {
+		if *d.Cards.ids(t), err = jstrs(jkey(path, "cards"), cm, cardSection(t)); err != nil {
+			return d, err
+		}
+	}
+	return d, nil
+}
+
+// checkBundleUnique refuses two entries of one section with the same id or name
+// (case-insensitive), and a card listed twice on one deck.
+func checkBundleUnique(b Bundle) error {
+	type entry struct{ id, name string }
+	sections := map[string][]entry{}
+	for _, s := range b.Services {
+		sections[reportServices] = append(sections[reportServices], entry{s.ID, s.Name})
+	}
+	for _, c := range b.Credentials {
+		sections[reportCredentials] = append(sections[reportCredentials], entry{c.ID, c.Label})
+	}
+	for _, p := range b.Playbooks {
+		sections[reportPlaybooks] = append(sections[reportPlaybooks], entry{p.ID, p.Title})
+	}
+	for _, d := range b.Decks {
+		sections[reportDecks] = append(sections[reportDecks], entry{d.ID, d.Name})
+	}
+	nameKey := map[string]string{reportServices: "name", reportCredentials: "label", reportPlaybooks: "title", reportDecks: "name"}
+	for _, sec := range []string{reportServices, reportCredentials, reportPlaybooks, reportDecks} {
+		ids, names := map[string]int{}, map[string]int{}
+		for i, e := range sections[sec] {
+			path := jidx("$."+sec, i)
+			if j, dup := ids[e.id]; dup && e.id != "" {
+				return bundleError(jkey(path, "id"), "%q is also the id of $.%s[%d]", clip(e.id, 60), sec, j)
+			}
+			n := strings.ToLower(strings.TrimSpace(e.name))
+			if j, dup := names[n]; dup {
+				return bundleError(jkey(path, nameKey[sec]), "%q is also the %s of $.%s[%d]", clip(e.name, 60), nameKey[sec], sec, j)
+			}
+			ids[e.id], names[n] = i, i
+		}
+	}
+	for i, d := range b.Decks {
+		for _, t := range CardTypes {
+			seen := map[string]bool{}
+			for j, id := range *d.Cards.ids(t) {
+				if seen[id] {
+					return bundleError(jidx(jkey(jkey(jidx("$.decks", i), "cards"), cardSection(t)), j),
+						"%q is listed twice on this deck", clip(id, 60))
+				}
+				seen[id] = true
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,163 @@
+package backend
+
+import (
+	"context"
+	"sort"
+	"strings"
+)
+
+// CredentialInput creates a credential with its secret. ID defaults to cred_<slug of label>,
+// EnvName to <LABEL>_API_KEY, Scheme to bearer.
+type CredentialInput struct {
+	Label      string     `json:"label"`
+	Value      string     `json:"value"`
+	Scheme     AuthScheme `json:"scheme,omitempty"`
+	HeaderName string     `json:"header_name,omitempty"`
+	EnvName    string     `json:"env_name,omitempty"`
+	ID         string     `json:"id,omitempty"`
+	Tags       []string   `json:"tags,omitempty"`
+	DocsURL    string     `json:"docs_url,omitempty"`
+}
+
+// CredentialPatch changes a credential's metadata; the secret changes only by rotation.
+type CredentialPatch struct {
+	Label      *string     `json:"label,omitempty"`
+	Scheme     *AuthScheme `json:"scheme,omitempty"`
+	HeaderName *string     `json:"header_name,omitempty"`
+	EnvName    *string     `json:"env_name,omitempty"`
+	Tags       *[]string   `json:"tags,omitempty"`
+	DocsURL    *string     `json:"docs_url,omitempty"`
+}
+
+// ListCredentials returns every credential's metadata, by label.
+func (s *Service) ListCredentials(ctx context.Context) ([]Credential, error) {
+	if _, err := requireRead(ctx, "list credentials"); err != nil {
+		return nil, err
+	}
+	recs, err := s.store.ListCredentials(ctx)
+	if err != nil {
+		return nil, storeErr("listing credentials", err)
+	}
+	out := make([]Credential, len(recs))
+	for i, r := range recs {
+		out[i] = credentialView(r)
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		return strings.ToLower(out[i].Label) < strings.ToLower(out[j].Label)
+	})
+	return out, nil
+}
+
+// GetCredential finds a credential by id or label.
+func (s *Service) GetCredential(ctx context.Context, ref string) (Credential, error) {
+	if _, err := requireRead(ctx, "read credentials"); err != nil {
+		return Credential{}, err
+	}
+	rec, err := credentialByRef(ctx, s.store, ref)
+	if err != nil {
+		return Credential{}, err
+	}
+	return credentialView(rec), nil
+}
+
+// CreateCredential stores a credential and its encrypted secret. Admin only.
+func (s *Service) CreateCredential(ctx context.Context, in CredentialInput) (Credential, error) {
+	if _, err := requireAdmin(ctx, "create credentials"); err != nil {
+		return Credential{}, err
+	}
+	rec, err := newCredentialRecord(in)
+	if err != nil {
+		return Credential{}, err
+	}
+	value, err := cleanSecret(in.Value)
+	if err != nil {
+		return Credential{}, err
+	}
+	if rec.SealedSecret, err = s.seal([]byte(value)); err != nil {
+		return Credential{}, err
+	}
+	rec.HasSecret = true
+	rec.CreatedAt, rec.UpdatedAt = s.clock(), s.clock()
+	rec.ID, err = pickID(ctx, rec.ID, DeriveCredentialID(rec.Label), "id", func(id string) (bool, error) {
+		c, err := s.store.GetCredential(ctx, id)
+		return c.ID == id, err
+	})
+	if err != nil {
+		return Credential{}, err
+	}
+	if err := s.store.CreateCredential(ctx, &rec); err != nil {
+		return Credential{}, nameConflict(err, "credential", "label", rec.Label)
+	}
+	return credentialView(rec), nil
+}
+
+// UpdateCredential changes metadata. Admin only.
+func (s *Service) UpdateCredential(ctx context.Context, ref string, in CredentialPatch) (Credential, error) {
+	if _, err := requireAdmin(ctx, "change credentials"); err != nil {
+		return Credential{}, err
+	}
+	rec, err := credentialByRef(ctx, s.store, ref)
+	if err != nil {
+		return Credential{}, err
+	}
+	if err := applyCredentialPatch(&rec, in); err != nil {
+		return Credential{}, err
+	}
+	rec.UpdatedAt = s.clock()
+	if err := s.store.UpdateCredential(ctx, &rec); err != nil {
+		return Credential{}, nameConflict(err, "credential", "label", rec.Label)
+	}
+	return credentialView(rec), nil
+}
+
+// RotateCredential replaces the secret. Admin only.
+func (s *Service) RotateCredential(ctx context.Context, ref string, value string) (Credential, error) {
+	if _, err := requireAdmin(ctx, "rotate credential secrets"); err != nil {
+		return Credential{}, err
+	}
+	value, err := cleanSecret(value)
+	if err != nil {
+		return Credential{}, err
+	}
+	rec, err := credentialByRef(ctx, s.store, ref)
+	if err != nil {
+		return Credential{}, err
+	}
+	if rec.SealedSecret, err = s.seal([]byte(value)); err != nil {
+		return Credential{}, err
+	}
+	rec.HasSecret, rec.UpdatedAt = true, s.clock()
+	if err := s.store.UpdateCredential(ctx, &rec); err != nil {
+		return Credential{}, storeErr("rotating a credential", err)
+	}
+	return credentialView(rec), nil
+}
+
+// DeleteCredential removes a credential unless a playbook depends on it (PLAYBOOK_DEPENDENCY).
+// Admin only.
+func (s *Service) DeleteCredential(ctx context.Context, ref string) error {
+	if _, err := requireAdmin(ctx, "delete credentials"); err != nil {
+		return err
+	}
+	var users []string
+	err := s.store.Transact(ctx, func(tx Store) error {
+		rec, err := credentialByRef(ctx, tx, ref)
+		if err != nil {
+			return err
+		}
+		if err := refuseIfDepended(ctx, tx, CardCredential, cardInfo{ID: rec.ID, Name: rec.Label}); err != nil {
+			return err
+		}
+		if users, err = servicesUsing(ctx, tx, rec.ID); err != nil {
+			return err
+		}
+		return storeErr("deleting a credential", tx.DeleteCredential(ctx, rec.ID))
+	})
+	if err == nil {
+		// Services that authenticated with it are left without auth; drop their connections.
+		for _, id := range users {
+			s.forget(id)
+		}
+	}
+	return err
+}

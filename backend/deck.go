@@ -1,0 +1,214 @@
+package backend
+
+import (
+	"context"
+	"sort"
+	"strings"
+)
+
+// DeckInput creates or renames a deck.
+type DeckInput struct {
+	Name string `json:"name"`
+}
+
+// DeckSnapshot is a deck with its cards in order, as agents and the dashboard see it: no secrets,
+// no local env.
+type DeckSnapshot struct {
+	Deck
+	Services    []DeckService     `json:"services"`
+	Credentials []Credential      `json:"credentials"`
+	Playbooks   []PlaybookSummary `json:"playbooks"`
+}
+
+// DeckService is a service card as shown on a deck: health and how many tools are enabled
+// (-1 when the tool list has never been fetched).
+type DeckService struct {
+	ID                string      `json:"id"`
+	Name              string      `json:"name"`
+	Type              ServiceType `json:"type"`
+	Description       string      `json:"description"`
+	URL               string      `json:"url,omitempty"`
+	CredentialID      string      `json:"credential_id,omitempty"`
+	Health            Health      `json:"health"`
+	EnabledToolCount  int         `json:"enabled_tool_count"`
+	DisabledToolCount int         `json:"disabled_tool_count"`
+}
+
+// CardRef names a card on a deck. CardID takes an id or a name/label/title.
+type CardRef struct {
+	Deck     string   `json:"-"`
+	CardType CardType `json:"card_type"`
+	CardID   string   `json:"card_id"`
+}
+
+// LinkCardInput links a collection card to a deck, at Position (0-based) or at the end.
+type LinkCardInput struct {
+	CardRef
+	Position *int `json:"position,omitempty"`
+}
+
+// ReorderCardsInput sets the full order of one card type on a deck.
+type ReorderCardsInput struct {
+	Deck           string   `json:"-"`
+	CardType       CardType `json:"card_type"`
+	OrderedCardIDs []string `json:"ordered_card_ids"`
+}
+
+// Warning is advice attached to a successful write (unlink of a card playbooks depend on,
+// conflicting triggers).
+type Warning struct {
+	Code      string   `json:"code"`
+	Message   string   `json:"message"`
+	Playbooks []string `json:"playbooks,omitempty"`
+}
+
+// CardsResult is a deck's cards of one type after a link, unlink or reorder.
+type CardsResult struct {
+	DeckID   string    `json:"deck_id"`
+	CardType CardType  `json:"card_type"`
+	CardIDs  []string  `json:"card_ids"`
+	Warnings []Warning `json:"warnings"`
+}
+
+// ListDecks returns every deck, by name.
+func (s *Service) ListDecks(ctx context.Context) ([]Deck, error) {
+	if _, err := requireRead(ctx, "list decks"); err != nil {
+		return nil, err
+	}
+	decks, err := s.store.ListDecks(ctx)
+	if err != nil {
+		return nil, storeErr("listing decks", err)
+	}
+	sort.SliceStable(decks, func(i, j int) bool {
+		return strings.ToLower(decks[i].Name) < strings.ToLower(decks[j].Name)
+	})
+	return orEmpty(decks), nil
+}
+
+// GetDeck finds a deck by id or exact name.
+func (s *Service) GetDeck(ctx context.Context, ref string) (Deck, error) {
+	if _, err := requireRead(ctx, "read decks"); err != nil {
+		return Deck{}, err
+	}
+	return s.deckByRef(ctx, s.store, ref)
+}
+
+// CreateDeck makes an empty deck.
+func (s *Service) CreateDeck(ctx context.Context, in DeckInput) (Deck, error) {
+	if _, err := requireWrite(ctx, "create a deck"); err != nil {
+		return Deck{}, err
+	}
+	name, err := cleanName("name", in.Name)
+	if err != nil {
+		return Deck{}, err
+	}
+	id, err := newUUID()
+	if err != nil {
+		return Deck{}, err
+	}
+	now := s.clock()
+	d := Deck{ID: id, Name: name, CreatedAt: now, UpdatedAt: now}
+	if err := s.store.CreateDeck(ctx, &d); err != nil {
+		return Deck{}, nameConflict(err, "deck", "name", name)
+	}
+	return d, nil
+}
+
+// RenameDeck changes a deck's name.
+func (s *Service) RenameDeck(ctx context.Context, ref string, in DeckInput) (Deck, error) {
+	if _, err := requireWrite(ctx, "rename a deck"); err != nil {
+		return Deck{}, err
+	}
+	name, err := cleanName("name", in.Name)
+	if err != nil {
+		return Deck{}, err
+	}
+	d, err := s.deckByRef(ctx, s.store, ref)
+	if err != nil {
+		return Deck{}, err
+	}
+	d.Name, d.UpdatedAt = name, s.clock()
+	if err := s.store.UpdateDeck(ctx, &d); err != nil {
+		return Deck{}, nameConflict(err, "deck", "name", name)
+	}
+	return d, nil
+}
+
+// DeleteDeck removes a deck and its links; cards stay in the collection. Admin only.
+func (s *Service) DeleteDeck(ctx context.Context, ref string) error {
+	if _, err := requireAdmin(ctx, "delete a deck"); err != nil {
+		return err
+	}
+	d, err := s.deckByRef(ctx, s.store, ref)
+	if err != nil {
+		return err
+	}
+	// The links go with the deck (ON DELETE CASCADE); the cards stay in the collection.
+	return storeErr("deleting a deck", s.store.DeleteDeck(ctx, d.ID))
+}
+
+// DeckSnapshot returns the deck with its cards in order.
+func (s *Service) DeckSnapshot(ctx context.Context, ref string) (DeckSnapshot, error) {
+	if _, err := requireRead(ctx, "read decks"); err != nil {
+		return DeckSnapshot{}, err
+	}
+	d, err := s.deckByRef(ctx, s.store, ref)
+	if err != nil {
+		return DeckSnapshot{}, err
+	}
+	return s.snapshot(ctx, d)
+}
+
+// LinkCard puts a collection card on a deck. Linking a card already on the deck moves it.
+func (s *Service) LinkCard(ctx context.Context, in LinkCardInput) (CardsResult, error) {
+	if _, err := requireWrite(ctx, "link cards to a deck"); err != nil {
+		return CardsResult{}, err
+	}
+	if err := checkCardType("card_type", in.CardType); err != nil {
+		return CardsResult{}, err
+	}
+	if in.Position != nil && *in.Position < 0 {
+		return CardsResult{}, invalid("position", "must be 0 (first) or more, got %d", *in.Position)
+	}
+	var res CardsResult
+	err := s.store.Transact(ctx, func(tx Store) error {
+		var err error
+		res, err = s.link(ctx, tx, in)
+		return err
+	})
+	return res, err
+}
+
+// UnlinkCard takes a card off a deck, warning which playbooks on that deck depend on it.
+func (s *Service) UnlinkCard(ctx context.Context, in CardRef) (CardsResult, error) {
+	if _, err := requireWrite(ctx, "unlink cards from a deck"); err != nil {
+		return CardsResult{}, err
+	}
+	if err := checkCardType("card_type", in.CardType); err != nil {
+		return CardsResult{}, err
+	}
+	var res CardsResult
+	err := s.store.Transact(ctx, func(tx Store) error {
+		var err error
+		res, err = s.unlink(ctx, tx, in)
+		return err
+	})
+	return res, err
+}
+
+// ReorderCards sets the order of one card type; the list must name exactly the linked cards.
+func (s *Service) ReorderCards(ctx context.Context, in ReorderCardsInput) (CardsResult, error) {
+	if _, err := requireWrite(ctx, "reorder cards on a deck"); err != nil {
+		return CardsResult{}, err
+	}
+	if err := checkCardType("card_type", in.CardType); err != nil {
+		return CardsResult{}, err
+	}
+	var res CardsResult
+	err := s.store.Transact(ctx, func(tx Store) error {
+		var err error
+		res, err = s.reorder(ctx, tx, in)
+		return err
+	})
+	return res, err
+}

@@ -1,0 +1,284 @@
+package backend
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// linkedIDs returns the ids of the deck's cards of one type, in order.
+func linkedIDs(ctx context.Context, st Store, deckID string, t CardType) ([]string, error) {
+	links, err := st.ListLinks(ctx, deckID)
+	if err != nil {
+		return nil, storeErr("listing deck cards", err)
+	}
+	var typed []CardLink
+	for _, l := range links {
+		if l.CardType == t {
+			typed = append(typed, l)
+		}
+	}
+	sort.SliceStable(typed, func(i, j int) bool { return typed[i].Position < typed[j].Position })
+	ids := make([]string, 0, len(typed))
+	for _, l := range typed {
+		ids = append(ids, l.CardID)
+	}
+	return ids, nil
+}
+
+// lockedDeck resolves the deck and locks it for the rest of the transaction.
+func (s *Service) lockedDeck(ctx context.Context, tx Store, ref string) (Deck, error) {
+	d, err := s.deckByRef(ctx, tx, ref)
+	if err != nil {
+		return Deck{}, err
+	}
+	if err := tx.LockDeck(ctx, d.ID); err != nil {
+		return Deck{}, storeErr("locking a deck", err)
+	}
+	return d, nil
+}
+
+func without(ids []string, id string) []string {
+	out := make([]string, 0, len(ids))
+	for _, x := range ids {
+		if x != id {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+func (s *Service) link(ctx context.Context, tx Store, in LinkCardInput) (CardsResult, error) {
+	d, err := s.lockedDeck(ctx, tx, in.Deck)
+	if err != nil {
+		return CardsResult{}, err
+	}
+	card, err := resolveCard(ctx, tx, in.CardType, in.CardID)
+	if err != nil {
+		return CardsResult{}, err
+	}
+	ids, err := linkedIDs(ctx, tx, d.ID, in.CardType)
+	if err != nil {
+		return CardsResult{}, err
+	}
+	ids = without(ids, card.ID)
+	pos := len(ids)
+	if in.Position != nil && *in.Position < pos {
+		pos = *in.Position
+	}
+	ids = append(ids[:pos], append([]string{card.ID}, ids[pos:]...)...)
+	if err := tx.ReplaceLinks(ctx, d.ID, in.CardType, ids); err != nil {
+		return CardsResult{}, storeErr("linking a card", err)
+	}
+	res := CardsResult{DeckID: d.ID, CardType: in.CardType, CardIDs: ids, Warnings: []Warning{}}
+	if in.CardType == CardPlaybook {
+		w, err := deckTriggerWarnings(ctx, tx, d, card.ID, ids)
+		if err != nil {
+			return CardsResult{}, err
+		}
+		res.Warnings = append(res.Warnings, w...)
+	}
+	return res, nil
+}
+
+// deckTriggerWarnings compares a playbook's triggers with the other playbooks on the deck.
+func deckTriggerWarnings(ctx context.Context, st Store, d Deck, playbookID string, deckPlaybooks []string) ([]Warning, error) {
+	all, err := st.ListPlaybooks(ctx)
+	if err != nil {
+		return nil, storeErr("listing playbooks", err)
+	}
+	onDeck := map[string]bool{}
+	for _, id := range deckPlaybooks {
+		onDeck[id] = true
+	}
+	var self Playbook
+	var others []Playbook
+	for _, p := range all {
+		switch {
+		case p.ID == playbookID:
+			self = p
+		case onDeck[p.ID]:
+			others = append(others, p)
+		}
+	}
+	return triggerConflicts(self, others, d.Name), nil
+}
+
+func (s *Service) unlink(ctx context.Context, tx Store, in CardRef) (CardsResult, error) {
+	d, err := s.lockedDeck(ctx, tx, in.Deck)
+	if err != nil {
+		return CardsResult{}, err
+	}
+	ids, err := linkedIDs(ctx, tx, d.ID, in.CardType)
+	if err != nil {
+		return CardsResult{}, err
+	}
+	id, ok := findLinked(ctx, tx, in.CardType, ids, strings.TrimSpace(in.CardID))
+	if !ok {
+		return CardsResult{}, notOnDeck(ctx, tx, d, in.CardType, in.CardID, ids)
+	}
+	ids = without(ids, id)
+	if err := tx.ReplaceLinks(ctx, d.ID, in.CardType, ids); err != nil {
+		return CardsResult{}, storeErr("unlinking a card", err)
+	}
+	res := CardsResult{DeckID: d.ID, CardType: in.CardType, CardIDs: ids, Warnings: []Warning{}}
+	if in.CardType == CardPlaybook {
+		return res, nil
+	}
+	w, err := unlinkWarning(ctx, tx, d, in.CardType, id)
+	if err != nil {
+		return CardsResult{}, err
+	}
+	if w != nil {
+		res.Warnings = append(res.Warnings, *w)
+	}
+	return res, nil
+}
+
+// findLinked matches ref against the linked ids, then by name through the collection.
+func findLinked(ctx context.Context, st Store, t CardType, ids []string, ref string) (string, bool) {
+	for _, id := range ids {
+		if id == ref {
+			return id, true
+		}
+	}
+	if ref == "" {
+		return "", false
+	}
+	c, err := getCard(ctx, st, t, ref)
+	if err != nil {
+		return "", false
+	}
+	for _, id := range ids {
+		if id == c.ID {
+			return id, true
+		}
+	}
+	return "", false
+}
+
+// notOnDeck is the NOT_FOUND error for a card the deck does not hold; it lists what it holds.
+func notOnDeck(ctx context.Context, st Store, d Deck, t CardType, ref string, ids []string) error {
+	names, err := describeCards(ctx, st, t, ids)
+	if err != nil {
+		return err
+	}
+	return Errorf(CodeNotFound, "%s %q is not on deck %q; its %ss: %s", t, clip(ref, 100), d.Name, t,
+		knownList(names)).
+		WithHint("use the id or name of a card on this deck").
+		WithDetail("card_type", string(t)).WithDetail("on_deck", capList(names))
+}
+
+// describeCards renders linked ids as "name (id)", in order.
+func describeCards(ctx context.Context, st Store, t CardType, ids []string) ([]string, error) {
+	all, err := listCards(ctx, st, t)
+	if err != nil {
+		return nil, storeErr("listing cards", err)
+	}
+	byID := map[string]cardInfo{}
+	for _, c := range all {
+		byID[c.ID] = c
+	}
+	out := make([]string, 0, len(ids))
+	for _, id := range ids {
+		c, ok := byID[id]
+		if !ok {
+			c = cardInfo{ID: id}
+		}
+		out = append(out, c.String())
+	}
+	return out, nil
+}
+
+// unlinkWarning names the playbooks on the deck that depend on the unlinked card.
+func unlinkWarning(ctx context.Context, st Store, d Deck, t CardType, id string) (*Warning, error) {
+	deps, err := st.PlaybooksDependingOn(ctx, t, id)
+	if err != nil {
+		return nil, storeErr("finding dependent playbooks", err)
+	}
+	onDeck, err := linkedIDs(ctx, st, d.ID, CardPlaybook)
+	if err != nil {
+		return nil, err
+	}
+	var ids, names []string
+	for _, p := range deps {
+		for _, x := range onDeck {
+			if x == p.ID {
+				ids = append(ids, p.ID)
+				names = append(names, fmt.Sprintf("%q (%s)", p.Title, p.ID))
+			}
+		}
+	}
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	msg := fmt.Sprintf("%s %s was unlinked, but playbooks on deck %q depend on it: %s",
+		t, id, d.Name, strings.Join(names, ", "))
+	return &Warning{Code: string(CodePlaybookDependency), Message: msg, Playbooks: ids}, nil
+}
+
+func (s *Service) reorder(ctx context.Context, tx Store, in ReorderCardsInput) (CardsResult, error) {
+	d, err := s.lockedDeck(ctx, tx, in.Deck)
+	if err != nil {
+		return CardsResult{}, err
+	}
+	ids, err := linkedIDs(ctx, tx, d.ID, in.CardType)
+	if err != nil {
+		return CardsResult{}, err
+	}
+	ordered, err := matchOrder(ctx, tx, d, in.CardType, ids, in.OrderedCardIDs)
+	if err != nil {
+		return CardsResult{}, err
+	}
+	if err := tx.ReplaceLinks(ctx, d.ID, in.CardType, ordered); err != nil {
+		return CardsResult{}, storeErr("reordering cards", err)
+	}
+	return CardsResult{DeckID: d.ID, CardType: in.CardType, CardIDs: ordered, Warnings: []Warning{}}, nil
+}
+
+// matchOrder checks that refs name exactly the linked cards (ids or names), once each.
+func matchOrder(ctx context.Context, st Store, d Deck, t CardType, linked, refs []string) ([]string, error) {
+	var ordered, unknown, repeated []string
+	seen := map[string]bool{}
+	for _, ref := range refs {
+		id, ok := findLinked(ctx, st, t, linked, strings.TrimSpace(ref))
+		switch {
+		case !ok:
+			unknown = append(unknown, ref)
+		case seen[id]:
+			repeated = append(repeated, ref)
+		default:
+			seen[id] = true
+			ordered = append(ordered, id)
+		}
+	}
+	var missing []string
+	for _, id := range linked {
+		if !seen[id] {
+			missing = append(missing, id)
+		}
+	}
+	if len(unknown)+len(repeated)+len(missing) == 0 {
+		return orEmpty(ordered), nil
+	}
+	return nil, reorderError(d, t, linked, missing, unknown, repeated)
+}
+
+func reorderError(d Deck, t CardType, linked, missing, unknown, repeated []string) error {
+	var parts []string
+	if len(missing) > 0 {
+		parts = append(parts, "missing: "+strings.Join(missing, ", "))
+	}
+	if len(unknown) > 0 {
+		parts = append(parts, "not on the deck: "+strings.Join(unknown, ", "))
+	}
+	if len(repeated) > 0 {
+		parts = append(parts, "repeated: "+strings.Join(repeated, ", "))
+	}
+	return invalid("ordered_card_ids", "must list each of the %d %s cards on deck %q exactly once (%s); "+
+		"nothing was changed", len(linked), t, d.Name, strings.Join(parts, "; ")).
+		WithHint("send the full list of linked ids in the new order: "+knownList(linked)).
+		WithDetail("accepted", orEmpty(linked)).WithDetail("missing", orEmpty(missing)).
+		WithDetail("unknown", orEmpty(unknown)).WithDetail("repeated", orEmpty(repeated))
+}

@@ -1,0 +1,104 @@
+package backend
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Code classifies every failure once, so each front end (HTTP status table, MCP error result,
+// CLI exit code) can map it without looking at error text.
+type Code string
+
+// The error codes of SPEC §4.3. The list is closed: front ends map each one.
+const (
+	CodeNotBound              Code = "NOT_BOUND"
+	CodeNotFound              Code = "NOT_FOUND"
+	CodeNotOnBoundDeck        Code = "NOT_ON_BOUND_DECK"
+	CodeInvalidArgument       Code = "INVALID_ARGUMENT"
+	CodeConflict              Code = "CONFLICT"
+	CodePlaybookDependency    Code = "PLAYBOOK_DEPENDENCY"
+	CodeUnauthenticated       Code = "UNAUTHENTICATED"
+	CodeForbidden             Code = "FORBIDDEN"
+	CodeToolDisabled          Code = "TOOL_DISABLED"
+	CodeDownstreamUnreachable Code = "DOWNSTREAM_UNREACHABLE"
+	CodeDownstreamAuth        Code = "DOWNSTREAM_AUTH"
+	CodeDownstreamTimeout     Code = "DOWNSTREAM_TIMEOUT"
+	CodeDownstreamError       Code = "DOWNSTREAM_ERROR"
+	CodeUnavailable           Code = "UNAVAILABLE"
+	CodeInternal              Code = "INTERNAL"
+)
+
+// AllCodes lists every code; tests use it to prove each front end maps all of them.
+var AllCodes = []Code{
+	CodeNotBound, CodeNotFound, CodeNotOnBoundDeck, CodeInvalidArgument, CodeConflict,
+	CodePlaybookDependency, CodeUnauthenticated, CodeForbidden, CodeToolDisabled,
+	CodeDownstreamUnreachable, CodeDownstreamAuth, CodeDownstreamTimeout, CodeDownstreamError,
+	CodeUnavailable, CodeInternal,
+}
+
+// Error is a classified failure whose Message and Hint are safe to show to a person or a model.
+// Details carries structured facts (field names, dependent playbooks, service ids) that front ends
+// pass on; it never holds secret values or internal error text.
+type Error struct {
+	Code    Code
+	Message string
+	Hint    string
+	Details map[string]any
+	// Err is the underlying cause, for logs only; it never reaches a client.
+	Err error
+}
+
+func (e *Error) Error() string {
+	if e.Err != nil {
+		return fmt.Sprintf("%s: %s: %v", e.Code, e.Message, e.Err)
+	}
+	return fmt.Sprintf("%s: %s", e.Code, e.Message)
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// Errorf builds a classified error with a client-safe message.
+func Errorf(code Code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// WithHint returns e with a hint telling the caller what to do next.
+func (e *Error) WithHint(hint string) *Error {
+	e.Hint = hint
+	return e
+}
+
+// WithDetail returns e with one structured detail added.
+func (e *Error) WithDetail(key string, value any) *Error {
+	if e.Details == nil {
+		e.Details = map[string]any{}
+	}
+	e.Details[key] = value
+	return e
+}
+
+// Internal wraps an unexpected failure. Its message is generic; the cause is kept for logs.
+func Internal(op string, err error) *Error {
+	return &Error{Code: CodeInternal, Message: "internal error during " + op, Err: err}
+}
+
+// ErrorCode returns the code of err, INTERNAL for unclassified errors, "" for nil.
+func ErrorCode(err error) Code {
+	if err == nil {
+		return ""
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return CodeInternal
+}
+
+// AsError returns err as a classified *Error, wrapping unclassified errors as INTERNAL.
+func AsError(err error) *Error {
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	return Internal("request", err)
+}

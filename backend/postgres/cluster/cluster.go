@@ -1,0 +1,221 @@
+// Package cluster runs Agent Deck's embedded PostgreSQL: a private cluster created from the
+// server binaries installed on the machine, listening on a Unix socket, started and stopped with
+// the process that owns it. The same code starts the one-per-test-binary test cluster.
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"sync"
+)
+
+// DefaultDatabase is the application database created in a fresh cluster.
+const DefaultDatabase = "agentdeck"
+
+// Superuser is the database role initdb creates; local socket connections trust it, and the
+// socket directory's permissions are what keep other OS users out.
+const Superuser = "postgres"
+
+// defaultPort names the socket file (.s.PGSQL.5432) when the cluster listens on no TCP port.
+const defaultPort = 5432
+
+// maxSocketPath keeps the socket path well inside the kernel's sun_path limit (108 bytes).
+const maxSocketPath = 100
+
+// Options configures a cluster. Only DataDir is required.
+type Options struct {
+	// DataDir is the cluster's data directory; it is created with initdb when it holds none.
+	DataDir string
+	// SocketDir holds the Unix socket; default DataDir. A path too long for a socket falls
+	// back to a short directory under the system temp dir (logged).
+	SocketDir string
+	// Port > 0 also listens on 127.0.0.1:Port (password auth only); 0 means Unix socket only.
+	Port int
+	// Database is created when missing; default DefaultDatabase.
+	Database string
+	// SkipDatabase creates no application database (the test harness makes its own).
+	SkipDatabase bool
+	// Settings are extra server settings passed as `-c name=value` (tests turn fsync off).
+	Settings map[string]string
+	// StopOnExit starts a small watchdog process that stops the server if this process dies
+	// without calling Stop (a crash or SIGKILL), so no server outlives its owner.
+	StopOnExit bool
+	// Logger receives what the cluster does; nil discards.
+	Logger *slog.Logger
+}
+
+// Cluster is a running PostgreSQL server owned by this process.
+type Cluster struct {
+	opts      Options
+	log       *slog.Logger
+	binDir    string
+	acct      *account
+	socketDir string
+	tmpSocket bool // socketDir was made under the temp dir and is removed on Stop
+	port      int
+	pid       int
+	watchdog  *exec.Cmd
+
+	mu      sync.Mutex
+	stopped bool
+}
+
+// Start creates the cluster on first use, starts it and waits until it accepts connections.
+func Start(ctx context.Context, opts Options) (*Cluster, error) {
+	if opts.DataDir == "" {
+		return nil, errors.New("cluster: DataDir is required")
+	}
+	c := &Cluster{opts: opts, log: opts.Logger, port: opts.Port}
+	if c.log == nil {
+		c.log = slog.New(slog.DiscardHandler)
+	}
+	if c.port <= 0 {
+		c.port = defaultPort
+	}
+	c.opts.DataDir = absClean(opts.DataDir)
+	if c.opts.Database == "" {
+		c.opts.Database = DefaultDatabase
+	}
+	var err error
+	if c.binDir, err = FindBinDir(); err != nil {
+		return nil, err
+	}
+	if c.acct, err = lookupAccount(); err != nil {
+		return nil, err
+	}
+	if err := c.prepareDirs(); err != nil {
+		return nil, err
+	}
+	if err := c.start(ctx); err != nil {
+		c.removeTmpSocket()
+		return nil, err
+	}
+	return c, nil
+}
+
+func (c *Cluster) start(ctx context.Context) error {
+	if err := c.initdbIfNeeded(ctx); err != nil {
+		return err
+	}
+	if err := c.clearStale(ctx); err != nil {
+		return err
+	}
+	if err := c.pgctlStart(ctx); err != nil {
+		return err
+	}
+	c.pid = lockFilePID(filepath.Join(c.opts.DataDir, "postmaster.pid"))
+	if c.opts.StopOnExit {
+		c.startWatchdog()
+	}
+	if err := c.createDatabase(ctx); err != nil {
+		_ = c.Stop(context.WithoutCancel(ctx))
+		return err
+	}
+	c.log.Info("postgres started", "data_dir", c.opts.DataDir, "socket_dir", c.socketDir,
+		"bin_dir", c.binDir)
+	return nil
+}
+
+// prepareDirs creates the data and socket directories, owned by the server's account and
+// reachable by it.
+func (c *Cluster) prepareDirs() error {
+	if err := os.MkdirAll(filepath.Dir(c.opts.DataDir), 0o755); err != nil {
+		return fmt.Errorf("create parent of %s: %w", c.opts.DataDir, err)
+	}
+	if err := c.acct.ensureTraversable(c.opts.DataDir, c.log); err != nil {
+		return err
+	}
+	c.socketDir = c.opts.SocketDir
+	if c.socketDir == "" {
+		c.socketDir = c.opts.DataDir
+	}
+	c.socketDir = absClean(c.socketDir)
+	if len(c.socketPath()) >= maxSocketPath {
+		tmp, err := os.MkdirTemp("", "agent-deck-pg-")
+		if err != nil {
+			return fmt.Errorf("create a short socket dir: %w", err)
+		}
+		c.log.Warn("postgres socket path too long for a Unix socket; using a short dir instead",
+			"wanted", c.socketDir, "using", tmp, "limit_bytes", maxSocketPath)
+		c.socketDir, c.tmpSocket = tmp, true
+	}
+	if c.socketDir == c.opts.DataDir {
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(c.socketDir), 0o755); err != nil {
+		return fmt.Errorf("create parent of %s: %w", c.socketDir, err)
+	}
+	if err := c.acct.ensureTraversable(c.socketDir, c.log); err != nil {
+		return err
+	}
+	if err := c.acct.makeDir(c.socketDir); err != nil {
+		return fmt.Errorf("create socket dir %s: %w", c.socketDir, err)
+	}
+	return nil
+}
+
+func (c *Cluster) socketPath() string {
+	return filepath.Join(c.socketDir, ".s.PGSQL."+strconv.Itoa(c.port))
+}
+
+// URL returns a connection URL for dbname over the Unix socket, as the superuser.
+func (c *Cluster) URL(dbname string) string {
+	q := url.Values{}
+	q.Set("host", c.socketDir)
+	q.Set("port", strconv.Itoa(c.port))
+	q.Set("sslmode", "disable")
+	u := url.URL{Scheme: "postgres", User: url.User(Superuser), Path: "/" + dbname, RawQuery: q.Encode()}
+	return u.String()
+}
+
+// DataDir is the cluster's data directory.
+func (c *Cluster) DataDir() string { return c.opts.DataDir }
+
+// SocketDir is the directory holding the server's Unix socket.
+func (c *Cluster) SocketDir() string { return c.socketDir }
+
+// Port is the port number (the socket file's suffix; a TCP port only when Options.Port > 0).
+func (c *Cluster) Port() int { return c.port }
+
+// BinDir is where the server binaries were found.
+func (c *Cluster) BinDir() string { return c.binDir }
+
+// PID is the postmaster's process id.
+func (c *Cluster) PID() int { return c.pid }
+
+// Database is the application database created at start (unless Options.SkipDatabase).
+func (c *Cluster) Database() string { return c.opts.Database }
+
+// Stop shuts the server down (fast: sessions are ended, data is flushed) and waits until no
+// server process is left. It is safe to call more than once. A cancelled ctx does not cut the
+// shutdown short (leaving a server behind would be worse); pg_ctl's own timeouts bound it.
+func (c *Cluster) Stop(ctx context.Context) error {
+	ctx = context.WithoutCancel(ctx)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.stopped {
+		return nil
+	}
+	c.stopped = true
+	c.stopWatchdog()
+	defer c.removeTmpSocket()
+	err := c.pgctlStop(ctx)
+	if err != nil {
+		return err
+	}
+	c.log.Info("postgres stopped", "data_dir", c.opts.DataDir)
+	return nil
+}
+
+func (c *Cluster) removeTmpSocket() {
+	if c.tmpSocket {
+		_ = os.RemoveAll(c.socketDir)
+	}
+}

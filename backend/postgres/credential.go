@@ -1,0 +1,96 @@
+package postgres
+
+import (
+	"context"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/agent-deck/agent-deck/backend"
+)
+
+const credentialColumns = `c.id, c.label, c.scheme, c.header_name, c.env_name, c.tags, c.docs_url,
+	c.sealed_secret, c.created_at, c.updated_at`
+
+func scanCredential(row pgx.Row) (backend.CredentialRecord, error) {
+	var r backend.CredentialRecord
+	var scheme string
+	err := row.Scan(&r.ID, &r.Label, &scheme, &r.HeaderName, &r.EnvName, &r.Tags, &r.DocsURL,
+		&r.SealedSecret, &r.CreatedAt, &r.UpdatedAt)
+	r.Scheme, r.Tags, r.HasSecret = backend.AuthScheme(scheme), strs(r.Tags), len(r.SealedSecret) > 0
+	return r, err
+}
+
+func collectCredentials(rows pgx.Rows, err error) ([]backend.CredentialRecord, error) {
+	if err != nil {
+		return nil, classify("list credentials", err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (backend.CredentialRecord, error) { return scanCredential(r) })
+	if err != nil {
+		return nil, classify("list credentials", err)
+	}
+	return out, nil
+}
+
+// CreateCredential inserts the credential with its sealed secret (nil for none). The id is the
+// caller's (cred_<slug>); timestamps are filled when empty.
+func (s *Store) CreateCredential(ctx context.Context, r *backend.CredentialRecord) error {
+	const q = `
+		INSERT INTO credentials (id, label, scheme, header_name, env_name, tags, docs_url, sealed_secret,
+			created_at, updated_at)
+		VALUES ($1, $2, COALESCE(NULLIF($3, ''), 'bearer'), $4, $5, $6, $7, $8,
+			COALESCE($9::timestamptz, now()), COALESCE($9::timestamptz, now()))
+		RETURNING scheme, created_at, updated_at`
+	var scheme string
+	err := s.db.QueryRow(ctx, q, r.ID, r.Label, string(r.Scheme), r.HeaderName, r.EnvName, strs(r.Tags),
+		r.DocsURL, r.SealedSecret, nullTime(r.CreatedAt)).Scan(&scheme, &r.CreatedAt, &r.UpdatedAt)
+	if err != nil {
+		return classify("create credential", err)
+	}
+	r.Scheme, r.HasSecret = backend.AuthScheme(scheme), len(r.SealedSecret) > 0
+	return nil
+}
+
+// UpdateCredential writes the metadata and the sealed secret (rotation is an update with a
+// new SealedSecret) and sets updated_at to now.
+func (s *Store) UpdateCredential(ctx context.Context, r *backend.CredentialRecord) error {
+	const q = `
+		UPDATE credentials SET label = $2, scheme = COALESCE(NULLIF($3, ''), 'bearer'), header_name = $4,
+			env_name = $5, tags = $6, docs_url = $7, sealed_secret = $8, updated_at = now()
+		WHERE id = $1
+		RETURNING scheme, created_at, updated_at`
+	var scheme string
+	err := s.db.QueryRow(ctx, q, r.ID, r.Label, string(r.Scheme), r.HeaderName, r.EnvName, strs(r.Tags),
+		r.DocsURL, r.SealedSecret).Scan(&scheme, &r.CreatedAt, &r.UpdatedAt)
+	if err != nil {
+		return rowErr("update credential", "credential", r.ID, err)
+	}
+	r.Scheme, r.HasSecret = backend.AuthScheme(scheme), len(r.SealedSecret) > 0
+	return nil
+}
+
+// DeleteCredential removes the credential and its deck links; services using it lose it.
+func (s *Store) DeleteCredential(ctx context.Context, id string) error {
+	tag, err := s.db.Exec(ctx, `DELETE FROM credentials WHERE id = $1`, id)
+	if err != nil {
+		return classify("delete credential", err)
+	}
+	if tag.RowsAffected() == 0 {
+		return notFound("credential", id)
+	}
+	return nil
+}
+
+// GetCredential finds a credential by id or by label, case-insensitively; an id match wins.
+func (s *Store) GetCredential(ctx context.Context, ref string) (backend.CredentialRecord, error) {
+	const q = `
+		SELECT ` + credentialColumns + ` FROM credentials c
+		WHERE c.id = $1 OR lower(c.label) = lower($1)
+		ORDER BY c.id = $1 DESC LIMIT 1`
+	r, err := scanCredential(s.db.QueryRow(ctx, q, ref))
+	return r, rowErr("get credential", "credential", ref, err)
+}
+
+// ListCredentials returns every credential by label.
+func (s *Store) ListCredentials(ctx context.Context) ([]backend.CredentialRecord, error) {
+	return collectCredentials(s.db.Query(ctx, `SELECT `+credentialColumns+` FROM credentials c ORDER BY lower(c.label), c.label`))
+}

@@ -1,0 +1,110 @@
+// Package postgres implements backend.Store on PostgreSQL with pgx: plain SQL beside the
+// function that runs it, one file per aggregate, one transaction helper, and SQLSTATE → error
+// code mapping in one place (errors.go).
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/agent-deck/agent-deck/backend"
+)
+
+// defaultMaxConns sizes the pool for a handful of concurrent agents and dashboard requests
+// when the URL does not say (pool_max_conns).
+const defaultMaxConns = 16
+
+// dbtx is what both the pool and a transaction offer; every query goes through it.
+type dbtx interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+	SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults
+}
+
+// Store is backend.Store on a pgx pool. Inside Transact it is bound to one transaction.
+type Store struct {
+	pool *pgxpool.Pool
+	db   dbtx
+	inTx bool
+}
+
+var _ backend.Store = (*Store)(nil)
+
+// Open connects to the database at url (a postgres:// URL or key=value string) and checks it
+// answers. Failures are UNAVAILABLE (connection) or INVALID_ARGUMENT (a malformed URL).
+func Open(ctx context.Context, url string) (*Store, error) {
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, &backend.Error{Code: backend.CodeInvalidArgument, Message: "invalid database URL", Err: err}
+	}
+	if !hasParam(url, "pool_max_conns") {
+		cfg.MaxConns = defaultMaxConns
+	}
+	cfg.MaxConnIdleTime = 5 * time.Minute
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, classify("connect to the database", err)
+	}
+	if err := pool.Ping(ctx); err != nil {
+		pool.Close()
+		return nil, classify("connect to the database", err)
+	}
+	return &Store{pool: pool, db: pool}, nil
+}
+
+// Close closes every connection. The Store must not be used afterwards.
+func (s *Store) Close() {
+	s.pool.Close()
+}
+
+// Ping checks the database answers.
+func (s *Store) Ping(ctx context.Context) error {
+	if err := s.pool.Ping(ctx); err != nil {
+		return classify("ping the database", err)
+	}
+	return nil
+}
+
+// Transact runs fn in one transaction and commits when fn returns nil; any error (or panic)
+// rolls everything back. A Transact inside fn joins the outer transaction. A store error inside
+// fn aborts the transaction, so fn should return it.
+func (s *Store) Transact(ctx context.Context, fn func(backend.Store) error) (err error) {
+	if s.inTx {
+		return fn(s)
+	}
+	tx, err := s.pool.Begin(ctx)
+	if err != nil {
+		return classify("begin a transaction", err)
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			_ = tx.Rollback(context.WithoutCancel(ctx))
+			panic(p)
+		}
+	}()
+	if err := fn(&Store{pool: s.pool, db: tx, inTx: true}); err != nil {
+		_ = tx.Rollback(context.WithoutCancel(ctx))
+		return err
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return classify("commit", err)
+	}
+	return nil
+}
+
+// transact is Transact for the store's own multi-statement writes.
+func (s *Store) transact(ctx context.Context, fn func(*Store) error) error {
+	return s.Transact(ctx, func(st backend.Store) error {
+		inner, ok := st.(*Store)
+		if !ok {
+			return fmt.Errorf("postgres: unexpected store %T in transaction", st)
+		}
+		return fn(inner)
+	})
+}

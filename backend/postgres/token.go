@@ -1,0 +1,89 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/agent-deck/agent-deck/backend"
+)
+
+// touchGranularity bounds how often a token's last_used_at is rewritten: every request of every
+// session shares the token row, and one write per request would serialize them on it.
+const touchGranularity = "5 seconds"
+
+const tokenColumns = `t.id::text, t.name, t.scope, t.hash, t.created_at, t.last_used_at, t.revoked_at`
+
+func scanToken(row pgx.Row) (backend.TokenRecord, error) {
+	var t backend.TokenRecord
+	var scope string
+	err := row.Scan(&t.ID, &t.Name, &scope, &t.Hash, &t.CreatedAt, &t.LastUsedAt, &t.RevokedAt)
+	t.Scope = backend.Scope(scope)
+	return t, err
+}
+
+// CreateToken inserts the token (its sha256 hash only), filling id and created_at when empty.
+func (s *Store) CreateToken(ctx context.Context, t *backend.TokenRecord) error {
+	const q = `
+		INSERT INTO tokens (id, name, scope, hash, created_at)
+		VALUES (COALESCE($1::uuid, gen_random_uuid()), $2, $3, $4, COALESCE($5::timestamptz, now()))
+		RETURNING id::text, created_at`
+	err := s.db.QueryRow(ctx, q, nullString(asUUID(t.ID)), t.Name, string(t.Scope), t.Hash, nullTime(t.CreatedAt)).
+		Scan(&t.ID, &t.CreatedAt)
+	return classify("create token", err)
+}
+
+// ListTokens returns every token's metadata, oldest first.
+func (s *Store) ListTokens(ctx context.Context) ([]backend.Token, error) {
+	rows, err := s.db.Query(ctx, `SELECT `+tokenColumns+` FROM tokens t ORDER BY t.created_at, t.id`)
+	if err != nil {
+		return nil, classify("list tokens", err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (backend.Token, error) {
+		t, err := scanToken(r)
+		return t.Token, err
+	})
+	if err != nil {
+		return nil, classify("list tokens", err)
+	}
+	return out, nil
+}
+
+// RevokeToken marks the token revoked at the given time; revoking twice keeps the first time.
+func (s *Store) RevokeToken(ctx context.Context, id string, at time.Time) error {
+	u := asUUID(id)
+	if u == "" {
+		return notFound("token", id)
+	}
+	tag, err := s.db.Exec(ctx, `UPDATE tokens SET revoked_at = COALESCE(revoked_at, $2) WHERE id = $1`, u, at)
+	if err != nil {
+		return classify("revoke token", err)
+	}
+	if tag.RowsAffected() == 0 {
+		return notFound("token", id)
+	}
+	return nil
+}
+
+// TokenByHash finds a token by the sha256 of its secret, revoked or not. The hash never
+// appears in the error.
+func (s *Store) TokenByHash(ctx context.Context, hash []byte) (backend.TokenRecord, error) {
+	t, err := scanToken(s.db.QueryRow(ctx, `SELECT `+tokenColumns+` FROM tokens t WHERE t.hash = $1`, hash))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return t, backend.Errorf(backend.CodeNotFound, "token not found")
+	}
+	return t, classify("find token", err)
+}
+
+// TouchToken records a use of the token, at most once per touchGranularity.
+func (s *Store) TouchToken(ctx context.Context, id string, at time.Time) error {
+	u := asUUID(id)
+	if u == "" {
+		return notFound("token", id)
+	}
+	_, err := s.db.Exec(ctx, `UPDATE tokens SET last_used_at = $2
+		WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < $2::timestamptz - interval '`+touchGranularity+`')`, u, at)
+	return classify("touch token", err)
+}

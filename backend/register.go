@@ -1,0 +1,172 @@
+package backend
+
+import "context"
+
+// RegisterServiceInput is register_service's input: a new service card and whether to put it on
+// the session's bound deck (default: yes when the session is bound).
+type RegisterServiceInput struct {
+	ServiceInput
+	AddToBoundDeck *bool `json:"add_to_bound_deck,omitempty"`
+	Position       *int  `json:"position,omitempty"`
+}
+
+// RegisteredService is a new service card and the deck it was linked to, if any.
+type RegisteredService struct {
+	ServiceCard
+	LinkedDeckID string `json:"linked_deck_id,omitempty"`
+}
+
+// RegisterPlaybookInput is register_playbook's input: a new playbook and whether to put it on
+// the session's bound deck (default: yes when the session is bound).
+type RegisterPlaybookInput struct {
+	PlaybookInput
+	AddToBoundDeck *bool `json:"add_to_bound_deck,omitempty"`
+}
+
+// RegisteredPlaybook is a new playbook, the deck it was linked to, and the advice of both steps.
+type RegisteredPlaybook struct {
+	PlaybookResult
+	LinkedDeckID string `json:"linked_deck_id,omitempty"`
+}
+
+// RegisterService creates a service card and, when asked (or by default when bound), links it
+// to the session's bound deck, in one transaction: both happen or neither does.
+func (s *Service) RegisterService(ctx context.Context, sessionID string, in RegisterServiceInput) (RegisteredService, error) {
+	if _, err := requireWrite(ctx, "register a service"); err != nil {
+		return RegisteredService{}, err
+	}
+	deckID, err := s.linkTarget(ctx, sessionID, in.AddToBoundDeck)
+	if err != nil {
+		return RegisteredService{}, err
+	}
+	var out RegisteredService
+	err = s.store.Transact(ctx, func(tx Store) error {
+		txs := s.withStore(tx)
+		card, err := txs.CreateService(ctx, in.ServiceInput)
+		if err != nil {
+			return err
+		}
+		out = RegisteredService{ServiceCard: card}
+		if deckID == "" {
+			return nil
+		}
+		_, err = txs.LinkCard(ctx, LinkCardInput{CardRef: CardRef{Deck: deckID, CardType: CardService,
+			CardID: card.ID}, Position: in.Position})
+		out.LinkedDeckID = deckID
+		return err
+	})
+	if err != nil {
+		return RegisteredService{}, err
+	}
+	return out, nil
+}
+
+// RegisterPlaybook creates a playbook and, when asked (or by default when bound), links it to
+// the session's bound deck, in one transaction.
+func (s *Service) RegisterPlaybook(ctx context.Context, sessionID string, in RegisterPlaybookInput) (RegisteredPlaybook, error) {
+	if _, err := requireWrite(ctx, "register a playbook"); err != nil {
+		return RegisteredPlaybook{}, err
+	}
+	deckID, err := s.linkTarget(ctx, sessionID, in.AddToBoundDeck)
+	if err != nil {
+		return RegisteredPlaybook{}, err
+	}
+	var out RegisteredPlaybook
+	err = s.store.Transact(ctx, func(tx Store) error {
+		txs := s.withStore(tx)
+		res, err := txs.CreatePlaybook(ctx, in.PlaybookInput)
+		if err != nil {
+			return err
+		}
+		out = RegisteredPlaybook{PlaybookResult: res}
+		if deckID == "" {
+			return nil
+		}
+		linked, err := txs.LinkCard(ctx, LinkCardInput{CardRef: CardRef{Deck: deckID,
+			CardType: CardPlaybook, CardID: res.ID}})
+		out.LinkedDeckID = deckID
+		out.Warnings = append(orEmpty(out.Warnings), linked.Warnings...)
+		return err
+	})
+	if err != nil {
+		return RegisteredPlaybook{}, err
+	}
+	return out, nil
+}
+
+// linkTarget decides where a new card goes: the bound deck when add is unset and the session is
+// bound, or when add is true (then NOT_BOUND if unbound); nowhere when add is false.
+func (s *Service) linkTarget(ctx context.Context, sessionID string, add *bool) (string, error) {
+	if add != nil && !*add {
+		return "", nil
+	}
+	if add != nil {
+		sess, err := s.boundSession(ctx, sessionID)
+		return sess.DeckID, err
+	}
+	sess, err := s.sessionFor(ctx, sessionID)
+	if err != nil {
+		return "", err
+	}
+	return sess.DeckID, nil
+}
+
+// withStore returns a copy of the service whose store is tx, so use cases compose inside one
+// transaction.
+func (s *Service) withStore(tx Store) *Service {
+	c := *s
+	c.store = tx
+	return &c
+}
+
+// Collection is list_collection's answer: every card's metadata, never playbook bodies or
+// secrets. A card type not asked for is omitted.
+type Collection struct {
+	Services    *[]DeckService     `json:"services,omitempty"`
+	Credentials *[]Credential      `json:"credentials,omitempty"`
+	Playbooks   *[]PlaybookSummary `json:"playbooks,omitempty"`
+}
+
+// ListCollection lists the collection's cards of one type, or of every type when t is empty.
+func (s *Service) ListCollection(ctx context.Context, t CardType) (Collection, error) {
+	if _, err := requireRead(ctx, "list the collection"); err != nil {
+		return Collection{}, err
+	}
+	if t != "" {
+		if err := checkCardType("card_type", t); err != nil {
+			return Collection{}, err
+		}
+	}
+	var c Collection
+	if t == "" || t == CardService {
+		recs, err := s.store.ListServices(ctx)
+		if err != nil {
+			return Collection{}, storeErr("listing services", err)
+		}
+		list := make([]DeckService, len(recs))
+		for i := range recs {
+			list[i] = s.deckService(&recs[i])
+		}
+		c.Services = &list
+	}
+	if t == "" || t == CardCredential {
+		creds, err := s.ListCredentials(ctx)
+		if err != nil {
+			return Collection{}, err
+		}
+		list := orEmpty(creds)
+		c.Credentials = &list
+	}
+	if t == "" || t == CardPlaybook {
+		pbs, err := s.ListPlaybooks(ctx)
+		if err != nil {
+			return Collection{}, err
+		}
+		list := make([]PlaybookSummary, len(pbs))
+		for i, p := range pbs {
+			list[i] = PlaybookSummary{ID: p.ID, Title: p.Title, Triggers: orEmpty(p.Triggers)}
+		}
+		c.Playbooks = &list
+	}
+	return c, nil
+}

@@ -1,0 +1,190 @@
+package backend
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// maxKnownListed caps how many known ids/names an error message lists.
+const maxKnownListed = 20
+
+// storeErr passes classified errors through and turns anything else into a generic INTERNAL
+// error, so driver text never reaches a client.
+func storeErr(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return err
+	}
+	return Internal(op, err)
+}
+
+func isNotFound(err error) bool { return ErrorCode(err) == CodeNotFound }
+
+// knownList formats up to maxKnownListed entries for a message, saying how many were left out.
+func knownList(items []string) string {
+	if len(items) == 0 {
+		return "none yet"
+	}
+	if len(items) <= maxKnownListed {
+		return strings.Join(items, ", ")
+	}
+	return fmt.Sprintf("%s, … (%d more)", strings.Join(items[:maxKnownListed], ", "),
+		len(items)-maxKnownListed)
+}
+
+func capList(items []string) []string {
+	if len(items) > maxKnownListed {
+		return items[:maxKnownListed]
+	}
+	return orEmpty(items)
+}
+
+// deckByRef finds a deck by id or exact name; NOT_FOUND lists the deck names.
+func (s *Service) deckByRef(ctx context.Context, st Store, ref string) (Deck, error) {
+	ref = strings.TrimSpace(ref)
+	if ref == "" {
+		return Deck{}, invalid("deck", "a deck id or name is required")
+	}
+	d, err := st.GetDeck(ctx, ref)
+	if err == nil {
+		return d, nil
+	}
+	if !isNotFound(err) {
+		return Deck{}, storeErr("finding a deck", err)
+	}
+	decks, lerr := st.ListDecks(ctx)
+	if lerr != nil {
+		return Deck{}, storeErr("listing decks", lerr)
+	}
+	names := make([]string, len(decks))
+	for i, d := range decks {
+		names[i] = d.Name
+	}
+	return Deck{}, Errorf(CodeNotFound, "no deck %q; known decks: %s", clip(ref, 100), knownList(names)).
+		WithHint("use a deck id or its exact name").WithDetail("known", capList(names))
+}
+
+// cardInfo is the id and display name of any card.
+type cardInfo struct {
+	ID   string
+	Name string
+}
+
+func (c cardInfo) String() string {
+	if c.Name == "" || c.Name == c.ID {
+		return c.ID
+	}
+	return fmt.Sprintf("%s (%s)", c.Name, c.ID)
+}
+
+// checkCardType validates a card type.
+func checkCardType(field string, t CardType) error {
+	for _, k := range CardTypes {
+		if t == k {
+			return nil
+		}
+	}
+	return invalidEnum(field, t, CardTypes)
+}
+
+// getCard finds one card of type t by id or name/label/title.
+func getCard(ctx context.Context, st Store, t CardType, ref string) (cardInfo, error) {
+	switch t {
+	case CardService:
+		r, err := st.GetService(ctx, ref)
+		return cardInfo{r.ID, r.Name}, err
+	case CardCredential:
+		r, err := st.GetCredential(ctx, ref)
+		return cardInfo{r.ID, r.Label}, err
+	case CardPlaybook:
+		r, err := st.GetPlaybook(ctx, ref)
+		return cardInfo{r.ID, r.Title}, err
+	}
+	return cardInfo{}, checkCardType("card_type", t)
+}
+
+// listCards lists every card of type t in the collection.
+func listCards(ctx context.Context, st Store, t CardType) ([]cardInfo, error) {
+	var out []cardInfo
+	switch t {
+	case CardService:
+		rs, err := st.ListServices(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range rs {
+			out = append(out, cardInfo{r.ID, r.Name})
+		}
+	case CardCredential:
+		rs, err := st.ListCredentials(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range rs {
+			out = append(out, cardInfo{r.ID, r.Label})
+		}
+	case CardPlaybook:
+		rs, err := st.ListPlaybooks(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range rs {
+			out = append(out, cardInfo{r.ID, r.Title})
+		}
+	}
+	return out, nil
+}
+
+// resolveCard finds a collection card by id or name. NOT_FOUND lists the known cards of that
+// type, so the caller can correct itself.
+func resolveCard(ctx context.Context, st Store, t CardType, ref string) (cardInfo, error) {
+	if err := checkCardType("card_type", t); err != nil {
+		return cardInfo{}, err
+	}
+	ref = strings.TrimSpace(ref)
+	if ref == "" {
+		return cardInfo{}, invalid("card_id", "a %s id or name is required", t)
+	}
+	c, err := getCard(ctx, st, t, ref)
+	if err == nil {
+		return c, nil
+	}
+	if !isNotFound(err) {
+		return cardInfo{}, storeErr("finding a "+string(t), err)
+	}
+	return cardInfo{}, unknownCardError(ctx, st, t, ref)
+}
+
+func unknownCardError(ctx context.Context, st Store, t CardType, ref string) error {
+	all, err := listCards(ctx, st, t)
+	if err != nil {
+		return storeErr("listing "+string(t)+"s", err)
+	}
+	known := make([]string, len(all))
+	for i, c := range all {
+		known[i] = c.String()
+	}
+	return Errorf(CodeNotFound, "no %s %q; known %ss: %s", t, clip(ref, 100), t, knownList(known)).
+		WithHint("use an id or exact name from the collection (list_collection)").
+		WithDetail("card_type", string(t)).WithDetail("known", capList(known))
+}
+
+// nameConflict turns a store CONFLICT into a message naming the taken name; other errors pass
+// through storeErr.
+func nameConflict(err error, kind, field, name string) error {
+	if ErrorCode(err) != CodeConflict {
+		return storeErr("saving a "+kind, err)
+	}
+	return &Error{
+		Code:    CodeConflict,
+		Message: fmt.Sprintf("a %s with %s %q already exists (%ss are unique, ignoring case)", kind, field, name, field),
+		Hint:    "choose another " + field + ", or change the existing " + kind,
+		Details: map[string]any{"field": field},
+		Err:     err,
+	}
+}

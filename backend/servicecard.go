@@ -1,0 +1,153 @@
+package backend
+
+import (
+	"context"
+	"sort"
+	"strings"
+)
+
+// ServiceInput registers a downstream MCP server. Remote (`mcp`) services need URL; local
+// (`local-mcp`) ones need LocalCommand. Header values whose names look secret and LocalEnv values
+// are encrypted at rest and masked on every read.
+type ServiceInput struct {
+	Name            string            `json:"name"`
+	Type            ServiceType       `json:"type"`
+	URL             string            `json:"url,omitempty"`
+	Transport       Transport         `json:"transport,omitempty"`
+	Description     string            `json:"description,omitempty"`
+	Headers         map[string]string `json:"headers,omitempty"`
+	CredentialID    string            `json:"credential_id,omitempty"`
+	LocalCommand    string            `json:"local_command,omitempty"`
+	LocalArgs       []string          `json:"local_args,omitempty"`
+	LocalWorkingDir string            `json:"local_working_dir,omitempty"`
+	LocalEnv        map[string]string `json:"local_env,omitempty"`
+	TimeoutSeconds  int               `json:"timeout_seconds,omitempty"`
+}
+
+// ServicePatch changes some fields of a service; nil means unchanged. An empty CredentialID
+// unlinks the credential. A header or env value equal to MaskedValue keeps the stored value.
+type ServicePatch struct {
+	Name            *string            `json:"name,omitempty"`
+	URL             *string            `json:"url,omitempty"`
+	Transport       *Transport         `json:"transport,omitempty"`
+	Description     *string            `json:"description,omitempty"`
+	Headers         *map[string]string `json:"headers,omitempty"`
+	CredentialID    *string            `json:"credential_id,omitempty"`
+	LocalCommand    *string            `json:"local_command,omitempty"`
+	LocalArgs       *[]string          `json:"local_args,omitempty"`
+	LocalWorkingDir *string            `json:"local_working_dir,omitempty"`
+	LocalEnv        *map[string]string `json:"local_env,omitempty"`
+	TimeoutSeconds  *int               `json:"timeout_seconds,omitempty"`
+}
+
+// ListServices returns every service card, masked, by name.
+func (s *Service) ListServices(ctx context.Context) ([]ServiceCard, error) {
+	if _, err := requireRead(ctx, "list services"); err != nil {
+		return nil, err
+	}
+	recs, err := s.store.ListServices(ctx)
+	if err != nil {
+		return nil, storeErr("listing services", err)
+	}
+	out := make([]ServiceCard, len(recs))
+	for i, r := range recs {
+		out[i] = s.serviceView(r)
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		return strings.ToLower(out[i].Name) < strings.ToLower(out[j].Name)
+	})
+	return out, nil
+}
+
+// GetService finds a service by id or name, masked.
+func (s *Service) GetService(ctx context.Context, ref string) (ServiceCard, error) {
+	if _, err := requireRead(ctx, "read services"); err != nil {
+		return ServiceCard{}, err
+	}
+	rec, err := serviceByRef(ctx, s.store, ref)
+	if err != nil {
+		return ServiceCard{}, err
+	}
+	return s.serviceView(rec), nil
+}
+
+// CreateService registers a service. Linking a credential, or a local command, needs admin
+// scope (SPEC §10).
+func (s *Service) CreateService(ctx context.Context, in ServiceInput) (ServiceCard, error) {
+	if _, err := requireWrite(ctx, "register services"); err != nil {
+		return ServiceCard{}, err
+	}
+	if strings.TrimSpace(in.CredentialID) != "" {
+		if _, err := requireAdmin(ctx, "link a credential to a service"); err != nil {
+			return ServiceCard{}, err
+		}
+	}
+	if in.Type == ServiceLocal {
+		if _, err := requireAdmin(ctx, "register a local-mcp command"); err != nil {
+			return ServiceCard{}, err
+		}
+	}
+	var rec ServiceRecord
+	if err := s.buildService(ctx, in, &rec, true, true); err != nil {
+		return ServiceCard{}, err
+	}
+	id, err := newUUID()
+	if err != nil {
+		return ServiceCard{}, err
+	}
+	rec.ID, rec.CreatedAt, rec.UpdatedAt = id, s.clock(), s.clock()
+	rec.DisabledTools, rec.Health = []string{}, Health{Status: HealthUnknown}
+	if err := s.store.CreateService(ctx, &rec); err != nil {
+		return ServiceCard{}, nameConflict(err, "service", "name", rec.Name)
+	}
+	return s.serviceView(rec), nil
+}
+
+// UpdateService patches a service. Changing URL or command while a credential is linked, or
+// linking a credential, needs admin scope.
+func (s *Service) UpdateService(ctx context.Context, ref string, in ServicePatch) (ServiceCard, error) {
+	if _, err := requireWrite(ctx, "change services"); err != nil {
+		return ServiceCard{}, err
+	}
+	rec, err := serviceByRef(ctx, s.store, ref)
+	if err != nil {
+		return ServiceCard{}, err
+	}
+	if err := checkPatchScope(ctx, rec, in); err != nil {
+		return ServiceCard{}, err
+	}
+	if err := s.applyServicePatch(ctx, &rec, in); err != nil {
+		return ServiceCard{}, err
+	}
+	rec.UpdatedAt = s.clock()
+	if err := s.store.UpdateService(ctx, &rec); err != nil {
+		return ServiceCard{}, nameConflict(err, "service", "name", rec.Name)
+	}
+	s.forget(rec.ID)
+	return s.serviceView(rec), nil
+}
+
+// DeleteService removes a service unless a playbook depends on it (PLAYBOOK_DEPENDENCY).
+// Admin only.
+func (s *Service) DeleteService(ctx context.Context, ref string) error {
+	if _, err := requireAdmin(ctx, "delete services"); err != nil {
+		return err
+	}
+	var id string
+	err := s.store.Transact(ctx, func(tx Store) error {
+		rec, err := serviceByRef(ctx, tx, ref)
+		if err != nil {
+			return err
+		}
+		id = rec.ID
+		card := cardInfo{ID: rec.ID, Name: rec.Name}
+		if err := refuseIfDepended(ctx, tx, CardService, card); err != nil {
+			return err
+		}
+		return storeErr("deleting a service", tx.DeleteService(ctx, rec.ID))
+	})
+	if err == nil {
+		s.forget(id)
+	}
+	return err
+}

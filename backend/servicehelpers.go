@@ -1,0 +1,213 @@
+package backend
+
+import (
+	"context"
+	"slices"
+	"strings"
+)
+
+var (
+	serviceTypes = []ServiceType{ServiceRemote, ServiceLocal}
+	transports   = []Transport{TransportAuto, TransportStreamableHTTP, TransportSSE}
+)
+
+// serviceByRef finds a service by id or name; NOT_FOUND lists the known ones.
+func serviceByRef(ctx context.Context, st Store, ref string) (ServiceRecord, error) {
+	ref = strings.TrimSpace(ref)
+	if ref == "" {
+		return ServiceRecord{}, invalid("service_id", "a service id or name is required")
+	}
+	rec, err := st.GetService(ctx, ref)
+	if isNotFound(err) {
+		return ServiceRecord{}, unknownCardError(ctx, st, CardService, ref)
+	}
+	return rec, storeErr("reading a service", err)
+}
+
+// forget drops the proxy's connection and caches of a changed or deleted service.
+func (s *Service) forget(id string) {
+	if s.downstream != nil && id != "" {
+		s.downstream.Forget(id)
+	}
+}
+
+// serviceView is a service as every read shows it: secret header values and all local env
+// values masked, live health merged in. If the stored secrets cannot be opened (the key
+// changed) the card is still shown, without the sealed names; using the service reports why.
+func (s *Service) serviceView(rec ServiceRecord) ServiceCard {
+	card := rec.ServiceCard
+	headers := map[string]string{}
+	for k, v := range rec.PlainHeaders {
+		headers[k] = v
+	}
+	if sealed, err := s.openMap(rec.SealedHeaders); err == nil {
+		for k := range sealed {
+			headers[k] = MaskedValue
+		}
+	} else {
+		s.log.Warn("service headers unreadable", "service_id", rec.ID, "error", ErrorCode(err))
+	}
+	card.Headers = nil
+	if len(headers) > 0 {
+		card.Headers = headers
+	}
+	card.LocalEnv = nil
+	if env, err := s.openMap(rec.SealedEnv); err == nil {
+		card.LocalEnv = maskedKeys(env)
+	} else {
+		s.log.Warn("service env unreadable", "service_id", rec.ID, "error", ErrorCode(err))
+	}
+	card.DisabledTools = orEmpty(card.DisabledTools)
+	if card.Type == ServiceLocal {
+		card.Transport = ""
+	}
+	if card.TimeoutSeconds <= 0 {
+		card.TimeoutSeconds = int(s.cfg.DefaultServiceTimeout.Seconds())
+	}
+	card.LocalArgs = orEmpty(card.LocalArgs)
+	if s.downstream != nil {
+		if st, ok := s.downstream.Status(rec.ID); ok {
+			card.Health = mergeHealth(card.Health, st.Health)
+		}
+	}
+	if card.Health.Status == "" {
+		card.Health.Status = HealthUnknown
+	}
+	return card
+}
+
+// buildService validates in and writes it into rec. Headers and env are validated and sealed
+// only when withHeaders / withEnv say they are being set.
+func (s *Service) buildService(ctx context.Context, in ServiceInput, rec *ServiceRecord, withHeaders, withEnv bool) error {
+	var err error
+	if rec.Name, err = cleanName("name", in.Name); err != nil {
+		return err
+	}
+	if !slices.Contains(serviceTypes, in.Type) {
+		return invalidEnum("type", in.Type, serviceTypes)
+	}
+	rec.Type = in.Type
+	if rec.Description, err = cleanText("description", strings.TrimSpace(in.Description), maxDescriptionChars, true); err != nil {
+		return err
+	}
+	if in.Type == ServiceRemote {
+		err = buildRemote(in, rec)
+	} else {
+		err = buildLocal(in, rec)
+	}
+	if err != nil {
+		return err
+	}
+	if rec.TimeoutSeconds, err = checkTimeout("timeout_seconds", in.TimeoutSeconds); err != nil {
+		return err
+	}
+	if rec.CredentialID, err = linkedCredentialID(ctx, s.store, in.CredentialID); err != nil {
+		return err
+	}
+	if withHeaders {
+		if err := s.sealHeaders(in, rec); err != nil {
+			return err
+		}
+	}
+	if withEnv {
+		if err := checkEnv("local_env", in.LocalEnv); err != nil {
+			return err
+		}
+		if rec.SealedEnv, err = s.sealMap(in.LocalEnv); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func buildRemote(in ServiceInput, rec *ServiceRecord) error {
+	var err error
+	if rec.URL, err = checkHTTPURL("url", in.URL); err != nil {
+		return err
+	}
+	rec.Transport = in.Transport
+	if rec.Transport == "" {
+		rec.Transport = TransportAuto
+	}
+	if !slices.Contains(transports, rec.Transport) {
+		return invalidEnum("transport", rec.Transport, transports)
+	}
+	switch {
+	case strings.TrimSpace(in.LocalCommand) != "":
+		return invalid("local_command", "applies only to type local-mcp; type mcp is reached by url")
+	case len(in.LocalArgs) > 0:
+		return invalid("local_args", "applies only to type local-mcp")
+	case strings.TrimSpace(in.LocalWorkingDir) != "":
+		return invalid("local_working_dir", "applies only to type local-mcp")
+	case len(in.LocalEnv) > 0:
+		return invalid("local_env", "applies only to type local-mcp")
+	}
+	rec.LocalCommand, rec.LocalArgs, rec.LocalWorkingDir = "", []string{}, ""
+	return nil
+}
+
+func buildLocal(in ServiceInput, rec *ServiceRecord) error {
+	switch {
+	case strings.TrimSpace(in.URL) != "":
+		return invalid("url", "applies only to type mcp; type local-mcp is started from local_command")
+	case in.Transport != "" && in.Transport != TransportAuto:
+		return invalid("transport", "applies only to type mcp; type local-mcp talks over stdio")
+	case len(in.Headers) > 0:
+		return invalid("headers", "apply only to type mcp; give a local-mcp server local_env instead")
+	}
+	// Stored as auto (the column is never empty); shown empty, since stdio has no transport choice.
+	rec.URL, rec.Transport = "", TransportAuto
+	rec.LocalCommand = strings.TrimSpace(in.LocalCommand)
+	if rec.LocalCommand == "" {
+		return invalid("local_command", "is required for type local-mcp: the program to start, e.g. npx")
+	}
+	if hasControl(rec.LocalCommand, false) || len(rec.LocalCommand) > 1024 {
+		return invalid("local_command", "must be one line of at most 1024 bytes")
+	}
+	if len(in.LocalArgs) > maxArgs {
+		return invalid("local_args", "at most %d arguments, got %d", maxArgs, len(in.LocalArgs))
+	}
+	for i, a := range in.LocalArgs {
+		if strings.ContainsRune(a, 0) || len(a) > maxValueBytes {
+			return invalid("local_args", "argument %d must be at most %d bytes without NUL", i+1, maxValueBytes)
+		}
+	}
+	rec.LocalArgs = append([]string{}, in.LocalArgs...)
+	rec.LocalWorkingDir = strings.TrimSpace(in.LocalWorkingDir)
+	if hasControl(rec.LocalWorkingDir, false) {
+		return invalid("local_working_dir", "must not contain control characters")
+	}
+	return nil
+}
+
+// linkedCredentialID resolves the credential a service authenticates with ("" = none).
+func linkedCredentialID(ctx context.Context, st Store, ref string) (string, error) {
+	ref = strings.TrimSpace(ref)
+	if ref == "" {
+		return "", nil
+	}
+	c, err := credentialByRef(ctx, st, ref)
+	if isNotFound(err) {
+		// A bad field value, not a missing resource: INVALID_ARGUMENT naming the field.
+		e := AsError(err)
+		return "", &Error{Code: CodeInvalidArgument, Message: "credential_id: " + e.Message,
+			Hint: "link an existing credential (id or label), or create it first", Details: map[string]any{
+				"field": "credential_id", "accepted": e.Details["known"]}}
+	}
+	if err != nil {
+		return "", err
+	}
+	return c.ID, nil
+}
+
+// sealHeaders validates headers and seals the secret-looking ones.
+func (s *Service) sealHeaders(in ServiceInput, rec *ServiceRecord) error {
+	h, err := checkHeaders("headers", in.Headers)
+	if err != nil {
+		return err
+	}
+	plain, secret := splitHeaders(h)
+	rec.PlainHeaders = plain
+	rec.SealedHeaders, err = s.sealMap(secret)
+	return err
+}

@@ -1,0 +1,262 @@
+package backend
+
+import (
+	"context"
+	"sort"
+	"strings"
+	"unicode"
+)
+
+// Binding is a session's view of where it stands.
+type Binding struct {
+	SessionID      string `json:"session_id"`
+	WorkspaceRoot  string `json:"workspace_root,omitempty"`
+	DeckID         string `json:"deck_id,omitempty"`
+	DeckName       string `json:"deck_name,omitempty"`
+	Badge          string `json:"badge"`
+	Profile        string `json:"profile"`
+	Bound          bool   `json:"bound"`
+	DisplaySummary string `json:"display_summary"`
+}
+
+// BoundDeck is get_bound_deck's answer: the deck snapshot and its one-line display summary.
+type BoundDeck struct {
+	DeckSnapshot
+	Badge          string `json:"badge"`
+	DisplaySummary string `json:"display_summary"`
+}
+
+// OpenSessionInput starts an MCP session; Deck (id or name) and WorkspaceRoot pre-bind it.
+type OpenSessionInput struct {
+	ID            string `json:"id"`
+	ClientName    string `json:"client_name,omitempty"`
+	Profile       string `json:"profile"`
+	Deck          string `json:"deck,omitempty"`
+	WorkspaceRoot string `json:"workspace_root,omitempty"`
+}
+
+// BindInput binds a session to a workspace and a deck.
+type BindInput struct {
+	WorkspaceRoot string `json:"workspace_root"`
+	Deck          string `json:"deck"`
+}
+
+// DisplayLine is the status line for a workspace.
+type DisplayLine struct {
+	Line      string `json:"line"`
+	Workspace string `json:"workspace,omitempty"`
+	SessionID string `json:"session_id,omitempty"`
+	DeckID    string `json:"deck_id,omitempty"`
+	Badge     string `json:"badge,omitempty"`
+	Bound     bool   `json:"bound"`
+}
+
+// SessionProfiles are the MCP tool profiles a session can record, smallest first.
+var SessionProfiles = []string{"runtime", "standard", "legacy"}
+
+// maxWorkspaceChars bounds a workspace path.
+const maxWorkspaceChars = 4096
+
+// OpenSession records a new MCP session with a badge unique among live sessions. A deck given
+// by the caller (the x-agent-deck-deck-id header) must exist; the configured default deck
+// (AGENT_DECK_DECK_ID) pre-binds when it exists and is skipped with a warning when it does not,
+// so a deleted default never locks agents out.
+func (s *Service) OpenSession(ctx context.Context, in OpenSessionInput) (MCPSession, error) {
+	a, err := requireRead(ctx, "open an MCP session")
+	if err != nil {
+		return MCPSession{}, err
+	}
+	sess, err := s.newSession(ctx, a, in)
+	if err != nil {
+		return MCPSession{}, err
+	}
+	if err := s.expireIdle(ctx); err != nil {
+		return MCPSession{}, err
+	}
+	for attempt := 0; ; attempt++ {
+		live, err := s.store.ListLiveSessions(ctx, s.clock().Add(-s.cfg.SessionIdleTimeout))
+		if err != nil {
+			return MCPSession{}, storeErr("listing sessions", err)
+		}
+		sess.Badge = pickBadge(takenBadges(live))
+		err = s.store.CreateSession(ctx, &sess)
+		if err == nil {
+			return sess, nil
+		}
+		// Two sessions opened at once may draw the same badge; draw again.
+		if ErrorCode(err) != CodeConflict || attempt >= 8 {
+			return MCPSession{}, storeErr("opening a session", err)
+		}
+	}
+}
+
+// newSession builds the row of a session about to open, resolving its pre-bound deck.
+func (s *Service) newSession(ctx context.Context, a Actor, in OpenSessionInput) (MCPSession, error) {
+	id := strings.TrimSpace(in.ID)
+	if id == "" {
+		var err error
+		if id, err = newUUID(); err != nil {
+			return MCPSession{}, err
+		}
+	}
+	if !isUUIDText(id) {
+		return MCPSession{}, invalid("id", "a session id is a UUID")
+	}
+	profile := strings.TrimSpace(in.Profile)
+	if profile == "" {
+		profile = "standard"
+	}
+	if !containsString(SessionProfiles, profile) {
+		return MCPSession{}, invalidEnum("profile", profile, SessionProfiles)
+	}
+	ws, err := cleanWorkspace(in.WorkspaceRoot, true)
+	if err != nil {
+		return MCPSession{}, err
+	}
+	if ws == "" {
+		ws = normWorkspace(s.cfg.DefaultWorkspace)
+	}
+	now := s.clock()
+	sess := MCPSession{ID: id, WorkspaceRoot: ws, ClientName: clip(printableLine(in.ClientName), 100),
+		Profile: profile, Scope: a.Scope, CreatedAt: now, LastSeenAt: now}
+	d, err := s.preBoundDeck(ctx, in.Deck)
+	sess.DeckID, sess.DeckName = d.ID, d.Name
+	return sess, err
+}
+
+// preBoundDeck resolves the deck a new session starts on: the one the client asked for, else
+// the configured default; none when neither is set or the default no longer exists.
+func (s *Service) preBoundDeck(ctx context.Context, asked string) (Deck, error) {
+	ref, fromDefault := strings.TrimSpace(asked), false
+	if ref == "" {
+		ref, fromDefault = strings.TrimSpace(s.cfg.DefaultDeck), true
+	}
+	if ref == "" {
+		return Deck{}, nil
+	}
+	d, err := s.deckByRef(ctx, s.store, ref)
+	if fromDefault && isNotFound(err) {
+		s.log.Warn("default deck not found; sessions start unbound", "deck", clip(ref, 100))
+		return Deck{}, nil
+	}
+	return d, err
+}
+
+// printableLine keeps a client-supplied label to one line of printable text.
+func printableLine(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, strings.ToValidUTF8(s, ""))
+	return displayOneLine(s)
+}
+
+// ListSessions returns live sessions and their bindings, most recently seen first.
+func (s *Service) ListSessions(ctx context.Context) ([]MCPSession, error) {
+	if _, err := requireRead(ctx, "list sessions"); err != nil {
+		return nil, err
+	}
+	live, err := s.liveSessions(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return orEmpty(live), nil
+}
+
+// liveSessions lists sessions seen within the idle timeout, newest first, with deck names.
+func (s *Service) liveSessions(ctx context.Context) ([]MCPSession, error) {
+	live, err := s.store.ListLiveSessions(ctx, s.clock().Add(-s.cfg.SessionIdleTimeout))
+	if err != nil {
+		return nil, storeErr("listing sessions", err)
+	}
+	sort.SliceStable(live, func(i, j int) bool { return live[i].LastSeenAt.After(live[j].LastSeenAt) })
+	missing := false
+	for _, x := range live {
+		missing = missing || x.DeckID != "" && x.DeckName == ""
+	}
+	if !missing {
+		return live, nil
+	}
+	decks, err := s.store.ListDecks(ctx)
+	if err != nil {
+		return nil, storeErr("listing decks", err)
+	}
+	names := make(map[string]string, len(decks))
+	for _, d := range decks {
+		names[d.ID] = d.Name
+	}
+	for i := range live {
+		if live[i].DeckID != "" && live[i].DeckName == "" {
+			live[i].DeckName = names[live[i].DeckID]
+		}
+	}
+	return live, nil
+}
+
+// Display returns the status line for the nearest bound ancestor of workspace: the deck of the
+// live session whose workspace root is the longest prefix of the path (the most recently seen
+// one when several share it), or the unbound line when none is.
+func (s *Service) Display(ctx context.Context, workspace string) (DisplayLine, error) {
+	if _, err := requireRead(ctx, "read the display line"); err != nil {
+		return DisplayLine{}, err
+	}
+	ws, err := cleanWorkspace(workspace, false)
+	if err != nil {
+		return DisplayLine{}, err
+	}
+	live, err := s.liveSessions(ctx)
+	if err != nil {
+		return DisplayLine{}, err
+	}
+	best, bestDepth := -1, -1
+	for i, x := range live {
+		if x.DeckID == "" {
+			continue
+		}
+		if depth, ok := workspaceDepth(x.WorkspaceRoot, ws); ok && depth > bestDepth {
+			best, bestDepth = i, depth
+		}
+	}
+	if best < 0 {
+		return DisplayLine{Line: UnboundSummary, Workspace: ws}, nil
+	}
+	x := live[best]
+	d, counts, err := s.deckCounts(ctx, x.DeckID)
+	if isNotFound(err) {
+		return DisplayLine{Line: UnboundSummary, Workspace: ws}, nil
+	}
+	if err != nil {
+		return DisplayLine{}, err
+	}
+	return DisplayLine{Line: DisplaySummary(d.Name, counts, x.Badge), Workspace: x.WorkspaceRoot,
+		SessionID: x.ID, DeckID: d.ID, Badge: x.Badge, Bound: true}, nil
+}
+
+// deckCounts finds a deck by id and counts its cards by type.
+func (s *Service) deckCounts(ctx context.Context, deckID string) (Deck, DeckCounts, error) {
+	d, err := s.store.GetDeck(ctx, deckID)
+	if err != nil {
+		return Deck{}, DeckCounts{}, storeErr("finding a deck", err)
+	}
+	links, err := s.store.ListLinks(ctx, deckID)
+	if err != nil {
+		return Deck{}, DeckCounts{}, storeErr("listing deck cards", err)
+	}
+	return d, countLinks(links), nil
+}
+
+// cleanWorkspace validates and normalizes a workspace path; empty is allowed when optional.
+func cleanWorkspace(p string, optional bool) (string, error) {
+	if strings.TrimSpace(p) == "" {
+		if optional {
+			return "", nil
+		}
+		return "", invalid("workspaceRoot", "is required: the absolute path of the project folder")
+	}
+	if _, err := cleanText("workspaceRoot", p, maxWorkspaceChars, false); err != nil {
+		return "", err
+	}
+	return normWorkspace(p), nil
+}

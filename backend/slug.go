@@ -1,0 +1,136 @@
+package backend
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// maxSlugLength bounds the slug part of derived credential and playbook ids.
+const maxSlugLength = 48
+
+var (
+	credentialIDRE = regexp.MustCompile(`^cred_[a-z0-9_]+$`)
+	playbookIDRE   = regexp.MustCompile(`^pb_[a-z0-9_]+$`)
+)
+
+// latinFold maps common accented Latin letters to ASCII so "Café" slugs to "cafe".
+var latinFold = map[rune]string{
+	'à': "a", 'á': "a", 'â': "a", 'ã': "a", 'ä': "a", 'å': "a", 'æ': "ae", 'ç': "c",
+	'è': "e", 'é': "e", 'ê': "e", 'ë': "e", 'ì': "i", 'í': "i", 'î': "i", 'ï': "i",
+	'ñ': "n", 'ò': "o", 'ó': "o", 'ô': "o", 'õ': "o", 'ö': "o", 'ø': "o", 'œ': "oe",
+	'ù': "u", 'ú': "u", 'û': "u", 'ü': "u", 'ý': "y", 'ÿ': "y", 'ß': "ss",
+}
+
+// Slugify lowercases s and keeps only [a-z0-9_], turning every other run of characters into one
+// underscore, trimming underscores at both ends and bounding the length. Ids derived from names
+// (cred_…, pb_…) use it, so the same name always gives the same id.
+func Slugify(s string) string {
+	var b strings.Builder
+	pending := false
+	for _, r := range strings.ToLower(s) {
+		var piece string
+		switch {
+		case r >= 'a' && r <= 'z' || r >= '0' && r <= '9':
+			piece = string(r)
+		case latinFold[r] != "":
+			piece = latinFold[r]
+		default:
+			pending = b.Len() > 0
+			continue
+		}
+		if pending {
+			b.WriteByte('_')
+			pending = false
+		}
+		b.WriteString(piece)
+	}
+	out := b.String()
+	if len(out) > maxSlugLength {
+		out = strings.TrimRight(out[:maxSlugLength], "_")
+	}
+	return out
+}
+
+// slugOrHash is Slugify(s), or a short stable hash of s when s has no sluggable characters.
+func slugOrHash(s string) string {
+	if slug := Slugify(s); slug != "" {
+		return slug
+	}
+	sum := sha256.Sum256([]byte(strings.ToLower(strings.TrimSpace(s))))
+	return "x" + hex.EncodeToString(sum[:4])
+}
+
+// DeriveCredentialID is the id a credential gets from its label: cred_<slug>.
+func DeriveCredentialID(label string) string { return "cred_" + slugOrHash(label) }
+
+// DerivePlaybookID is the id a playbook gets from its title: pb_<slug>.
+func DerivePlaybookID(title string) string { return "pb_" + slugOrHash(title) }
+
+// secretWords end a label that already names the secret ("OpenAI API Key", "GitHub Token"),
+// so the env name does not repeat them.
+var secretWords = map[string]bool{
+	"KEY": true, "TOKEN": true, "SECRET": true, "PASSWORD": true, "PAT": true, "APIKEY": true,
+}
+
+// DeriveEnvName is the environment variable a credential's secret is exported as:
+// <LABEL>_API_KEY, without doubling a trailing key/token word ("OpenAI API Key" →
+// OPENAI_API_KEY, "GitHub Token" → GITHUB_TOKEN, "Stripe API" → STRIPE_API_KEY, "Token" →
+// TOKEN_API_KEY).
+func DeriveEnvName(label string) string {
+	base := strings.ToUpper(slugOrHash(label))
+	words := strings.Split(base, "_")
+	last := words[len(words)-1]
+	switch {
+	case secretWords[last] && len(words) > 1:
+	case last == "API":
+		base += "_KEY"
+	default:
+		base += "_API_KEY"
+	}
+	if base[0] >= '0' && base[0] <= '9' {
+		base = "_" + base
+	}
+	return base
+}
+
+// checkCredentialID validates an explicit credential id.
+func checkCredentialID(id string) error {
+	if !credentialIDRE.MatchString(id) || len(id) > 64 {
+		return invalid("id", "%q must match ^cred_[a-z0-9_]+$, at most 64 characters", clip(id, 80)).
+			WithDetail("accepted", []string{"^cred_[a-z0-9_]+$"})
+	}
+	return nil
+}
+
+// checkPlaybookID validates an explicit playbook id.
+func checkPlaybookID(id string) error {
+	if !playbookIDRE.MatchString(id) || len(id) > 64 {
+		return invalid("playbook_id", "%q must match ^pb_[a-z0-9_]+$, at most 64 characters", clip(id, 80)).
+			WithDetail("accepted", []string{"^pb_[a-z0-9_]+$"})
+	}
+	return nil
+}
+
+// withSuffix returns id, id_2, id_3, … for attempt 0, 1, 2, …
+func withSuffix(id string, attempt int) string {
+	if attempt == 0 {
+		return id
+	}
+	return fmt.Sprintf("%s_%d", id, attempt+1)
+}
+
+// newUUID returns a random (version 4) UUID for decks, services and tokens.
+func newUUID() (string, error) {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", Internal("generating an id", err)
+	}
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	h := hex.EncodeToString(b[:])
+	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:32], nil
+}

@@ -1,0 +1,80 @@
+package backend
+
+import (
+	"context"
+	"time"
+)
+
+// Store is the persistence the core needs. backend/postgres implements it on pgx; every method
+// that finds nothing returns a NOT_FOUND *Error, every unique violation a CONFLICT *Error naming
+// the field, so the core never inspects driver errors.
+//
+// Lookups taking a ref accept an id or a name/label/title (case-insensitive).
+type Store interface {
+	// Transact runs fn in one transaction; fn's Store sees and writes only through it.
+	// A nested Transact joins the outer transaction.
+	Transact(ctx context.Context, fn func(Store) error) error
+	Ping(ctx context.Context) error
+
+	CreateDeck(ctx context.Context, d *Deck) error
+	UpdateDeck(ctx context.Context, d *Deck) error
+	DeleteDeck(ctx context.Context, id string) error
+	GetDeck(ctx context.Context, ref string) (Deck, error)
+	ListDecks(ctx context.Context) ([]Deck, error)
+	// LockDeck takes a row lock on the deck for the rest of the transaction, so concurrent
+	// link/unlink/reorder on one deck serialize.
+	LockDeck(ctx context.Context, id string) error
+	// ListLinks returns the deck's links ordered by card type, then position.
+	ListLinks(ctx context.Context, deckID string) ([]CardLink, error)
+	// ReplaceLinks sets the deck's cards of one type to exactly cardIDs, positions 0..n-1.
+	ReplaceLinks(ctx context.Context, deckID string, t CardType, cardIDs []string) error
+	// DecksLinking returns the decks on which the card is linked.
+	DecksLinking(ctx context.Context, t CardType, cardID string) ([]Deck, error)
+
+	CreateService(ctx context.Context, s *ServiceRecord) error
+	UpdateService(ctx context.Context, s *ServiceRecord) error
+	UpdateServiceHealth(ctx context.Context, id string, h Health) error
+	DeleteService(ctx context.Context, id string) error
+	GetService(ctx context.Context, ref string) (ServiceRecord, error)
+	ListServices(ctx context.Context) ([]ServiceRecord, error)
+
+	CreateCredential(ctx context.Context, c *CredentialRecord) error
+	UpdateCredential(ctx context.Context, c *CredentialRecord) error
+	DeleteCredential(ctx context.Context, id string) error
+	GetCredential(ctx context.Context, ref string) (CredentialRecord, error)
+	ListCredentials(ctx context.Context) ([]CredentialRecord, error)
+
+	CreatePlaybook(ctx context.Context, p *Playbook) error
+	UpdatePlaybook(ctx context.Context, p *Playbook) error
+	DeletePlaybook(ctx context.Context, id string) error
+	GetPlaybook(ctx context.Context, ref string) (Playbook, error)
+	ListPlaybooks(ctx context.Context) ([]Playbook, error)
+	// PlaybooksDependingOn returns playbooks whose declared dependencies include the card.
+	PlaybooksDependingOn(ctx context.Context, t CardType, cardID string) ([]Playbook, error)
+	// AddPlaybookVersion stores a snapshot and returns its version number (1, 2, …).
+	AddPlaybookVersion(ctx context.Context, v *PlaybookVersion) error
+	ListPlaybookVersions(ctx context.Context, playbookID string) ([]PlaybookVersion, error)
+	GetPlaybookVersion(ctx context.Context, playbookID string, version int) (PlaybookVersion, error)
+
+	CreateToken(ctx context.Context, t *TokenRecord) error
+	ListTokens(ctx context.Context) ([]Token, error)
+	RevokeToken(ctx context.Context, id string, at time.Time) error
+	// TokenByHash finds a token by the sha256 of its secret, revoked or not.
+	TokenByHash(ctx context.Context, hash []byte) (TokenRecord, error)
+	TouchToken(ctx context.Context, id string, at time.Time) error
+
+	CreateSession(ctx context.Context, s *MCPSession) error
+	// GetSession returns a session that exists and is not terminated.
+	GetSession(ctx context.Context, id string) (MCPSession, error)
+	UpdateSessionBinding(ctx context.Context, s *MCPSession) error
+	TouchSession(ctx context.Context, id string, at time.Time) error
+	TerminateSession(ctx context.Context, id string, at time.Time) error
+	// ListLiveSessions returns sessions not terminated and seen since the given time.
+	ListLiveSessions(ctx context.Context, seenSince time.Time) ([]MCPSession, error)
+	// ExpireSessions terminates sessions not seen since the given time and returns how many.
+	ExpireSessions(ctx context.Context, seenBefore time.Time) (int, error)
+
+	CreateExecAudit(ctx context.Context, a *ExecAudit) error
+	FinishExecAudit(ctx context.Context, id int64, exitCode int, at time.Time) error
+	ListExecAudits(ctx context.Context) ([]ExecAudit, error)
+}

@@ -1,0 +1,130 @@
+package backend
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"sort"
+	"strings"
+	"time"
+)
+
+// TokenPrefix starts every token secret, so a leaked one is recognisable (and greppable).
+const TokenPrefix = "adk_"
+
+// touchInterval bounds how often a token's last-used time is written.
+const touchInterval = time.Minute
+
+var scopes = []Scope{ScopeAdmin, ScopeAgent, ScopeAgentRead}
+
+// TokenInput creates an API token.
+type TokenInput struct {
+	Name  string `json:"name"`
+	Scope Scope  `json:"scope"`
+}
+
+// NewToken is a freshly created token; Secret is shown once and never stored.
+type NewToken struct {
+	Token
+	Secret string `json:"secret"`
+}
+
+// CreateToken makes a token and returns its secret once. Admin only.
+func (s *Service) CreateToken(ctx context.Context, in TokenInput) (NewToken, error) {
+	if _, err := requireAdmin(ctx, "create tokens"); err != nil {
+		return NewToken{}, err
+	}
+	name, err := cleanName("name", in.Name)
+	if err != nil {
+		return NewToken{}, err
+	}
+	if !in.Scope.Valid() {
+		return NewToken{}, invalidEnum("scope", in.Scope, scopes)
+	}
+	raw := make([]byte, 32)
+	if _, err := rand.Read(raw); err != nil {
+		return NewToken{}, Internal("generating a token", err)
+	}
+	secret := TokenPrefix + base64.RawURLEncoding.EncodeToString(raw)
+	id, err := newUUID()
+	if err != nil {
+		return NewToken{}, err
+	}
+	rec := TokenRecord{
+		Token: Token{ID: id, Name: name, Scope: in.Scope, CreatedAt: s.clock()},
+		Hash:  hashToken(secret),
+	}
+	if err := s.store.CreateToken(ctx, &rec); err != nil {
+		return NewToken{}, storeErr("creating a token", err)
+	}
+	return NewToken{Token: rec.Token, Secret: secret}, nil
+}
+
+// ListTokens returns every token's metadata. Admin only.
+func (s *Service) ListTokens(ctx context.Context) ([]Token, error) {
+	if _, err := requireAdmin(ctx, "list tokens"); err != nil {
+		return nil, err
+	}
+	ts, err := s.store.ListTokens(ctx)
+	if err != nil {
+		return nil, storeErr("listing tokens", err)
+	}
+	sort.SliceStable(ts, func(i, j int) bool { return ts[i].CreatedAt.Before(ts[j].CreatedAt) })
+	return orEmpty(ts), nil
+}
+
+// RevokeToken stops a token from working on its next request. Admin only.
+func (s *Service) RevokeToken(ctx context.Context, id string) error {
+	if _, err := requireAdmin(ctx, "revoke tokens"); err != nil {
+		return err
+	}
+	id = strings.TrimSpace(id)
+	if id == "" {
+		return invalid("id", "a token id is required")
+	}
+	err := s.store.RevokeToken(ctx, id, s.clock())
+	if isNotFound(err) {
+		return Errorf(CodeNotFound, "no token %q", clip(id, 80)).
+			WithHint("list tokens with: agent-deck token list")
+	}
+	return storeErr("revoking a token", err)
+}
+
+// Authenticate turns a bearer secret into the Actor it stands for; UNAUTHENTICATED when the
+// token is unknown or revoked.
+func (s *Service) Authenticate(ctx context.Context, secret string, kind ActorKind) (Actor, error) {
+	secret = strings.TrimSpace(secret)
+	if secret == "" {
+		return Actor{}, Errorf(CodeUnauthenticated, "a token is required").
+			WithHint("send Authorization: Bearer <token>")
+	}
+	rec, err := s.store.TokenByHash(ctx, hashToken(secret))
+	if isNotFound(err) {
+		return Actor{}, Errorf(CodeUnauthenticated, "the token is not valid").
+			WithHint("create one with: agent-deck token create")
+	}
+	if err != nil {
+		return Actor{}, storeErr("checking a token", err)
+	}
+	if rec.RevokedAt != nil {
+		return Actor{}, Errorf(CodeUnauthenticated, "the token was revoked").
+			WithHint("create a new one with: agent-deck token create")
+	}
+	now := s.clock()
+	if rec.LastUsedAt == nil || now.Sub(*rec.LastUsedAt) >= touchInterval {
+		if err := s.store.TouchToken(ctx, rec.ID, now); err != nil {
+			s.log.Warn("recording token use failed", "token_id", rec.ID, "error", err)
+		}
+	}
+	if kind != ActorAgent {
+		kind = ActorUser
+	}
+	return Actor{TokenID: rec.ID, Scope: rec.Scope, Kind: kind}, nil
+}
+
+// hashToken is what is stored for a token secret.
+func hashToken(secret string) []byte {
+	sum := sha256.Sum256([]byte(secret))
+	return sum[:]
+}

@@ -1,0 +1,248 @@
+package backend
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// ToolInfo is a downstream tool as listed to people and agents: the downstream's own tool
+// object, byte for byte, plus whether it is enabled on this deck server.
+type ToolInfo struct {
+	Name    string          `json:"name"`
+	Enabled bool            `json:"enabled"`
+	Tool    json.RawMessage `json:"tool"`
+}
+
+// ToolSettingsInput disables some of a service's tools.
+type ToolSettingsInput struct {
+	DisabledTools []string `json:"disabled_tools"`
+}
+
+// CallInput calls one downstream tool. Arguments is a JSON object (or a JSON string holding one).
+type CallInput struct {
+	ToolName  string          `json:"tool_name"`
+	Arguments json.RawMessage `json:"arguments,omitempty"`
+}
+
+// maxToolNameChars bounds a disabled tool name; MCP tool names are short identifiers.
+const maxToolNameChars = 200
+
+// ListServiceTools lists a service's tools: all of them with Enabled for admins, only enabled
+// ones for agents.
+func (s *Service) ListServiceTools(ctx context.Context, ref string) ([]ToolInfo, error) {
+	a, err := requireRead(ctx, "list service tools")
+	if err != nil {
+		return nil, err
+	}
+	rec, t, err := s.serviceTarget(ctx, ref)
+	if err != nil {
+		return nil, err
+	}
+	tools, err := s.downstream.ListTools(ctx, t)
+	s.syncHealth(ctx, rec, false)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]ToolInfo, 0, len(tools))
+	for _, tool := range tools {
+		if a.Kind == ActorAgent && !tool.Enabled {
+			continue
+		}
+		out = append(out, ToolInfo{Name: tool.Name, Enabled: tool.Enabled, Tool: tool.Raw})
+	}
+	return out, nil
+}
+
+// UpdateServiceToolSettings sets the disabled tools, pruned to tools that exist when the list
+// can be fetched.
+func (s *Service) UpdateServiceToolSettings(ctx context.Context, ref string, in ToolSettingsInput) (ServiceCard, error) {
+	if _, err := requireWrite(ctx, "change a service's tool settings"); err != nil {
+		return ServiceCard{}, err
+	}
+	names, err := cleanToolNames(in.DisabledTools)
+	if err != nil {
+		return ServiceCard{}, err
+	}
+	rec, err := serviceByRef(ctx, s.store, ref)
+	if err != nil {
+		return ServiceCard{}, err
+	}
+	if existing, ok := s.existingTools(ctx, rec); ok {
+		kept := names[:0]
+		for _, n := range names {
+			if existing[n] {
+				kept = append(kept, n)
+			}
+		}
+		names = kept
+	}
+	rec.DisabledTools = orEmpty(names)
+	if err := s.store.UpdateService(ctx, &rec); err != nil {
+		return ServiceCard{}, storeErr("saving tool settings", err)
+	}
+	return s.serviceView(rec), nil
+}
+
+// CallServiceTool calls a downstream tool of any service (REST, admin/agent). Under agent:read
+// only tools annotated readOnlyHint: true may be called.
+func (s *Service) CallServiceTool(ctx context.Context, ref string, in CallInput) (CallResult, error) {
+	a, err := requireRead(ctx, "call service tools")
+	if err != nil {
+		return CallResult{}, err
+	}
+	if strings.TrimSpace(in.ToolName) == "" {
+		return CallResult{}, invalid("tool_name", "the name of the tool to call is required").
+			WithHint("list_service_tools shows the service's tools")
+	}
+	rec, t, err := s.serviceTarget(ctx, ref)
+	if err != nil {
+		return CallResult{}, err
+	}
+	if a.Scope == ScopeAgentRead {
+		if err := s.requireReadOnlyTool(ctx, rec, t, in.ToolName); err != nil {
+			return CallResult{}, err
+		}
+	}
+	res, err := s.downstream.CallTool(ctx, t, in.ToolName, in.Arguments)
+	s.syncHealth(ctx, rec, false)
+	return res, err
+}
+
+// CheckService refreshes a service's health by reaching it now.
+func (s *Service) CheckService(ctx context.Context, ref string) (Health, error) {
+	if _, err := requireRead(ctx, "check a service"); err != nil {
+		return Health{}, err
+	}
+	rec, t, err := s.serviceTarget(ctx, ref)
+	if ErrorCode(err) == CodeDownstreamAuth {
+		// The credential is missing or unreadable: that is the service's health.
+		now := s.clock()
+		h := Health{Status: HealthAuthRequired, LastError: AsError(err).Message, LastCheckedAt: &now,
+			LastSuccessAt: rec.Health.LastSuccessAt}
+		s.saveHealth(ctx, rec.ID, h)
+		return h, nil
+	}
+	if err != nil {
+		return Health{}, err
+	}
+	h := s.downstream.Check(ctx, t)
+	s.syncHealth(ctx, rec, true)
+	return h, nil
+}
+
+// serviceTarget resolves a service and builds its target. rec is set whenever the service was
+// found, even if the target could not be built.
+func (s *Service) serviceTarget(ctx context.Context, ref string) (ServiceRecord, Target, error) {
+	rec, err := serviceByRef(ctx, s.store, ref)
+	if err != nil {
+		return ServiceRecord{}, Target{}, err
+	}
+	if s.downstream == nil {
+		return rec, Target{}, Errorf(CodeDownstreamUnreachable, "downstream services cannot be reached from this process").
+			WithDetail("service_id", rec.ID).WithDetail("service_name", rec.Name)
+	}
+	t, err := s.target(ctx, rec)
+	if err != nil {
+		return rec, Target{}, err
+	}
+	return rec, t, nil
+}
+
+// requireReadOnlyTool refuses, under agent:read, a tool not annotated readOnlyHint: true. An
+// unknown tool is left to the proxy, whose NOT_FOUND names the closest ones.
+func (s *Service) requireReadOnlyTool(ctx context.Context, rec ServiceRecord, t Target, name string) error {
+	tools, err := s.downstream.ListTools(ctx, t)
+	if err != nil {
+		s.syncHealth(ctx, rec, false)
+		return err
+	}
+	var readOnly []string
+	found, allowed := false, false
+	for _, tool := range tools {
+		if tool.ReadOnly && tool.Enabled {
+			readOnly = append(readOnly, tool.Name)
+		}
+		if tool.Name == name {
+			found, allowed = true, tool.ReadOnly
+		}
+	}
+	if !found || allowed {
+		return nil
+	}
+	hint := "use a token with scope agent to call it"
+	if len(readOnly) > 0 {
+		hint += "; read-only tools of " + rec.Name + ": " + strings.Join(capList(readOnly), ", ")
+	}
+	return Errorf(CodeForbidden, "scope agent:read may only call read-only tools, and %s of %s is not annotated readOnlyHint: true",
+		name, rec.Name).WithDetail("service_id", rec.ID).WithDetail("tool", name).WithHint(hint)
+}
+
+// existingTools returns the names of the service's tools, if its list can be fetched now.
+func (s *Service) existingTools(ctx context.Context, rec ServiceRecord) (map[string]bool, bool) {
+	if s.downstream == nil {
+		return nil, false
+	}
+	t, err := s.target(ctx, rec)
+	if err != nil {
+		return nil, false
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	tools, err := s.downstream.ListTools(ctx, t)
+	if err != nil {
+		return nil, false
+	}
+	names := make(map[string]bool, len(tools))
+	for _, tool := range tools {
+		names[tool.Name] = true
+	}
+	return names, true
+}
+
+// cleanToolNames trims, drops empty and repeated names, and bounds the list.
+func cleanToolNames(in []string) ([]string, error) {
+	if len(in) > 1000 {
+		return nil, invalid("disabled_tools", "at most 1000 tools, got %d", len(in))
+	}
+	seen := map[string]bool{}
+	out := []string{}
+	for _, n := range in {
+		n = strings.TrimSpace(n)
+		if n == "" || seen[n] {
+			continue
+		}
+		if utf8.RuneCountInString(n) > maxToolNameChars {
+			return nil, invalid("disabled_tools", "tool name %q is longer than %d characters", clip(n, 40), maxToolNameChars)
+		}
+		seen[n] = true
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+// syncHealth persists the proxy's live health when its status differs from the stored one, or
+// always after an explicit check. Calls on a steady service write nothing.
+func (s *Service) syncHealth(ctx context.Context, rec ServiceRecord, explicit bool) {
+	st, ok := s.downstream.Status(rec.ID)
+	if !ok || st.Health.Status == "" {
+		return
+	}
+	if !explicit && (st.Health.Status == HealthUnknown || st.Health.Status == rec.Health.Status) {
+		return
+	}
+	s.saveHealth(ctx, rec.ID, st.Health)
+}
+
+// saveHealth stores h (without the stderr tail, which stays live-only), even if the request
+// that observed it was cancelled.
+func (s *Service) saveHealth(ctx context.Context, id string, h Health) {
+	h.Stderr = ""
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	if err := s.store.UpdateServiceHealth(ctx, id, h); err != nil {
+		s.log.Warn("saving service health failed", "service_id", id, "error", ErrorCode(err))
+	}
+}

@@ -1,0 +1,242 @@
+package backend
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// CardType names the three kinds of card a deck can hold.
+type CardType string
+
+// Card types.
+const (
+	CardService    CardType = "service"
+	CardCredential CardType = "credential"
+	CardPlaybook   CardType = "playbook"
+)
+
+// CardTypes lists the card types in their display order.
+var CardTypes = []CardType{CardService, CardCredential, CardPlaybook}
+
+// Deck groups cards; an agent session binds to one.
+type Deck struct {
+	ID        string    `json:"id"`
+	Name      string    `json:"name"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
+}
+
+// CardLink places one card on a deck; Position orders cards of one type within the deck.
+type CardLink struct {
+	DeckID   string   `json:"deck_id"`
+	CardType CardType `json:"card_type"`
+	CardID   string   `json:"card_id"`
+	Position int      `json:"position"`
+}
+
+// ServiceType says how a downstream MCP server is reached.
+type ServiceType string
+
+// Service types.
+const (
+	ServiceRemote ServiceType = "mcp"
+	ServiceLocal  ServiceType = "local-mcp"
+)
+
+// Transport forces or auto-detects the remote MCP transport.
+type Transport string
+
+// Transports.
+const (
+	TransportAuto           Transport = "auto"
+	TransportStreamableHTTP Transport = "streamable_http"
+	TransportSSE            Transport = "sse"
+)
+
+// HealthStatus is the last known state of a downstream service.
+type HealthStatus string
+
+// Health states.
+const (
+	HealthUnknown      HealthStatus = "unknown"
+	HealthHealthy      HealthStatus = "healthy"
+	HealthUnhealthy    HealthStatus = "unhealthy"
+	HealthAuthRequired HealthStatus = "auth_required"
+)
+
+// Health is what the deck knows about a downstream service right now.
+type Health struct {
+	Status        HealthStatus `json:"status"`
+	LastError     string       `json:"last_error,omitempty"`
+	LastSuccessAt *time.Time   `json:"last_success_at,omitempty"`
+	LastCheckedAt *time.Time   `json:"last_checked_at,omitempty"`
+	// Stderr is the tail of a local server's stderr, for diagnostics.
+	Stderr string `json:"stderr,omitempty"`
+}
+
+// MaskedValue replaces every secret value on the way out.
+const MaskedValue = "********"
+
+// ServiceCard is a downstream MCP server as people and agents see it: secret header values and
+// local env values are masked.
+type ServiceCard struct {
+	ID              string            `json:"id"`
+	Name            string            `json:"name"`
+	Type            ServiceType       `json:"type"`
+	URL             string            `json:"url,omitempty"`
+	Transport       Transport         `json:"transport,omitempty"`
+	Description     string            `json:"description"`
+	Headers         map[string]string `json:"headers,omitempty"`
+	CredentialID    string            `json:"credential_id,omitempty"`
+	LocalCommand    string            `json:"local_command,omitempty"`
+	LocalArgs       []string          `json:"local_args,omitempty"`
+	LocalWorkingDir string            `json:"local_working_dir,omitempty"`
+	LocalEnv        map[string]string `json:"local_env,omitempty"`
+	DisabledTools   []string          `json:"disabled_tools"`
+	TimeoutSeconds  int               `json:"timeout_seconds"`
+	Health          Health            `json:"health"`
+	CreatedAt       time.Time         `json:"created_at"`
+	UpdatedAt       time.Time         `json:"updated_at"`
+}
+
+// ServiceRecord is a service card as stored: secret headers and local env are sealed.
+type ServiceRecord struct {
+	ServiceCard
+	// PlainHeaders are headers whose names do not look secret.
+	PlainHeaders map[string]string
+	// SealedHeaders and SealedEnv are JSON maps encrypted with the secret key; nil when empty.
+	SealedHeaders []byte
+	SealedEnv     []byte
+}
+
+// AuthScheme says how a credential's secret is presented to a downstream server.
+type AuthScheme string
+
+// Auth schemes.
+const (
+	SchemeBearer        AuthScheme = "bearer"
+	SchemeHeader        AuthScheme = "header"
+	SchemeHTTPBasicUser AuthScheme = "http_basic_user"
+)
+
+// Credential is an API key's metadata. The secret itself never leaves the core except to the
+// proxy at egress and to `agent-deck exec`.
+type Credential struct {
+	ID         string     `json:"id"`
+	Label      string     `json:"label"`
+	Scheme     AuthScheme `json:"scheme"`
+	HeaderName string     `json:"header_name,omitempty"`
+	EnvName    string     `json:"env_name"`
+	Tags       []string   `json:"tags"`
+	DocsURL    string     `json:"docs_url,omitempty"`
+	HasSecret  bool       `json:"has_secret"`
+	CreatedAt  time.Time  `json:"created_at"`
+	UpdatedAt  time.Time  `json:"updated_at"`
+}
+
+// CredentialRecord is a credential as stored, with its sealed secret.
+type CredentialRecord struct {
+	Credential
+	SealedSecret []byte
+}
+
+// Playbook is a markdown runbook with trigger phrases and dependencies on other cards.
+type Playbook struct {
+	ID                     string    `json:"id"`
+	Title                  string    `json:"title"`
+	Body                   string    `json:"body"`
+	Triggers               []string  `json:"triggers"`
+	Exec                   string    `json:"exec,omitempty"`
+	Skill                  string    `json:"skill,omitempty"`
+	DependsOnCredentialIDs []string  `json:"depends_on_credential_ids"`
+	DependsOnServiceIDs    []string  `json:"depends_on_service_ids"`
+	CreatedAt              time.Time `json:"created_at"`
+	UpdatedAt              time.Time `json:"updated_at"`
+}
+
+// PlaybookSummary is what a deck snapshot shows of a playbook: enough to pick one by trigger.
+type PlaybookSummary struct {
+	ID       string   `json:"id"`
+	Title    string   `json:"title"`
+	Triggers []string `json:"triggers"`
+}
+
+// PlaybookVersion is a full snapshot of a playbook taken before a change.
+type PlaybookVersion struct {
+	PlaybookID string    `json:"playbook_id"`
+	Version    int       `json:"version"`
+	Snapshot   Playbook  `json:"snapshot"`
+	Actor      ActorKind `json:"actor"`
+	CreatedAt  time.Time `json:"created_at"`
+}
+
+// Scope is what a token may do.
+type Scope string
+
+// Token scopes (SPEC §4.4).
+const (
+	ScopeAdmin     Scope = "admin"
+	ScopeAgent     Scope = "agent"
+	ScopeAgentRead Scope = "agent:read"
+)
+
+// Token is an API token's metadata; only the sha256 of its secret is stored.
+type Token struct {
+	ID         string     `json:"id"`
+	Name       string     `json:"name"`
+	Scope      Scope      `json:"scope"`
+	CreatedAt  time.Time  `json:"created_at"`
+	LastUsedAt *time.Time `json:"last_used_at,omitempty"`
+	RevokedAt  *time.Time `json:"revoked_at,omitempty"`
+}
+
+// TokenRecord is a token as stored.
+type TokenRecord struct {
+	Token
+	Hash []byte
+}
+
+// MCPSession is one agent connection's binding. Rows, not memory, so any replica serves it.
+type MCPSession struct {
+	ID            string     `json:"id"`
+	WorkspaceRoot string     `json:"workspace_root,omitempty"`
+	DeckID        string     `json:"deck_id,omitempty"`
+	DeckName      string     `json:"deck_name,omitempty"`
+	Badge         string     `json:"badge"`
+	ClientName    string     `json:"client_name,omitempty"`
+	Profile       string     `json:"profile"`
+	Scope         Scope      `json:"scope"`
+	CreatedAt     time.Time  `json:"created_at"`
+	LastSeenAt    time.Time  `json:"last_seen_at"`
+	TerminatedAt  *time.Time `json:"terminated_at,omitempty"`
+}
+
+// ExecAudit records one `agent-deck exec`: which credentials, which command, how it ended.
+// It never holds a secret value.
+type ExecAudit struct {
+	ID            int64      `json:"id"`
+	CredentialIDs []string   `json:"credential_ids"`
+	DeckID        string     `json:"deck_id,omitempty"`
+	Command       []string   `json:"command"`
+	ExitCode      *int       `json:"exit_code,omitempty"`
+	TokenID       string     `json:"token_id,omitempty"`
+	CreatedAt     time.Time  `json:"created_at"`
+	FinishedAt    *time.Time `json:"finished_at,omitempty"`
+}
+
+// DownstreamTool is one tool of a downstream server, kept raw so its schema reaches agents
+// byte for byte.
+type DownstreamTool struct {
+	Name        string          `json:"name"`
+	ReadOnly    bool            `json:"-"`
+	Enabled     bool            `json:"-"`
+	InputSchema json.RawMessage `json:"-"`
+	// Raw is the tool object exactly as the downstream sent it.
+	Raw json.RawMessage `json:"-"`
+}
+
+// CallResult is a downstream CallToolResult, raw, minus the downstream's _meta.
+type CallResult struct {
+	Raw     json.RawMessage
+	IsError bool
+}

@@ -1,0 +1,195 @@
+package backend
+
+import (
+	"fmt"
+	"net/url"
+	"regexp"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// MaxNameLength bounds deck and service names, credential labels, playbook titles and token
+// names, in characters.
+const MaxNameLength = 100
+
+// Limits on free text, generous enough for real runbooks yet bounded.
+const (
+	maxBodyBytes        = 256 << 10
+	maxExecLength       = 4000
+	maxSkillLength      = 200
+	maxDescriptionChars = 2000
+	maxTags             = 32
+	maxTagChars         = 40
+	maxArgs             = 128
+	maxEntries          = 64
+	maxValueBytes       = 8 << 10
+	maxTimeoutSeconds   = 600
+)
+
+var envNameRE = regexp.MustCompile(`^[A-Z_][A-Z0-9_]*$`)
+
+// invalid builds an INVALID_ARGUMENT error that names the field.
+func invalid(field, format string, args ...any) *Error {
+	return Errorf(CodeInvalidArgument, "%s: %s", field, fmt.Sprintf(format, args...)).
+		WithDetail("field", field)
+}
+
+// invalidEnum is the error for a value outside a closed set; it lists the accepted values.
+func invalidEnum[T ~string](field string, got T, accepted []T) *Error {
+	names := make([]string, len(accepted))
+	for i, a := range accepted {
+		names[i] = string(a)
+	}
+	return invalid(field, "%q is not one of %s", string(got), strings.Join(names, ", ")).
+		WithDetail("accepted", names)
+}
+
+// cleanName trims a display name and checks it is usable: non-empty, at most MaxNameLength
+// characters, no control characters.
+func cleanName(field, name string) (string, error) {
+	name = strings.TrimSpace(name)
+	switch {
+	case name == "":
+		return "", invalid(field, "must not be empty")
+	case !utf8.ValidString(name):
+		return "", invalid(field, "must be valid UTF-8")
+	case utf8.RuneCountInString(name) > MaxNameLength:
+		return "", invalid(field, "must be at most %d characters, got %d",
+			MaxNameLength, utf8.RuneCountInString(name))
+	case hasControl(name, false):
+		return "", invalid(field, "must not contain control characters (newlines, tabs, …)")
+	}
+	return name, nil
+}
+
+// cleanText checks free text (descriptions, bodies): valid UTF-8, within a size, and without
+// control characters other than newlines and tabs when multiline.
+func cleanText(field, text string, maxChars int, multiline bool) (string, error) {
+	switch {
+	case !utf8.ValidString(text):
+		return "", invalid(field, "must be valid UTF-8")
+	case utf8.RuneCountInString(text) > maxChars:
+		return "", invalid(field, "must be at most %d characters, got %d",
+			maxChars, utf8.RuneCountInString(text))
+	case hasControl(text, multiline):
+		return "", invalid(field, "must not contain control characters")
+	}
+	return text, nil
+}
+
+func hasControl(s string, allowNewlines bool) bool {
+	for _, r := range s {
+		if allowNewlines && (r == '\n' || r == '\t' || r == '\r') {
+			continue
+		}
+		if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' {
+			return true
+		}
+	}
+	return false
+}
+
+// checkHTTPURL accepts an absolute http or https URL with a host.
+func checkHTTPURL(field, raw string) (string, error) {
+	raw = strings.TrimSpace(raw)
+	if raw == "" {
+		return "", invalid(field, "is required: an http:// or https:// URL")
+	}
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", invalid(field, "%q is not an absolute http:// or https:// URL", clip(raw, 200)).
+			WithDetail("accepted", []string{"http://host[:port]/path", "https://host[:port]/path"})
+	}
+	if hasControl(raw, false) || strings.ContainsAny(raw, " ") {
+		return "", invalid(field, "must not contain spaces or control characters")
+	}
+	return raw, nil
+}
+
+// validHeaderName reports whether name is an HTTP field name (an RFC 9110 token).
+func validHeaderName(name string) bool {
+	if name == "" {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' {
+			continue
+		}
+		if !strings.ContainsRune("!#$%&'*+-.^_`|~", rune(c)) {
+			return false
+		}
+	}
+	return true
+}
+
+// checkHeaderName validates one header name for field.
+func checkHeaderName(field, name string) error {
+	if !validHeaderName(name) {
+		return invalid(field, "%q is not a valid HTTP header name (letters, digits and !#$%%&'*+-.^_`|~)",
+			clip(name, 80))
+	}
+	return nil
+}
+
+// checkEnvName validates an environment variable name.
+func checkEnvName(field, name string) error {
+	if !envNameRE.MatchString(name) || len(name) > 128 {
+		return invalid(field, "%q must match ^[A-Z_][A-Z0-9_]*$ (upper-case letters, digits, "+
+			"underscores; not starting with a digit), at most 128 characters", clip(name, 80)).
+			WithDetail("accepted", []string{"^[A-Z_][A-Z0-9_]*$"})
+	}
+	return nil
+}
+
+// checkTimeout validates a timeout in seconds; 0 is stored as is and means the server default
+// (Config.DefaultServiceTimeout), so changing the default reaches every such service.
+func checkTimeout(field string, seconds int) (int, error) {
+	if seconds == 0 {
+		return 0, nil
+	}
+	if seconds < 1 || seconds > maxTimeoutSeconds {
+		return 0, invalid(field, "must be between 1 and %d seconds, got %d", maxTimeoutSeconds, seconds)
+	}
+	return seconds, nil
+}
+
+// cleanTags trims, drops empties and dedupes tags case-insensitively.
+func cleanTags(tags []string) ([]string, error) {
+	out := []string{}
+	seen := map[string]bool{}
+	for _, t := range tags {
+		t = strings.Join(strings.Fields(t), " ")
+		if t == "" || seen[strings.ToLower(t)] {
+			continue
+		}
+		if utf8.RuneCountInString(t) > maxTagChars || hasControl(t, false) {
+			return nil, invalid("tags", "tag %q must be at most %d characters without control characters",
+				clip(t, 60), maxTagChars)
+		}
+		seen[strings.ToLower(t)] = true
+		out = append(out, t)
+	}
+	if len(out) > maxTags {
+		return nil, invalid("tags", "at most %d tags, got %d", maxTags, len(out))
+	}
+	return out, nil
+}
+
+// clip shortens s for inclusion in a message.
+func clip(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n-1]) + "…"
+}
+
+// orEmpty turns a nil slice into an empty one, so JSON shows [] rather than null.
+func orEmpty[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}

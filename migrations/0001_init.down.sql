@@ -1,0 +1,9 @@
+DROP TABLE IF EXISTS exec_audit;
+DROP TABLE IF EXISTS mcp_sessions;
+DROP TABLE IF EXISTS tokens;
+DROP TABLE IF EXISTS deck_cards;
+DROP TABLE IF EXISTS playbook_versions;
+DROP TABLE IF EXISTS playbooks;
+DROP TABLE IF EXISTS services;
+DROP TABLE IF EXISTS credentials;
+DROP TABLE IF EXISTS decks;
