@@ -1,0 +1,63 @@
+package dashboardapi
+
+import (
+	"encoding/json"
+
+	"github.com/gin-gonic/gin"
+	"github.com/google/uuid"
+
+	"github.com/agent-deck/agent-deck/backend"
+)
+
+func (a *api) listTokens(c *gin.Context) ([]backend.Token, error) {
+	return a.svc.ListTokens(ctx(c))
+}
+
+func (a *api) createToken(c *gin.Context, in backend.TokenInput) (backend.NewToken, error) {
+	return a.svc.CreateToken(ctx(c), in)
+}
+
+func (a *api) revokeToken(c *gin.Context) error {
+	id := c.Param("token")
+	if u, err := uuid.Parse(id); err != nil || u.String() != id {
+		return badInput("token", "path parameter token must be a token id (a lower-case UUID), got %q",
+			clipText(id, 40)).WithHint("GET /api/v1/tokens lists the token ids")
+	}
+	return a.svc.RevokeToken(ctx(c), id)
+}
+
+func (a *api) listSessions(c *gin.Context) ([]backend.MCPSession, error) {
+	return a.svc.ListSessions(ctx(c))
+}
+
+func (a *api) display(c *gin.Context) (backend.DisplayLine, error) {
+	return a.svc.Display(ctx(c), c.Query("workspace"))
+}
+
+func (a *api) exportBundle(c *gin.Context) (json.RawMessage, error) {
+	return a.svc.Export(ctx(c), backend.ExportInput{Deck: c.Query("deck")})
+}
+
+func (a *api) exportSelection(c *gin.Context, in backend.ExportInput) (json.RawMessage, error) {
+	return a.svc.Export(ctx(c), in)
+}
+
+func (a *api) importBundle(c *gin.Context, bundle json.RawMessage) (backend.ImportReport, error) {
+	return a.svc.Import(ctx(c), bundle, c.Query("dry_run") == "true")
+}
+
+func (a *api) startExec(c *gin.Context, in backend.ExecInput) (backend.ExecGrant, error) {
+	return a.svc.StartExec(ctx(c), in)
+}
+
+func (a *api) finishExec(c *gin.Context, in backend.ExecFinish) error {
+	id, err := positiveParam(c, "exec")
+	if err != nil {
+		return err
+	}
+	return a.svc.FinishExec(ctx(c), id, in)
+}
+
+func (a *api) listExecAudits(c *gin.Context) ([]backend.ExecAudit, error) {
+	return a.svc.ListExecAudits(ctx(c))
+}

@@ -1,0 +1,122 @@
+package dashboardapi
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/agent-deck/agent-deck/backend"
+)
+
+// benchClients is the number of concurrent clients of the snapshot benchmarks.
+const benchClients = 16
+
+// BenchmarkDeckSnapshot reads a deck of 100 linked cards with 16 concurrent clients, through
+// the service layer and through REST (GET /api/v1/decks/{deck}/snapshot), and reports p50/p99
+// latency and throughput of each, side by side.
+func BenchmarkDeckSnapshot(b *testing.B) {
+	s := newTestServer(b, Options{})
+	seedBenchDeck(b, s, 100)
+	admin := backend.WithActor(context.Background(), backend.Actor{Scope: backend.ScopeAdmin, Kind: backend.ActorUser})
+
+	b.Run(fmt.Sprintf("service/clients=%d", benchClients), func(b *testing.B) {
+		runConcurrent(b, func() error {
+			snap, err := s.svc.DeckSnapshot(admin, "Bench")
+			if err == nil && len(snap.Services)+len(snap.Credentials)+len(snap.Playbooks) != 100 {
+				err = fmt.Errorf("snapshot has the wrong number of cards")
+			}
+			return err
+		})
+	})
+	b.Run(fmt.Sprintf("rest/clients=%d", benchClients), func(b *testing.B) {
+		url := s.url + "/api/v1/decks/Bench/snapshot"
+		runConcurrent(b, func() error {
+			req, _ := http.NewRequest(http.MethodGet, url, nil)
+			req.Header.Set("Authorization", "Bearer "+s.admin)
+			resp, err := s.client.Do(req)
+			if err != nil {
+				return err
+			}
+			defer resp.Body.Close()
+			if _, err := io.Copy(io.Discard, resp.Body); err != nil {
+				return err
+			}
+			if resp.StatusCode != http.StatusOK {
+				return fmt.Errorf("status %d", resp.StatusCode)
+			}
+			return nil
+		})
+	})
+}
+
+// runConcurrent runs op b.N times from benchClients goroutines, timing each call, and reports
+// p50, p99 (ms) and calls per second.
+func runConcurrent(b *testing.B, op func() error) {
+	durations := make([]time.Duration, b.N)
+	var next atomic.Int64
+	var failed atomic.Value
+	var wg sync.WaitGroup
+	b.ResetTimer()
+	start := time.Now()
+	for range benchClients {
+		wg.Go(func() {
+			for {
+				i := next.Add(1) - 1
+				if i >= int64(b.N) {
+					return
+				}
+				t0 := time.Now()
+				if err := op(); err != nil {
+					failed.CompareAndSwap(nil, err)
+				}
+				durations[i] = time.Since(t0)
+			}
+		})
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	b.StopTimer()
+	if err, _ := failed.Load().(error); err != nil {
+		b.Fatalf("a call failed: %v", err)
+	}
+	slices.Sort(durations)
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+	b.ReportMetric(ms(durations[len(durations)/2]), "p50-ms")
+	b.ReportMetric(ms(durations[min(len(durations)-1, len(durations)*99/100)]), "p99-ms")
+	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "calls/s")
+}
+
+// seedBenchDeck creates deck "Bench" with n cards spread over the three types.
+func seedBenchDeck(b *testing.B, s *testServer, n int) {
+	b.Helper()
+	s.must(b, http.StatusCreated, "POST", "/api/v1/decks", map[string]any{"name": "Bench"}, nil)
+	for i := range n {
+		var typ, id string
+		switch i % 3 {
+		case 0:
+			var sc backend.ServiceCard
+			s.must(b, http.StatusCreated, "POST", "/api/v1/services", map[string]any{
+				"name": fmt.Sprintf("svc-%03d", i), "type": "mcp", "url": fmt.Sprintf("http://127.0.0.1:9/mcp/%d", i),
+				"description": "a downstream server for the benchmark"}, &sc)
+			typ, id = "service", sc.ID
+		case 1:
+			var c backend.Credential
+			s.must(b, http.StatusCreated, "POST", "/api/v1/credentials", map[string]any{
+				"label": fmt.Sprintf("Key %03d", i), "value": "v", "tags": []string{"bench"}}, &c)
+			typ, id = "credential", c.ID
+		default:
+			var p backend.PlaybookResult
+			s.must(b, http.StatusCreated, "POST", "/api/v1/playbooks", map[string]any{
+				"title": fmt.Sprintf("Runbook %03d", i), "body": "Steps.", "triggers": []string{fmt.Sprintf("run book %d", i)},
+				"auto_detect_dependencies": false}, &p)
+			typ, id = "playbook", p.ID
+		}
+		s.must(b, http.StatusOK, "POST", "/api/v1/decks/Bench/cards", map[string]any{"card_type": typ, "card_id": id}, nil)
+	}
+}

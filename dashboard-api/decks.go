@@ -1,0 +1,63 @@
+package dashboardapi
+
+import (
+	"context"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/agent-deck/agent-deck/backend"
+)
+
+// reorderRequest is the body of PUT …/cards/{card_type}/order; the deck and the card type come
+// from the path.
+type reorderRequest struct {
+	OrderedCardIDs []string `json:"ordered_card_ids"`
+}
+
+// ctx is the request context, carrying the authenticated Actor.
+func ctx(c *gin.Context) context.Context { return c.Request.Context() }
+
+func (a *api) listDecks(c *gin.Context) ([]backend.Deck, error) {
+	return a.svc.ListDecks(ctx(c))
+}
+
+func (a *api) createDeck(c *gin.Context, in backend.DeckInput) (backend.Deck, error) {
+	return a.svc.CreateDeck(ctx(c), in)
+}
+
+func (a *api) getDeck(c *gin.Context) (backend.Deck, error) {
+	return a.svc.GetDeck(ctx(c), c.Param("deck"))
+}
+
+func (a *api) renameDeck(c *gin.Context, in backend.DeckInput) (backend.Deck, error) {
+	return a.svc.RenameDeck(ctx(c), c.Param("deck"), in)
+}
+
+func (a *api) deleteDeck(c *gin.Context) error {
+	return a.svc.DeleteDeck(ctx(c), c.Param("deck"))
+}
+
+func (a *api) deckSnapshot(c *gin.Context) (backend.DeckSnapshot, error) {
+	return a.svc.DeckSnapshot(ctx(c), c.Param("deck"))
+}
+
+func (a *api) linkCard(c *gin.Context, in backend.LinkCardInput) (backend.CardsResult, error) {
+	in.Deck = c.Param("deck")
+	return a.svc.LinkCard(ctx(c), in)
+}
+
+func (a *api) unlinkCard(c *gin.Context) (backend.CardsResult, error) {
+	return a.svc.UnlinkCard(ctx(c), backend.CardRef{
+		Deck:     c.Param("deck"),
+		CardType: backend.CardType(c.Param("card_type")),
+		CardID:   c.Param("card_id"),
+	})
+}
+
+func (a *api) reorderCards(c *gin.Context, in reorderRequest) (backend.CardsResult, error) {
+	return a.svc.ReorderCards(ctx(c), backend.ReorderCardsInput{
+		Deck:           c.Param("deck"),
+		CardType:       backend.CardType(c.Param("card_type")),
+		OrderedCardIDs: in.OrderedCardIDs,
+	})
+}

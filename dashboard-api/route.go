@@ -1,0 +1,184 @@
+package dashboardapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"reflect"
+	"runtime"
+	"strings"
+
+	"github.com/gin-gonic/gin"
+)
+
+// route is one row of the route table: what gin needs to serve it and what the OpenAPI document
+// says about it. Both are built from the same row, so they cannot drift apart.
+type route struct {
+	method  string
+	path    string // gin syntax: /api/v1/decks/:deck
+	summary string
+	op      string // OpenAPI operationId, from the handler's name
+	public  bool   // served without a bearer token
+	status  int    // success status
+
+	request  reflect.Type // nil: the route takes no body
+	response reflect.Type // nil: the route answers with no content
+	// requestDoc and responseDoc replace the schemas derived from the Go types, for bodies
+	// passed through raw (bundles, downstream results, metrics).
+	requestDoc  map[string]any
+	responseDoc map[string]any
+	contentType string // of the response; JSON unless set
+
+	query     []queryParam
+	bodyLimit int64 // 0: Options.MaxBodyBytes
+
+	// invoke runs the handler with the raw body and returns what to render.
+	invoke func(c *gin.Context, body []byte) (any, error)
+	// serve replaces the JSON adapter entirely (metrics).
+	serve gin.HandlerFunc
+}
+
+// queryParam declares one accepted query parameter; anything undeclared is refused.
+type queryParam struct {
+	name        string
+	description string
+	required    bool
+	boolean     bool     // "true" or "false"
+	enum        []string // accepted values, when closed
+}
+
+// noBody declares a route without a request body that answers 200 with Out.
+func noBody[Out any](method, path, summary string, fn func(*gin.Context) (Out, error)) route {
+	return route{
+		method: method, path: path, summary: summary, op: handlerName(fn),
+		status: http.StatusOK, response: reflect.TypeFor[Out](),
+		invoke: func(c *gin.Context, _ []byte) (any, error) { return fn(c) },
+	}
+}
+
+// withBody declares a route that decodes a JSON body into In strictly and answers status
+// with Out.
+func withBody[In, Out any](method, path, summary string, status int,
+	fn func(*gin.Context, In) (Out, error)) route {
+	return route{
+		method: method, path: path, summary: summary, op: handlerName(fn),
+		status: status, request: reflect.TypeFor[In](), response: reflect.TypeFor[Out](),
+		invoke: func(c *gin.Context, body []byte) (any, error) {
+			var in In
+			if err := decodeBody(body, &in); err != nil {
+				return nil, err
+			}
+			return fn(c, in)
+		},
+	}
+}
+
+// noContent declares a route without a body that answers 204.
+func noContent(method, path, summary string, fn func(*gin.Context) error) route {
+	return route{
+		method: method, path: path, summary: summary, op: handlerName(fn),
+		status: http.StatusNoContent,
+		invoke: func(c *gin.Context, _ []byte) (any, error) { return nil, fn(c) },
+	}
+}
+
+// bodyNoContent declares a route that decodes a JSON body into In and answers 204.
+func bodyNoContent[In any](method, path, summary string, fn func(*gin.Context, In) error) route {
+	return route{
+		method: method, path: path, summary: summary, op: handlerName(fn),
+		status: http.StatusNoContent, request: reflect.TypeFor[In](),
+		invoke: func(c *gin.Context, body []byte) (any, error) {
+			var in In
+			if err := decodeBody(body, &in); err != nil {
+				return nil, err
+			}
+			return nil, fn(c, in)
+		},
+	}
+}
+
+// withPublic marks a route as served without a token.
+func (r route) withPublic() route { r.public = true; return r }
+
+// withQuery declares the route's query parameters.
+func (r route) withQuery(q ...queryParam) route { r.query = q; return r }
+
+// withLimit overrides the body size limit.
+func (r route) withLimit(n int64) route { r.bodyLimit = n; return r }
+
+// withDocs overrides the derived request and response schemas (nil keeps the derived one).
+func (r route) withDocs(request, response map[string]any) route {
+	r.requestDoc, r.responseDoc = request, response
+	return r
+}
+
+// handlerName turns a method value such as (*api).listDecks-fm into "listDecks".
+func handlerName(fn any) string {
+	name := runtime.FuncForPC(reflect.ValueOf(fn).Pointer()).Name()
+	name = strings.TrimSuffix(name, "-fm")
+	if i := strings.LastIndex(name, "."); i >= 0 {
+		name = name[i+1:]
+	}
+	return name
+}
+
+// adapt turns a route row into its gin handler: query and path checks, the body under its
+// limit, the handler, and the response.
+func (a *api) adapt(r route) gin.HandlerFunc {
+	if r.serve != nil {
+		return r.serve
+	}
+	limit := r.bodyLimit
+	if limit <= 0 {
+		limit = a.opts.MaxBodyBytes
+	}
+	return func(c *gin.Context) {
+		if err := checkPathParams(c); err != nil {
+			a.writeError(c, err)
+			return
+		}
+		if err := checkQuery(c, r.query); err != nil {
+			a.writeError(c, err)
+			return
+		}
+		body, err := readBody(c, limit, r.request != nil)
+		if err != nil {
+			a.writeError(c, err)
+			return
+		}
+		out, err := r.invoke(c, body)
+		if err != nil {
+			a.writeError(c, err)
+			return
+		}
+		a.render(c, r, out)
+	}
+}
+
+// render writes a handler's result: nothing for 204, raw JSON as is, anything else encoded,
+// with a nil list shown as [] rather than null.
+func (a *api) render(c *gin.Context, r route, out any) {
+	if r.response == nil {
+		c.Status(r.status)
+		return
+	}
+	if raw, ok := out.(json.RawMessage); ok {
+		if len(bytes.TrimSpace(raw)) == 0 {
+			raw = json.RawMessage("null")
+		}
+		c.Data(r.status, jsonContentType, raw)
+		return
+	}
+	if v := reflect.ValueOf(out); v.Kind() == reflect.Slice && v.IsNil() {
+		c.Data(r.status, jsonContentType, []byte("[]"))
+		return
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(out); err != nil {
+		a.writeError(c, internalEncoding(err))
+		return
+	}
+	c.Data(r.status, jsonContentType, bytes.TrimRight(buf.Bytes(), "\n"))
+}

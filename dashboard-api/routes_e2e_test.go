@@ -1,0 +1,271 @@
+package dashboardapi
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/agent-deck/agent-deck/backend"
+)
+
+// step is one request of a scenario; {name} in path is replaced by vars[name].
+type step struct {
+	name   string
+	method string
+	path   string
+	body   any
+	want   []int // accepted statuses
+	check  func(t *testing.T, r response, vars map[string]string)
+}
+
+func decode[T any](t *testing.T, r response) T {
+	t.Helper()
+	var v T
+	if err := json.Unmarshal(r.body, &v); err != nil {
+		t.Fatalf("decoding %s: %v", r.body, err)
+	}
+	return v
+}
+
+func expandVars(path string, vars map[string]string) string {
+	for k, v := range vars {
+		path = strings.ReplaceAll(path, "{"+k+"}", v)
+	}
+	return path
+}
+
+// runSteps runs a scenario in order as admin; a failed step does not hide the later ones.
+func runSteps(t *testing.T, s *testServer, steps []step, vars map[string]string) {
+	t.Helper()
+	for _, st := range steps {
+		t.Run(st.name, func(t *testing.T) {
+			path := expandVars(st.path, vars)
+			r := s.do(t, s.admin, st.method, path, st.body)
+			if !slices.Contains(st.want, r.status) {
+				t.Fatalf("%s %s: status %d, want one of %v: %s", st.method, path, r.status, st.want, r.body)
+			}
+			if st.check != nil {
+				st.check(t, r, vars)
+			}
+		})
+	}
+}
+
+// TestEveryRoute drives each route of the table through real HTTP and a real database, and then
+// checks from the request log that no route of the table was left out.
+func TestEveryRoute(t *testing.T) {
+	s := newTestServer(t, Options{})
+	vars := map[string]string{}
+	runSteps(t, s, routeScenario(), vars)
+
+	hit := s.routesHit(t)
+	for _, r := range newAPI(nil, Options{}).routes() {
+		if !hit[r.method+" "+r.path] {
+			t.Errorf("route %s %s was never exercised", r.method, r.path)
+		}
+	}
+}
+
+func routeScenario() []step {
+	ok, created, gone := []int{http.StatusOK}, []int{http.StatusCreated}, []int{http.StatusNoContent}
+	// Without a downstream connector the proxy routes answer 503; with one, 200.
+	downstream := []int{http.StatusOK, http.StatusServiceUnavailable}
+	steps := []step{
+		{"healthz", "GET", "/healthz", nil, ok, func(t *testing.T, r response, _ map[string]string) {
+			if string(r.body) != `{"status":"ok"}` {
+				t.Errorf("body %s", r.body)
+			}
+		}},
+		{"readyz", "GET", "/readyz", nil, ok, nil},
+		{"openapi", "GET", "/api/v1/openapi.json", nil, ok, func(t *testing.T, r response, _ map[string]string) {
+			if doc := decode[map[string]any](t, r); doc["openapi"] != "3.1.0" {
+				t.Errorf("openapi = %v", doc["openapi"])
+			}
+		}},
+	}
+	steps = append(steps, deckSteps(ok, created)...)
+	steps = append(steps, cardSteps(ok, created, downstream)...)
+	steps = append(steps, adminSteps(ok, created, gone)...)
+	return steps
+}
+
+func deckSteps(ok, created []int) []step {
+	return []step{
+		{"create deck", "POST", "/api/v1/decks", map[string]any{"name": "Work"}, created,
+			func(t *testing.T, r response, vars map[string]string) {
+				d := decode[backend.Deck](t, r)
+				if d.Name != "Work" || d.ID == "" {
+					t.Errorf("deck %+v", d)
+				}
+				vars["deck_id"] = d.ID
+			}},
+		{"list decks", "GET", "/api/v1/decks", nil, ok, func(t *testing.T, r response, _ map[string]string) {
+			if ds := decode[[]backend.Deck](t, r); len(ds) != 1 {
+				t.Errorf("decks %+v", ds)
+			}
+		}},
+		{"get deck by name", "GET", "/api/v1/decks/Work", nil, ok, nil},
+		{"get deck by id", "GET", "/api/v1/decks/{deck_id}", nil, ok, nil},
+		{"rename deck", "PATCH", "/api/v1/decks/Work", map[string]any{"name": "Job"}, ok,
+			func(t *testing.T, r response, _ map[string]string) {
+				if d := decode[backend.Deck](t, r); d.Name != "Job" {
+					t.Errorf("renamed deck %+v", d)
+				}
+			}},
+		{"create credential", "POST", "/api/v1/credentials",
+			map[string]any{"label": "GitHub", "value": "ghp-route-test"}, created,
+			func(t *testing.T, r response, _ map[string]string) {
+				c := decode[backend.Credential](t, r)
+				if c.ID != "cred_github" || c.EnvName != "GITHUB_API_KEY" || !c.HasSecret {
+					t.Errorf("credential %+v", c)
+				}
+			}},
+		{"list credentials", "GET", "/api/v1/credentials", nil, ok, nil},
+		{"get credential", "GET", "/api/v1/credentials/cred_github", nil, ok, nil},
+		{"update credential", "PATCH", "/api/v1/credentials/GitHub", map[string]any{"tags": []string{"vcs"}}, ok,
+			func(t *testing.T, r response, _ map[string]string) {
+				if c := decode[backend.Credential](t, r); !slices.Equal(c.Tags, []string{"vcs"}) {
+					t.Errorf("tags %v", c.Tags)
+				}
+			}},
+		{"rotate credential", "POST", "/api/v1/credentials/cred_github/rotate",
+			map[string]any{"value": "ghp-rotated"}, ok, nil},
+		{"create service", "POST", "/api/v1/services",
+			map[string]any{"name": "Echo", "type": "mcp", "url": "http://127.0.0.1:9/mcp"}, created,
+			func(t *testing.T, r response, vars map[string]string) {
+				vars["service_id"] = decode[backend.ServiceCard](t, r).ID
+			}},
+		{"list services", "GET", "/api/v1/services", nil, ok, nil},
+		{"get service", "GET", "/api/v1/services/Echo", nil, ok, nil},
+		{"update service", "PATCH", "/api/v1/services/{service_id}",
+			map[string]any{"description": "echoes"}, ok, func(t *testing.T, r response, _ map[string]string) {
+				if sc := decode[backend.ServiceCard](t, r); sc.Description != "echoes" {
+					t.Errorf("service %+v", sc)
+				}
+			}},
+	}
+}
+
+func cardSteps(ok, created, downstream []int) []step {
+	return []step{
+		{"service tools", "GET", "/api/v1/services/Echo/tools", nil, downstream, nil},
+		{"tool settings", "PUT", "/api/v1/services/Echo/tool-settings",
+			map[string]any{"disabled_tools": []string{}}, downstream, nil},
+		{"call tool", "POST", "/api/v1/services/Echo/call",
+			map[string]any{"tool_name": "echo", "arguments": map[string]any{"text": "hi"}}, downstream, nil},
+		{"check service", "POST", "/api/v1/services/Echo/check", nil, downstream, nil},
+		{"create playbook", "POST", "/api/v1/playbooks",
+			map[string]any{"title": "Deploy", "body": "Push with cred_github.", "triggers": []string{"ship it"}}, created,
+			func(t *testing.T, r response, _ map[string]string) {
+				p := decode[backend.PlaybookResult](t, r)
+				if p.ID != "pb_deploy" || !slices.Contains(p.DependsOnCredentialIDs, "cred_github") {
+					t.Errorf("playbook %+v", p)
+				}
+			}},
+		{"list playbooks", "GET", "/api/v1/playbooks", nil, ok, nil},
+		{"get playbook", "GET", "/api/v1/playbooks/Deploy", nil, ok, nil},
+		{"update playbook", "PATCH", "/api/v1/playbooks/pb_deploy",
+			map[string]any{"body": "Push with cred_github, carefully."}, ok, nil},
+		{"playbook versions", "GET", "/api/v1/playbooks/pb_deploy/versions", nil, ok,
+			func(t *testing.T, r response, _ map[string]string) {
+				if vs := decode[[]backend.PlaybookVersion](t, r); len(vs) != 1 || vs[0].Version != 1 {
+					t.Errorf("versions %+v", vs)
+				}
+			}},
+		{"restore version", "POST", "/api/v1/playbooks/pb_deploy/versions/1/restore", nil, ok,
+			func(t *testing.T, r response, _ map[string]string) {
+				if p := decode[backend.PlaybookResult](t, r); p.Body != "Push with cred_github." {
+					t.Errorf("restored body %q", p.Body)
+				}
+			}},
+		{"dependents", "GET", "/api/v1/dependents?card_type=credential&card_id=cred_github", nil, ok,
+			func(t *testing.T, r response, _ map[string]string) {
+				if ps := decode[[]backend.PlaybookSummary](t, r); len(ps) != 1 || ps[0].ID != "pb_deploy" {
+					t.Errorf("dependents %+v", ps)
+				}
+			}},
+		{"link service", "POST", "/api/v1/decks/Job/cards", map[string]any{"card_type": "service", "card_id": "Echo"}, ok, nil},
+		{"link credential", "POST", "/api/v1/decks/Job/cards",
+			map[string]any{"card_type": "credential", "card_id": "cred_github", "position": 0}, ok, nil},
+		{"link playbook", "POST", "/api/v1/decks/{deck_id}/cards", map[string]any{"card_type": "playbook", "card_id": "pb_deploy"}, ok, nil},
+		{"deck snapshot", "GET", "/api/v1/decks/Job/snapshot", nil, ok,
+			func(t *testing.T, r response, _ map[string]string) {
+				d := decode[backend.DeckSnapshot](t, r)
+				if len(d.Services) != 1 || len(d.Credentials) != 1 || len(d.Playbooks) != 1 {
+					t.Errorf("snapshot %+v", d)
+				}
+			}},
+		{"reorder", "PUT", "/api/v1/decks/Job/cards/service/order",
+			map[string]any{"ordered_card_ids": []string{"Echo"}}, ok, nil},
+		{"unlink warns", "DELETE", "/api/v1/decks/Job/cards/credential/cred_github", nil, ok,
+			func(t *testing.T, r response, _ map[string]string) {
+				res := decode[backend.CardsResult](t, r)
+				if len(res.CardIDs) != 0 || len(res.Warnings) == 0 || !strings.Contains(fmt.Sprint(res.Warnings), "pb_deploy") {
+					t.Errorf("unlink result %+v", res)
+				}
+			}},
+	}
+}
+
+func adminSteps(ok, created, gone []int) []step {
+	return []step{
+		{"create token", "POST", "/api/v1/tokens", map[string]any{"name": "ci", "scope": "agent"}, created,
+			func(t *testing.T, r response, vars map[string]string) {
+				tok := decode[backend.NewToken](t, r)
+				if !strings.HasPrefix(tok.Secret, backend.TokenPrefix) || tok.Scope != backend.ScopeAgent {
+					t.Errorf("token %+v", tok.Token)
+				}
+				vars["token_id"] = tok.ID
+			}},
+		{"list tokens", "GET", "/api/v1/tokens", nil, ok, nil},
+		{"revoke token", "DELETE", "/api/v1/tokens/{token_id}", nil, gone, nil},
+		{"sessions", "GET", "/api/v1/sessions", nil, ok, nil},
+		{"display", "GET", "/api/v1/display?workspace=/tmp/nowhere", nil, ok,
+			func(t *testing.T, r response, _ map[string]string) {
+				if d := decode[backend.DisplayLine](t, r); d.Bound || d.Line == "" {
+					t.Errorf("display %+v", d)
+				}
+			}},
+		{"export (GET)", "GET", "/api/v1/export?deck=Job", nil, ok, func(t *testing.T, r response, vars map[string]string) {
+			vars["bundle"] = string(r.body)
+		}},
+		{"export (POST)", "POST", "/api/v1/export", map[string]any{}, ok, nil},
+		{"import dry run", "POST", "/api/v1/import?dry_run=true", json.RawMessage(`{"format":"agent-deck-bundle","version":1}`), ok,
+			func(t *testing.T, r response, _ map[string]string) {
+				if rep := decode[backend.ImportReport](t, r); !rep.DryRun {
+					t.Errorf("report %+v", rep)
+				}
+			}},
+		{"exec", "POST", "/api/v1/exec", map[string]any{"credential_ids": []string{"cred_github"}, "command": []string{"env"}}, created,
+			func(t *testing.T, r response, vars map[string]string) {
+				g := decode[backend.ExecGrant](t, r)
+				if g.Env["GITHUB_API_KEY"] != "ghp-rotated" {
+					t.Errorf("grant env keys %v", mapsKeys(g.Env))
+				}
+				vars["exec_id"] = fmt.Sprint(g.AuditID)
+			}},
+		{"exec finish", "POST", "/api/v1/exec/{exec_id}/finish", map[string]any{"exit_code": 3}, gone, nil},
+		{"exec audits", "GET", "/api/v1/exec", nil, ok, func(t *testing.T, r response, _ map[string]string) {
+			as := decode[[]backend.ExecAudit](t, r)
+			if len(as) != 1 || as[0].ExitCode == nil || *as[0].ExitCode != 3 {
+				t.Errorf("audits %+v", as)
+			}
+		}},
+		{"delete playbook", "DELETE", "/api/v1/playbooks/pb_deploy", nil, gone, nil},
+		{"delete credential", "DELETE", "/api/v1/credentials/cred_github", nil, gone, nil},
+		{"delete service", "DELETE", "/api/v1/services/Echo", nil, gone, nil},
+		{"delete deck", "DELETE", "/api/v1/decks/Job", nil, gone, nil},
+		{"deck is gone", "GET", "/api/v1/decks/Job", nil, []int{http.StatusNotFound}, nil},
+	}
+}
+
+func mapsKeys(m map[string]string) []string {
+	var ks []string
+	for k := range m {
+		ks = append(ks, k)
+	}
+	return ks
+}

@@ -1,0 +1,223 @@
+package dashboardapi
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/postgres"
+	"github.com/agent-deck/agent-deck/backend/postgres/pgtest"
+)
+
+func TestMain(m *testing.M) { pgtest.Main(m) }
+
+// syncBuffer collects log output written from many handler goroutines.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// testServer is the REST API over real HTTP on a random port, on a fresh real database.
+type testServer struct {
+	url    string
+	svc    *backend.Service
+	store  *postgres.Store
+	admin  string // admin token secret
+	logs   *syncBuffer
+	client *http.Client
+
+	mu     sync.Mutex
+	bodies [][]byte // every response body, for secret scans
+}
+
+func newTestServer(t testing.TB, opts Options) *testServer {
+	t.Helper()
+	st := pgtest.NewStore(t)
+	key := make([]byte, 32)
+	if _, err := rand.Read(key); err != nil {
+		t.Fatal(err)
+	}
+	sealer, err := backend.NewSealer(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	logs := &syncBuffer{}
+	logger := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	svc := backend.NewService(st, nil, sealer, nil, logger, backend.Config{})
+	opts.Logger = logger
+	hs := httptest.NewServer(NewRouter(svc, opts))
+	t.Cleanup(hs.Close)
+	s := &testServer{url: hs.URL, svc: svc, store: st, logs: logs,
+		client: &http.Client{Timeout: 30 * time.Second,
+			Transport: &http.Transport{MaxIdleConnsPerHost: 64}}}
+	s.admin = s.newToken(t, "admin", backend.ScopeAdmin)
+	return s
+}
+
+// newToken creates a token directly through the service, as the composition root does.
+func (s *testServer) newToken(t testing.TB, name string, scope backend.Scope) string {
+	t.Helper()
+	ctx := backend.WithActor(context.Background(), backend.SystemActor)
+	tok, err := s.svc.CreateToken(ctx, backend.TokenInput{Name: name, Scope: scope})
+	if err != nil {
+		t.Fatalf("creating token %s: %v", name, err)
+	}
+	return tok.Secret
+}
+
+// response is what a test needs of an HTTP answer.
+type response struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+// errorCode returns the error code of an error body, "" otherwise.
+func (r response) errorCode() backend.Code {
+	var e ErrorResponse
+	if json.Unmarshal(r.body, &e) != nil {
+		return ""
+	}
+	return e.Error.Code
+}
+
+func (r response) errorBody() ErrorBody {
+	var e ErrorResponse
+	_ = json.Unmarshal(r.body, &e)
+	return e.Error
+}
+
+// do sends a request. body may be nil, a string or []byte (sent as is), or a value to encode.
+func (s *testServer) do(t testing.TB, token, method, path string, body any) response {
+	t.Helper()
+	var rd io.Reader
+	switch b := body.(type) {
+	case nil:
+	case string:
+		rd = strings.NewReader(b)
+	case []byte:
+		rd = bytes.NewReader(b)
+	default:
+		enc, err := json.Marshal(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rd = bytes.NewReader(enc)
+	}
+	req, err := http.NewRequest(method, s.url+path, rd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rd != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := s.client.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.mu.Lock()
+	s.bodies = append(s.bodies, data)
+	s.mu.Unlock()
+	return response{status: resp.StatusCode, header: resp.Header, body: data}
+}
+
+// must sends a request as admin and fails the test unless the status matches; it decodes the
+// body into out when out is not nil.
+func (s *testServer) must(t testing.TB, want int, method, path string, body, out any) response {
+	t.Helper()
+	r := s.do(t, s.admin, method, path, body)
+	if r.status != want {
+		t.Fatalf("%s %s: status %d, want %d: %s", method, path, r.status, want, r.body)
+	}
+	if out != nil {
+		if err := json.Unmarshal(r.body, out); err != nil {
+			t.Fatalf("%s %s: decoding %s: %v", method, path, r.body, err)
+		}
+	}
+	return r
+}
+
+// collection is a full listing of what the database holds, read through the API, used to
+// prove that refused requests change nothing.
+type collection struct {
+	Decks       []backend.DeckSnapshot
+	Services    []backend.ServiceCard
+	Credentials []backend.Credential
+	Playbooks   []backend.Playbook
+	Versions    map[string][]backend.PlaybookVersion
+	Tokens      []backend.Token
+}
+
+func (s *testServer) snapshot(t testing.TB) collection {
+	t.Helper()
+	var c collection
+	var decks []backend.Deck
+	s.must(t, http.StatusOK, "GET", "/api/v1/decks", nil, &decks)
+	for _, d := range decks {
+		var snap backend.DeckSnapshot
+		s.must(t, http.StatusOK, "GET", "/api/v1/decks/"+d.ID+"/snapshot", nil, &snap)
+		c.Decks = append(c.Decks, snap)
+	}
+	s.must(t, http.StatusOK, "GET", "/api/v1/services", nil, &c.Services)
+	s.must(t, http.StatusOK, "GET", "/api/v1/credentials", nil, &c.Credentials)
+	s.must(t, http.StatusOK, "GET", "/api/v1/playbooks", nil, &c.Playbooks)
+	c.Versions = map[string][]backend.PlaybookVersion{}
+	for _, p := range c.Playbooks {
+		var vs []backend.PlaybookVersion
+		s.must(t, http.StatusOK, "GET", "/api/v1/playbooks/"+p.ID+"/versions", nil, &vs)
+		c.Versions[p.ID] = vs
+	}
+	s.must(t, http.StatusOK, "GET", "/api/v1/tokens", nil, &c.Tokens)
+	for i := range c.Tokens {
+		c.Tokens[i].LastUsedAt = nil // moves with every use of a token
+	}
+	return c
+}
+
+// routesHit returns "METHOD /route/:template" for every request the server matched to a route,
+// read from its request log.
+func (s *testServer) routesHit(t testing.TB) map[string]bool {
+	t.Helper()
+	hit := map[string]bool{}
+	for _, line := range strings.Split(s.logs.String(), "\n") {
+		var rec struct {
+			Msg    string `json:"msg"`
+			Method string `json:"method"`
+			Route  string `json:"route"`
+		}
+		if json.Unmarshal([]byte(line), &rec) == nil && rec.Msg == "http request" && rec.Route != "" {
+			hit[rec.Method+" "+rec.Route] = true
+		}
+	}
+	return hit
+}

@@ -1,0 +1,51 @@
+package dashboardapi
+
+import (
+	"encoding/json"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/agent-deck/agent-deck/backend"
+)
+
+func (a *api) listServices(c *gin.Context) ([]backend.ServiceCard, error) {
+	return a.svc.ListServices(ctx(c))
+}
+
+func (a *api) createService(c *gin.Context, in backend.ServiceInput) (backend.ServiceCard, error) {
+	return a.svc.CreateService(ctx(c), in)
+}
+
+func (a *api) getService(c *gin.Context) (backend.ServiceCard, error) {
+	return a.svc.GetService(ctx(c), c.Param("service"))
+}
+
+func (a *api) updateService(c *gin.Context, in backend.ServicePatch) (backend.ServiceCard, error) {
+	return a.svc.UpdateService(ctx(c), c.Param("service"), in)
+}
+
+func (a *api) deleteService(c *gin.Context) error {
+	return a.svc.DeleteService(ctx(c), c.Param("service"))
+}
+
+func (a *api) listServiceTools(c *gin.Context) ([]backend.ToolInfo, error) {
+	return a.svc.ListServiceTools(ctx(c), c.Param("service"))
+}
+
+func (a *api) updateToolSettings(c *gin.Context, in backend.ToolSettingsInput) (backend.ServiceCard, error) {
+	return a.svc.UpdateServiceToolSettings(ctx(c), c.Param("service"), in)
+}
+
+// callServiceTool answers with the downstream CallToolResult itself; a tool that failed on its
+// own terms is still a 200 with "isError": true, as on MCP.
+func (a *api) callServiceTool(c *gin.Context, in backend.CallInput) (json.RawMessage, error) {
+	res, err := a.svc.CallServiceTool(ctx(c), c.Param("service"), in)
+	if err != nil {
+		return nil, err
+	}
+	return res.Raw, nil
+}
+
+func (a *api) checkService(c *gin.Context) (backend.Health, error) {
+	return a.svc.CheckService(ctx(c), c.Param("service"))
+}
