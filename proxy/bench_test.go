@@ -1,0 +1,41 @@
+package proxy_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"testing"
+
+	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/proxy"
+	"github.com/agent-deck/agent-deck/tests/peertest"
+)
+
+// BenchmarkProxyVsDirect isolates the proxy's cost: the Go peer's echo over Streamable HTTP on
+// loopback, called by an MCP client directly and through Proxy.CallTool, at 1 and 16 callers.
+// (tests.BenchmarkProxyEcho adds the core and REST paths.)
+func BenchmarkProxyVsDirect(b *testing.B) {
+	peer := peertest.Start(b, "http")
+	px := proxy.New(proxy.Options{Home: b.TempDir()})
+	b.Cleanup(func() { _ = px.Close(context.Background()) })
+	target := backend.Target{ServiceID: "bench", ServiceName: "bench", Type: backend.ServiceRemote,
+		URL: peer.URL, Transport: backend.TransportAuto}
+	direct, echo := peertest.DirectClient(b, peer.URL), peertest.EchoRequest()
+	args := json.RawMessage(`{"message":"bench"}`)
+	fmt.Print(peertest.Compare(b, []peertest.Path{
+		{Name: "direct", Call: func(ctx context.Context) error { _, err := direct.CallTool(ctx, echo); return err }},
+		{Name: "proxy", Call: func(ctx context.Context) error { _, err := px.CallTool(ctx, target, "echo", args); return err }},
+	}, []int{1, 16}))
+}
+
+// BenchmarkStdioSoak makes 1,000 calls to a local server killed every 100 calls (a call in
+// flight at each kill) and reports how many failed and how long it took.
+func BenchmarkStdioSoak(b *testing.B) {
+	for range b.N {
+		p := proxy.New(proxy.Options{Home: b.TempDir()})
+		tg, marker := localTarget(b)
+		failed := soak(b, p, tg, marker)
+		b.ReportMetric(float64(failed), "failed/1000")
+		closeAndCheck(b, p, marker)
+	}
+}

@@ -1,0 +1,241 @@
+package proxy
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/agent-deck/agent-deck/backend"
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// errConnClosed is the death of a connection closed on purpose.
+var errConnClosed = errors.New("connection closed")
+
+// conn is one live MCP session with a downstream server, shared by every caller of the
+// service. Requests are sent through the transport directly so results stay raw JSON.
+type conn struct {
+	svc   *service
+	fp    string
+	local bool
+	kind  string
+	ctx   context.Context
+	// cancel ends the connection's context: its streams and any request still running.
+	cancel context.CancelFunc
+
+	ready chan struct{}
+	err   error // the open failure; valid once ready is closed
+
+	dead      chan struct{}
+	deadOnce  sync.Once
+	death     error
+	closeOnce sync.Once
+
+	client *client.Client
+	tr     transport.Interface
+	child  *child
+	httpc  *http.Client
+
+	openedAt time.Time // set before ready closes; read only once ready
+
+	ids      atomic.Int64
+	inflight atomic.Int64
+	lastUsed atomic.Int64
+}
+
+func newConn(s *service, t backend.Target, fp string) *conn {
+	ctx, cancel := context.WithCancel(s.p.ctx)
+	c := &conn{
+		svc: s, fp: fp, local: t.Type == backend.ServiceLocal,
+		ctx: ctx, cancel: cancel,
+		ready: make(chan struct{}), dead: make(chan struct{}),
+	}
+	c.lastUsed.Store(time.Now().UnixNano())
+	return c
+}
+
+// open connects and completes the MCP handshake within the connect timeout.
+func (c *conn) open(t backend.Target) {
+	defer close(c.ready)
+	timer := time.AfterFunc(c.svc.p.opts.ConnectTimeout, c.cancel)
+	var err error
+	if c.local {
+		err = c.openLocal(t)
+	} else {
+		err = c.openRemote(t)
+	}
+	if !timer.Stop() {
+		err = errors.Join(errConnectTimeout, err)
+	}
+	if err != nil {
+		c.err = err
+		c.svc.openFailed(c, err)
+		c.teardown(context.Background())
+		return
+	}
+	c.openedAt = time.Now()
+	c.svc.p.log.Debug("downstream connected", "service_id", c.svc.id, "transport", c.kind)
+}
+
+// handshake wraps tr in an MCP client and runs initialize, pinned to protocolVersion.
+func (c *conn) handshake(ctx context.Context, tr transport.Interface) error {
+	c.tr = tr
+	c.client = client.NewClient(tr, client.WithProtocolVersion(protocolVersion))
+	c.client.OnNotification(c.onNotification)
+	if err := c.client.Start(ctx); err != nil {
+		return err
+	}
+	req := mcp.InitializeRequest{}
+	req.Params.ProtocolVersion = protocolVersion
+	req.Params.ClientInfo = mcp.Implementation{Name: "agent-deck", Version: c.svc.p.opts.Version}
+	_, err := c.client.Initialize(ctx, req)
+	return err
+}
+
+func (c *conn) onNotification(n mcp.JSONRPCNotification) {
+	if n.Method == string(mcp.MethodNotificationToolsListChanged) {
+		c.svc.toolsChanged()
+	}
+}
+
+func (c *conn) isReady() bool {
+	select {
+	case <-c.ready:
+		return c.err == nil
+	default:
+		return false
+	}
+}
+
+func (c *conn) isDead() bool {
+	select {
+	case <-c.dead:
+		return true
+	default:
+		return false
+	}
+}
+
+// markDead records the first reason the connection stopped working.
+func (c *conn) markDead(err error) {
+	c.deadOnce.Do(func() {
+		c.death = err
+		close(c.dead)
+		if !errors.Is(err, errConnClosed) {
+			c.svc.connDied(c, err)
+		}
+	})
+}
+
+func (c *conn) deathErr() error {
+	<-c.dead
+	return c.death
+}
+
+// release ends one request's use of the connection.
+func (c *conn) release() {
+	c.lastUsed.Store(time.Now().UnixNano())
+	c.inflight.Add(-1)
+}
+
+// request sends one JSON-RPC request and returns its raw result.
+func (c *conn) request(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	id := mcp.NewRequestId("adk-" + strconv.FormatInt(c.ids.Add(1), 10))
+	var rec statusRecorder
+	if !c.local {
+		ctx = withRecorder(ctx, &rec)
+	}
+	resp, err := c.tr.SendRequest(ctx, transport.JSONRPCRequest{
+		JSONRPC: mcp.JSONRPC_VERSION, ID: id, Method: method, Params: params,
+	})
+	if err != nil {
+		if cerr := ctx.Err(); cerr != nil {
+			c.cancelRemote(id, cerr)
+			return nil, errors.Join(cerr, err)
+		}
+		if st := rec.get(); st >= 300 {
+			return nil, &httpStatusError{status: st, err: err}
+		}
+		if c.local {
+			return nil, c.localFailure(err)
+		}
+		return nil, err
+	}
+	if resp.Error != nil {
+		return nil, &rpcError{code: resp.Error.Code, message: resp.Error.Message}
+	}
+	return resp.Result, nil
+}
+
+// localFailure explains a failed stdio request: almost always the server exited.
+func (c *conn) localFailure(err error) error {
+	c.markDead(&exitedError{state: c.child.stateAfterEOF()})
+	return errors.Join(c.deathErr(), err)
+}
+
+// cancelRemote tells the downstream to stop working on a request the caller gave up on.
+func (c *conn) cancelRemote(id mcp.RequestId, reason error) {
+	if c.isDead() {
+		return
+	}
+	n := mcp.JSONRPCNotification{
+		JSONRPC: mcp.JSONRPC_VERSION,
+		Notification: mcp.Notification{
+			Method: string(mcp.MethodNotificationCancelled),
+			Params: mcp.NotificationParams{AdditionalFields: map[string]any{
+				"requestId": id.Value(), "reason": reason.Error(),
+			}},
+		},
+	}
+	c.svc.p.goOwned(func() {
+		ctx, cancel := context.WithTimeout(c.ctx, 2*time.Second)
+		defer cancel()
+		_ = c.tr.SendNotification(ctx, n)
+	})
+}
+
+// shutdown closes the session and stops a local server with its process group. It is safe to
+// call more than once and from any goroutine; an open still in progress is aborted first.
+func (c *conn) shutdown(ctx context.Context) {
+	c.cancel()
+	<-c.ready // open ends promptly once its context is cancelled
+	c.teardown(ctx)
+}
+
+// teardown releases what open built; only the opening goroutine, or one that waited for
+// ready, may call it.
+func (c *conn) teardown(ctx context.Context) {
+	c.closeOnce.Do(func() {
+		c.markDead(errConnClosed)
+		if c.local {
+			if c.tr != nil {
+				_ = c.tr.Close()
+			}
+			c.cancel()
+			if c.child != nil {
+				c.child.stop(ctx)
+			}
+			return
+		}
+		if c.client != nil {
+			done := make(chan struct{})
+			go func() { _ = c.client.Close(); close(done) }()
+			select {
+			case <-done:
+			case <-ctx.Done():
+			case <-time.After(2 * time.Second):
+			}
+		}
+		c.cancel()
+		if c.httpc != nil {
+			c.httpc.CloseIdleConnections()
+		}
+	})
+}

@@ -1,0 +1,265 @@
+// Package proxy reaches the downstream MCP servers behind Agent Deck's service cards: remote
+// ones over Streamable HTTP (or SSE), local ones as supervised child processes over stdio. It
+// keeps one shared connection per service, caches tool lists raw, validates arguments before
+// forwarding, and classifies every failure. It implements backend.Downstream.
+package proxy
+
+import (
+	"context"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/agent-deck/agent-deck/backend"
+)
+
+// Options configures the proxy. Zero values take the defaults noted on each field.
+type Options struct {
+	// Home is the data home; results over MaxResultBytes are written to Home/tool-results
+	// (default: a directory under the system temp dir).
+	Home string
+	// Logger receives connection and failure events, never secrets or argument values.
+	Logger *slog.Logger
+	// ConnectTimeout bounds opening one connection, handshake included (default 10 s).
+	ConnectTimeout time.Duration
+	// ToolsTTL is how long a fetched tool list is trusted without a list_changed (default 5 min).
+	ToolsTTL time.Duration
+	// IdleTimeout stops a local server that served no call for this long (default 10 min).
+	IdleTimeout time.Duration
+	// MaxResultBytes is the largest result returned inline (default 48 KB).
+	MaxResultBytes int
+	// RestartBackoff spaces reconnects after consecutive failures (default 500 ms .. 30 s).
+	// The first reconnect after a failure is immediate.
+	RestartBackoff Backoff
+	// StderrBytes is how much of a local server's stderr is kept for health (default 8 KB).
+	StderrBytes int
+	// DefaultTimeout is a call's deadline when the target sets none (default 60 s).
+	DefaultTimeout time.Duration
+	// Version is announced to downstream servers as the client version (default "dev").
+	Version string
+}
+
+// Backoff is the range of delays between reconnect attempts.
+type Backoff struct {
+	Min, Max time.Duration
+}
+
+// protocolVersion is the MCP revision downstream clients ask for: the newest one with sessions.
+const protocolVersion = "2025-11-25"
+
+// Proxy is the live set of downstream connections. It is safe for concurrent use; no lock is
+// held while talking to a downstream, so one slow or broken service never delays another.
+type Proxy struct {
+	opts   Options
+	log    *slog.Logger
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	mu       sync.Mutex
+	closed   bool
+	services map[string]*service
+}
+
+var _ backend.Downstream = (*Proxy)(nil)
+
+// New returns a proxy with no connection open yet; connections open on first use. Close stops
+// every connection and local server.
+func New(opts Options) *Proxy {
+	opts = withDefaults(opts)
+	ctx, cancel := context.WithCancel(context.Background())
+	p := &Proxy{opts: opts, log: opts.Logger, ctx: ctx, cancel: cancel, services: map[string]*service{}}
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		p.reapIdle()
+	}()
+	return p
+}
+
+func withDefaults(o Options) Options {
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Home == "" {
+		o.Home = filepath.Join(os.TempDir(), "agent-deck")
+	}
+	setDur := func(d *time.Duration, def time.Duration) {
+		if *d <= 0 {
+			*d = def
+		}
+	}
+	setDur(&o.ConnectTimeout, 10*time.Second)
+	setDur(&o.ToolsTTL, 5*time.Minute)
+	setDur(&o.IdleTimeout, 10*time.Minute)
+	setDur(&o.DefaultTimeout, 60*time.Second)
+	setDur(&o.RestartBackoff.Min, 500*time.Millisecond)
+	setDur(&o.RestartBackoff.Max, 30*time.Second)
+	if o.RestartBackoff.Max < o.RestartBackoff.Min {
+		o.RestartBackoff.Max = o.RestartBackoff.Min
+	}
+	if o.MaxResultBytes <= 0 {
+		o.MaxResultBytes = 48 * 1024
+	}
+	if o.StderrBytes <= 0 {
+		o.StderrBytes = 8 * 1024
+	}
+	if o.Version == "" {
+		o.Version = "dev"
+	}
+	return o
+}
+
+// goOwned runs fn in a goroutine that Close waits for, and reports false (not running fn) once
+// the proxy is closed.
+func (p *Proxy) goOwned(fn func()) bool {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return false
+	}
+	p.wg.Add(1)
+	p.mu.Unlock()
+	go func() {
+		defer p.wg.Done()
+		fn()
+	}()
+	return true
+}
+
+// service returns the state of t's service, creating it on first use.
+func (p *Proxy) service(t backend.Target) (*service, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return nil, errClosed
+	}
+	s := p.services[t.ServiceID]
+	if s == nil {
+		s = newService(p, t.ServiceID, t.ServiceName)
+		p.services[t.ServiceID] = s
+	}
+	return s, nil
+}
+
+func (p *Proxy) lookup(id string) *service {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.services[id]
+}
+
+// Status returns what is known of a service without any I/O.
+func (p *Proxy) Status(serviceID string) (backend.DownstreamStatus, bool) {
+	s := p.lookup(serviceID)
+	if s == nil {
+		return backend.DownstreamStatus{}, false
+	}
+	return s.status(), true
+}
+
+// Forget closes the service's connection (stopping its local server) and drops its caches.
+func (p *Proxy) Forget(serviceID string) {
+	p.mu.Lock()
+	s := p.services[serviceID]
+	delete(p.services, serviceID)
+	p.mu.Unlock()
+	if s != nil {
+		s.detach()
+	}
+}
+
+// Check connects (starting a local server if needed, ignoring restart backoff), lists the
+// tools and returns the resulting health.
+func (p *Proxy) Check(ctx context.Context, t backend.Target) backend.Health {
+	s, err := p.service(t)
+	if err != nil {
+		return backend.Health{Status: backend.HealthUnknown, LastError: "Agent Deck is shutting down"}
+	}
+	ctx, cancel := context.WithTimeout(ctx, p.callTimeout(t))
+	defer cancel()
+	s.note(t)
+	_, _ = s.tools(ctx, t, true, true)
+	s.markChecked()
+	return s.status().Health
+}
+
+func (p *Proxy) callTimeout(t backend.Target) time.Duration {
+	if t.Timeout > 0 {
+		return t.Timeout
+	}
+	return p.opts.DefaultTimeout
+}
+
+// closeAsync shuts a connection down in the background (owned by the proxy).
+// Once the proxy is closed it shuts c down in the caller's goroutine; callers never hold a lock.
+func (p *Proxy) closeAsync(c *conn) {
+	stop := func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		c.shutdown(ctx)
+	}
+	if !p.goOwned(stop) {
+		stop()
+	}
+}
+
+// Close stops every connection and every local server with its process group. When ctx ends
+// first, remaining servers are killed at once.
+func (p *Proxy) Close(ctx context.Context) error {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return nil
+	}
+	p.closed = true
+	all := p.services
+	p.services = map[string]*service{}
+	p.mu.Unlock()
+	p.cancel()
+
+	var wg sync.WaitGroup
+	for _, s := range all {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if c := s.takeConn(); c != nil {
+				c.shutdown(ctx)
+			}
+		}()
+	}
+	wg.Wait()
+	done := make(chan struct{})
+	go func() { p.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// reapIdle stops local servers that have been idle longer than IdleTimeout.
+func (p *Proxy) reapIdle() {
+	every := p.opts.IdleTimeout / 4
+	every = max(min(every, time.Minute), 10*time.Millisecond)
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	for {
+		select {
+		case <-p.ctx.Done():
+			return
+		case now := <-tick.C:
+			p.mu.Lock()
+			all := make([]*service, 0, len(p.services))
+			for _, s := range p.services {
+				all = append(all, s)
+			}
+			p.mu.Unlock()
+			for _, s := range all {
+				s.reapIfIdle(now, p.opts.IdleTimeout)
+			}
+		}
+	}
+}

@@ -1,0 +1,193 @@
+package proxy
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync/atomic"
+	"time"
+
+	"github.com/agent-deck/agent-deck/backend"
+	"github.com/mark3labs/mcp-go/client/transport"
+)
+
+// egressHeaders are the headers sent to a remote service: its own, then the linked credential.
+func egressHeaders(t backend.Target) map[string]string {
+	h := make(map[string]string, len(t.Headers)+1)
+	for k, v := range t.Headers {
+		h[k] = v
+	}
+	if c := t.Credential; c != nil && c.Secret != "" {
+		switch c.Scheme {
+		case backend.SchemeHeader:
+			name := c.HeaderName
+			if name == "" {
+				name = "X-API-Key"
+			}
+			h[name] = c.Secret
+		case backend.SchemeHTTPBasicUser:
+			h["Authorization"] = "Basic " + base64.StdEncoding.EncodeToString([]byte(c.Secret+":"))
+		default:
+			h["Authorization"] = "Bearer " + c.Secret
+		}
+	}
+	return h
+}
+
+// openRemote connects over the target's transport. Under auto, Streamable HTTP is tried first
+// and SSE only when the server looks like an SSE-only one (not for auth, network, timeout or
+// server errors, which SSE would not fix).
+func (c *conn) openRemote(t backend.Target) error {
+	c.httpc = c.httpClient()
+	headers := egressHeaders(t)
+	switch t.Transport {
+	case backend.TransportSSE:
+		return c.openSSE(t.URL, headers)
+	case backend.TransportStreamableHTTP:
+		return c.openStreamable(t.URL, headers)
+	}
+	err := c.openStreamable(t.URL, headers)
+	if err == nil || !sseMightWork(err) || c.ctx.Err() != nil {
+		return err
+	}
+	c.svc.p.log.Debug("streamable HTTP refused, trying SSE", "service_id", c.svc.id)
+	_ = c.client.Close()
+	c.client, c.tr = nil, nil
+	return c.openSSE(t.URL, headers)
+}
+
+func (c *conn) openStreamable(url string, headers map[string]string) error {
+	c.kind = "streamable_http"
+	tr, err := transport.NewStreamableHTTP(url,
+		transport.WithHTTPBasicClient(c.httpc),
+		transport.WithHTTPHeaders(headers),
+		//lint:ignore SA1019 downstream sessions are pinned to 2025-11-25, which has the GET stream
+		transport.WithContinuousListening(),
+		transport.WithHTTPLogger(c.transportLogger()),
+	)
+	if err != nil {
+		return err
+	}
+	return c.recordStatus(func(ctx context.Context) error { return c.handshake(ctx, tr) })
+}
+
+func (c *conn) openSSE(url string, headers map[string]string) error {
+	c.kind = "sse"
+	tr, err := transport.NewSSE(url,
+		transport.WithHTTPClient(c.httpc),
+		transport.WithHeaders(headers),
+		transport.WithEndpointTimeout(c.svc.p.opts.ConnectTimeout),
+		transport.WithResponseTimeout(24*time.Hour), // each request's own deadline governs
+		transport.WithSSELogger(c.transportLogger()),
+	)
+	if err != nil {
+		return err
+	}
+	tr.SetConnectionLostHandler(func(error) { c.markDead(errors.New("event stream lost")) })
+	return c.recordStatus(func(ctx context.Context) error { return c.handshake(ctx, tr) })
+}
+
+// recordStatus runs the handshake with an HTTP status recorder, so a refused handshake is
+// reported with its status.
+func (c *conn) recordStatus(fn func(ctx context.Context) error) error {
+	var rec statusRecorder
+	err := fn(withRecorder(c.ctx, &rec))
+	if err != nil && rec.get() >= 300 {
+		return &httpStatusError{status: rec.get(), err: err}
+	}
+	return err
+}
+
+// sseMightWork reports whether a failed Streamable HTTP handshake may succeed over SSE: the
+// server answered, but not as a Streamable HTTP server would.
+func sseMightWork(err error) bool {
+	if isAuthFailure(err) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		return false
+	}
+	var status *httpStatusError
+	if errors.As(err, &status) {
+		return status.status >= 400 && status.status < 500
+	}
+	var netErr net.Error
+	if errors.As(err, &netErr) {
+		return false
+	}
+	var opErr *net.OpError
+	return !errors.As(err, &opErr)
+}
+
+// httpClient is the connection's own client: its pool closes with it, and it keeps enough
+// idle connections for concurrent callers.
+func (c *conn) httpClient() *http.Client {
+	timeout := c.svc.p.opts.ConnectTimeout
+	tr := &http.Transport{
+		Proxy:                 http.ProxyFromEnvironment,
+		DialContext:           (&net.Dialer{Timeout: timeout, KeepAlive: 30 * time.Second}).DialContext,
+		ForceAttemptHTTP2:     true,
+		MaxIdleConns:          128,
+		MaxIdleConnsPerHost:   128,
+		IdleConnTimeout:       90 * time.Second,
+		TLSHandshakeTimeout:   timeout,
+		ExpectContinueTimeout: time.Second,
+	}
+	return &http.Client{Transport: statusTransport{base: tr}}
+}
+
+// transportLogger hands the MCP transport a logger that files everything at debug level: its
+// retries and stream errors are routine, and failures are reported by the proxy itself.
+func (c *conn) transportLogger() *slog.Logger {
+	return slog.New(debugOnly{c.svc.p.log.Handler()}).With("service_id", c.svc.id, "component", "mcp-transport")
+}
+
+type debugOnly struct{ slog.Handler }
+
+func (d debugOnly) Enabled(ctx context.Context, _ slog.Level) bool {
+	return d.Handler.Enabled(ctx, slog.LevelDebug)
+}
+
+func (d debugOnly) Handle(ctx context.Context, r slog.Record) error {
+	r.Level = slog.LevelDebug
+	return d.Handler.Handle(ctx, r)
+}
+
+func (d debugOnly) WithAttrs(as []slog.Attr) slog.Handler { return debugOnly{d.Handler.WithAttrs(as)} }
+func (d debugOnly) WithGroup(g string) slog.Handler       { return debugOnly{d.Handler.WithGroup(g)} }
+
+// statusRecorder keeps the first unsuccessful HTTP status seen by requests made with a context
+// carrying it; mcp-go reports some statuses only as text.
+type statusRecorder struct{ code atomic.Int32 }
+
+func (r *statusRecorder) get() int { return int(r.code.Load()) }
+
+func (r *statusRecorder) set(code int) {
+	if code >= 300 {
+		r.code.CompareAndSwap(0, int32(code))
+	}
+}
+
+type recorderKey struct{}
+
+func withRecorder(ctx context.Context, r *statusRecorder) context.Context {
+	return context.WithValue(ctx, recorderKey{}, r)
+}
+
+type statusTransport struct{ base http.RoundTripper }
+
+func (s statusTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := s.base.RoundTrip(req)
+	if err == nil {
+		if rec, ok := req.Context().Value(recorderKey{}).(*statusRecorder); ok {
+			rec.set(resp.StatusCode)
+		}
+	}
+	return resp, err
+}
+
+func (s statusTransport) CloseIdleConnections() {
+	if ci, ok := s.base.(interface{ CloseIdleConnections() }); ok {
+		ci.CloseIdleConnections()
+	}
+}

@@ -1,0 +1,259 @@
+package proxy
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+	"unicode"
+)
+
+// field is one member of a JSON object, as byte offsets into the document.
+type field struct {
+	key             string
+	start, valStart int
+	valEnd          int
+}
+
+// objectFields splits a JSON object into its top-level members without decoding their values,
+// so a result can be edited (its _meta removed) while every other byte stays as sent.
+func objectFields(b []byte) ([]field, bool) {
+	i := skipWS(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		return nil, false
+	}
+	var out []field
+	i = skipWS(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		return out, true
+	}
+	for i < len(b) {
+		if b[i] != '"' {
+			return nil, false
+		}
+		start := i
+		end := skipString(b, i)
+		var key string
+		if err := json.Unmarshal(b[start:end], &key); err != nil {
+			return nil, false
+		}
+		i = skipWS(b, end)
+		if i >= len(b) || b[i] != ':' {
+			return nil, false
+		}
+		vs := skipWS(b, i+1)
+		ve := skipValue(b, vs)
+		out = append(out, field{key: key, start: start, valStart: vs, valEnd: ve})
+		i = skipWS(b, ve)
+		if i >= len(b) {
+			return nil, false
+		}
+		if b[i] == '}' {
+			return out, true
+		}
+		if b[i] != ',' {
+			return nil, false
+		}
+		i = skipWS(b, i+1)
+	}
+	return nil, false
+}
+
+func skipWS(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipString returns the index just past the string starting at b[i] == '"'.
+func skipString(b []byte, i int) int {
+	for i++; i < len(b); i++ {
+		switch b[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1
+		}
+	}
+	return len(b)
+}
+
+// skipValue returns the index just past the value starting at b[i].
+func skipValue(b []byte, i int) int {
+	if i >= len(b) {
+		return i
+	}
+	switch b[i] {
+	case '"':
+		return skipString(b, i)
+	case '{', '[':
+		depth := 0
+		for ; i < len(b); i++ {
+			switch b[i] {
+			case '"':
+				i = skipString(b, i) - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return i + 1
+				}
+			}
+		}
+		return len(b)
+	}
+	for i < len(b) && !strings.ContainsRune(",}] \t\r\n", rune(b[i])) {
+		i++
+	}
+	return i
+}
+
+// passResult removes the downstream's top-level _meta from a CallToolResult and reports its
+// isError flag; every other member is kept byte for byte.
+func passResult(raw []byte) ([]byte, bool) {
+	fields, ok := objectFields(raw)
+	if !ok {
+		return raw, false
+	}
+	isError, hasMeta := false, false
+	for _, f := range fields {
+		switch f.key {
+		case "isError":
+			isError = string(raw[f.valStart:f.valEnd]) == "true"
+		case "_meta":
+			hasMeta = true
+		}
+	}
+	if !hasMeta {
+		return raw, isError
+	}
+	out := make([]byte, 0, len(raw))
+	out = append(out, '{')
+	for _, f := range fields {
+		if f.key == "_meta" {
+			continue
+		}
+		if len(out) > 1 {
+			out = append(out, ',')
+		}
+		out = append(out, raw[f.start:f.valEnd]...)
+	}
+	return append(out, '}'), isError
+}
+
+// spillDescriptor is what replaces a result too large to return inline.
+type spillDescriptor struct {
+	Spilled  bool   `json:"spilled"`
+	Path     string `json:"path"`
+	MimeType string `json:"mime_type"`
+	Size     int    `json:"size"`
+}
+
+// spill writes a large result to Home/tool-results and returns the CallToolResult that
+// points at it. A single text or binary block is written as itself (so the file opens in the
+// right program); anything else as the result's JSON.
+func (p *Proxy) spill(service, tool string, raw []byte, isError bool) ([]byte, error) {
+	data, mime, ext := spillContent(raw)
+	dir := filepath.Join(p.opts.Home, "tool-results")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("create spill dir: %w", err)
+	}
+	var rnd [6]byte
+	_, _ = rand.Read(rnd[:])
+	name := fmt.Sprintf("%s-%s-%s-%s%s", slug(service), slug(tool),
+		time.Now().UTC().Format("20060102T150405"), hex.EncodeToString(rnd[:]), ext)
+	path := filepath.Join(dir, name)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("create spill file: %w", err)
+	}
+	if _, err := f.Write(data); err != nil {
+		_ = f.Close()
+		return nil, fmt.Errorf("write spill file: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return nil, fmt.Errorf("close spill file: %w", err)
+	}
+	d := spillDescriptor{Spilled: true, Path: path, MimeType: mime, Size: len(data)}
+	text, _ := json.Marshal(d)
+	return json.Marshal(map[string]any{
+		"content":           []map[string]string{{"type": "text", "text": string(text)}},
+		"structuredContent": d,
+		"isError":           isError,
+	})
+}
+
+func spillContent(raw []byte) (data []byte, mime, ext string) {
+	var res struct {
+		Content []struct {
+			Type     string `json:"type"`
+			Text     string `json:"text"`
+			Data     string `json:"data"`
+			MimeType string `json:"mimeType"`
+		} `json:"content"`
+	}
+	if err := json.Unmarshal(raw, &res); err == nil && len(res.Content) == 1 {
+		c := res.Content[0]
+		switch c.Type {
+		case "text":
+			if t := bytes.TrimSpace([]byte(c.Text)); len(t) > 0 && (t[0] == '{' || t[0] == '[') && json.Valid(t) {
+				return []byte(c.Text), "application/json", ".json"
+			}
+			return []byte(c.Text), "text/plain", ".txt"
+		case "image", "audio":
+			if b, err := base64.StdEncoding.DecodeString(c.Data); err == nil && c.MimeType != "" {
+				return b, c.MimeType, extFor(c.MimeType)
+			}
+		}
+	}
+	return raw, "application/json", ".json"
+}
+
+func extFor(mime string) string {
+	switch mime {
+	case "image/png":
+		return ".png"
+	case "image/jpeg":
+		return ".jpg"
+	case "image/gif":
+		return ".gif"
+	case "image/webp":
+		return ".webp"
+	case "audio/wav", "audio/x-wav":
+		return ".wav"
+	case "audio/mpeg":
+		return ".mp3"
+	}
+	return ".bin"
+}
+
+// slug keeps a file name readable and safe: letters, digits and dashes, at most 40.
+func slug(s string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(s) {
+		if r < unicode.MaxASCII && (unicode.IsLetter(r) || unicode.IsDigit(r)) {
+			b.WriteRune(r)
+			dash = false
+		} else if !dash && b.Len() > 0 {
+			b.WriteByte('-')
+			dash = true
+		}
+		if b.Len() >= 40 {
+			break
+		}
+	}
+	out := strings.Trim(b.String(), "-")
+	if out == "" {
+		return "x"
+	}
+	return out
+}

@@ -1,0 +1,130 @@
+// Command peer is a small MCP server that Agent Deck's tests reach through the proxy. It serves
+// stdio, Streamable HTTP or SSE, and its tools exercise everything the proxy must carry: echo,
+// slow and failing calls, large and binary results, the headers and env it received, a tool list
+// that changes at run time, and a crash on demand.
+//
+//	peer -transport stdio
+//	peer -transport http -addr 127.0.0.1:0 [-url-file F]   (prints http://…/mcp)
+//	peer -transport sse  -addr 127.0.0.1:0 [-url-file F]   (prints http://…/sse)
+//
+// PEER_REQUIRE_AUTHORIZATION, when set, makes the HTTP transports answer 401 to any request whose
+// Authorization header differs from it.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/mark3labs/mcp-go/server"
+)
+
+func main() {
+	transport := flag.String("transport", "stdio", "stdio, http or sse")
+	addr := flag.String("addr", "127.0.0.1:0", "listen address for http and sse")
+	urlFile := flag.String("url-file", "", "write the listen URL to this file instead of stdout")
+	pageSize := flag.Int("page-size", 0, "tools/list page size (0 = one page)")
+	hang := flag.Bool("hang", false, "sleep until killed (used for grandchildren)")
+	flag.Parse()
+
+	if *hang {
+		select {}
+	}
+	fmt.Fprintf(os.Stderr, "peer: starting pid=%d transport=%s\n", os.Getpid(), *transport)
+	var opts []server.ServerOption
+	opts = append(opts, server.WithToolCapabilities(true))
+	if *pageSize > 0 {
+		opts = append(opts, server.WithPaginationLimit(*pageSize))
+	}
+	s := server.NewMCPServer("agent-deck-peer", "1.0.0", opts...)
+	addTools(s)
+
+	var err error
+	switch *transport {
+	case "stdio":
+		err = server.ServeStdio(s)
+	case "http", "sse":
+		err = serveHTTP(s, *transport, *addr, *urlFile)
+	default:
+		err = fmt.Errorf("unknown transport %q", *transport)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "peer:", err)
+		os.Exit(1)
+	}
+}
+
+// serveHTTP listens on addr, announces the endpoint URL and serves until SIGTERM/SIGINT.
+func serveHTTP(s *server.MCPServer, transport, addr, urlFile string) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	base := "http://" + ln.Addr().String()
+	var handler http.Handler
+	var endpoint string
+	switch transport {
+	case "http":
+		handler = server.NewStreamableHTTPServer(s,
+			server.WithStreamableHTTPProtocolVersions("2025-11-25", "2025-06-18", "2025-03-26"),
+			server.WithEventStore(server.NewInMemoryEventStore()),
+		)
+		endpoint = base + "/mcp"
+	default:
+		handler = server.NewSSEServer(s, server.WithBaseURL(base))
+		endpoint = base + "/sse"
+	}
+	srv := &http.Server{Handler: requireAuth(handler), ReadHeaderTimeout: 10 * time.Second}
+	if err := announce(endpoint, urlFile); err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	go func() {
+		<-ctx.Done()
+		shut, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		_ = srv.Shutdown(shut)
+		_ = srv.Close()
+	}()
+	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// announce tells the test where the server listens: on stdout, or atomically in a file.
+func announce(endpoint, urlFile string) error {
+	if urlFile == "" {
+		_, err := fmt.Println(endpoint)
+		return err
+	}
+	tmp := urlFile + ".tmp"
+	if err := os.WriteFile(tmp, []byte(endpoint+"\n"), 0o600); err != nil {
+		return err
+	}
+	return os.Rename(tmp, urlFile)
+}
+
+// requireAuth answers 401 when PEER_REQUIRE_AUTHORIZATION is set and not matched.
+func requireAuth(next http.Handler) http.Handler {
+	want := os.Getenv("PEER_REQUIRE_AUTHORIZATION")
+	if want == "" {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != want {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="peer"`)
+			http.Error(w, "unauthorized", http.StatusUnauthorized)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
