@@ -1,0 +1,96 @@
+package mcptools
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/agent-deck/agent-deck/backend"
+)
+
+func specNamed(t testing.TB, name string) *ToolSpec {
+	t.Helper()
+	for _, tool := range Tools() {
+		if tool.Name == name {
+			return &tool
+		}
+	}
+	t.Fatalf("no tool %s", name)
+	return nil
+}
+
+// checkDecoded asserts decodeArgs never panics, and fails only with INVALID_ARGUMENT errors that
+// name the tool's parameters.
+func checkDecoded(t *testing.T, spec *ToolSpec, raw []byte) map[string]any {
+	vals, err := decodeArgs(spec, raw)
+	if err == nil {
+		return vals
+	}
+	e := backend.AsError(err)
+	if e.Code != backend.CodeInvalidArgument || e.Message == "" || e.Hint != spec.paramList() {
+		t.Fatalf("decodeArgs(%q) = %v, want a coded INVALID_ARGUMENT teaching the parameters", raw, err)
+	}
+	return nil
+}
+
+func FuzzCallServiceToolArgs(f *testing.F) {
+	for _, seed := range []string{
+		`{"serviceId":"s","toolName":"echo","arguments":{"message":"hi"}}`,
+		`{"serviceId":"s","toolName":"echo","arguments":"{\"message\":\"hi\"}"}`,
+		`{"serviceId":"s","toolName":"echo","arguments":""}`,
+		`{"serviceId":"s","toolName":"echo","arguments":"[1,2]"}`,
+		`{"serviceId":"s","toolName":"echo","arguments":null}`,
+		`{"serviceId":1,"toolName":true}`,
+		`{"serviceId":"s"}`,
+		`[]`, `null`, `"x"`, `{`, `{"extra":1,"serviceId":"s","toolName":"t"}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	spec := specNamed(f, "call_service_tool")
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		vals := checkDecoded(t, spec, raw)
+		if vals == nil {
+			return
+		}
+		c := &call{vals: vals}
+		if c.str("serviceId") == "" && vals["serviceId"] == nil {
+			t.Fatalf("required serviceId missing from %q", raw)
+		}
+		if args := c.raw("arguments"); args != nil {
+			var obj map[string]json.RawMessage
+			if json.Unmarshal(args, &obj) != nil || obj == nil {
+				t.Fatalf("arguments %q decoded to a non-object", args)
+			}
+		}
+	})
+}
+
+func FuzzManageDeckCardArgs(f *testing.F) {
+	for _, seed := range []string{
+		`{"action":"link","card_type":"service","card_id":"x","position":0}`,
+		`{"action":"unlink","card_type":"credential","card_id":"cred_x"}`,
+		`{"action":"reorder","card_type":"playbook","ordered_card_ids":["a","b"]}`,
+		`{"action":"explode","card_type":"service"}`,
+		`{"action":"link","card_type":"service","position":1.5}`,
+		`{"action":"link","card_type":"service","position":1e30}`,
+		`{"action":"link","card_type":"service","ordered_card_ids":"a,b"}`,
+		`{}`, `[`, `{"action":null,"card_type":null}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	spec := specNamed(f, "manage_deck_card")
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		vals := checkDecoded(t, spec, raw)
+		if vals == nil {
+			return
+		}
+		c := &call{vals: vals}
+		in := backend.DeckCardChange{Action: c.str("action"), CardType: backend.CardType(c.str("card_type")),
+			CardID: c.str("card_id"), Position: c.optInt("position"), OrderedCardIDs: c.strs("ordered_card_ids")}
+		if !containsStr(backend.DeckCardActions, in.Action) {
+			t.Fatalf("action %q passed decoding", in.Action)
+		}
+		if err := backend.CheckDeckCardChange(in); err != nil && backend.ErrorCode(err) != backend.CodeInvalidArgument {
+			t.Fatalf("CheckDeckCardChange(%+v) = %v, want nil or INVALID_ARGUMENT", in, err)
+		}
+	})
+}

@@ -1,0 +1,218 @@
+package mcptools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/agent-deck/agent-deck/backend"
+)
+
+// Headers a connection may send.
+const (
+	HeaderProfile = "X-Agent-Deck-Profile"
+	HeaderDeck    = "X-Agent-Deck-Deck-Id"
+	headerSession = "Mcp-Session-Id"
+)
+
+// SessionProtocolVersions are the MCP versions the endpoint negotiates: the session-based ones.
+// Newer, stateless versions have no session to bind a deck to.
+var SessionProtocolVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26"}
+
+// Options configure the MCP endpoint.
+type Options struct {
+	// Profile is the widest tool profile any connection gets: runtime, standard (default) or
+	// legacy (AGENT_DECK_MCP_TOOL_PROFILE).
+	Profile string
+	// Logger receives tool-call and failure logs (never argument values); nil discards them.
+	Logger *slog.Logger
+	// IdleTimeout is how long this process keeps a quiet session's transport state in memory
+	// (default 30 min). Session rows, and so bindings, live on in Postgres regardless.
+	IdleTimeout time.Duration
+	// Version is reported as the server version at initialize.
+	Version string
+	// MaxBodyBytes caps one request body (default 8 MiB).
+	MaxBodyBytes int64
+}
+
+// Handler is the /mcp endpoint: Streamable HTTP with sessions kept in Postgres.
+type Handler struct {
+	svc     *backend.Service
+	log     *slog.Logger
+	profile Profile
+	maxBody int64
+	mcp     *server.MCPServer
+	http    *server.StreamableHTTPServer
+	visible map[visibility]map[string]bool
+}
+
+type visibility struct {
+	profile  Profile
+	readOnly bool
+}
+
+// NewHandler builds the MCP endpoint over svc. Mount it at /mcp; call Close on shutdown.
+func NewHandler(svc *backend.Service, opts Options) (*Handler, error) {
+	profile := ProfileStandard
+	if strings.TrimSpace(opts.Profile) != "" {
+		p, err := ParseProfile(opts.Profile)
+		if err != nil {
+			return nil, err
+		}
+		profile = p
+	}
+	h := &Handler{svc: svc, log: opts.Logger, profile: profile, maxBody: opts.MaxBodyBytes,
+		visible: map[visibility]map[string]bool{}}
+	if h.log == nil {
+		h.log = slog.New(slog.DiscardHandler)
+	}
+	if h.maxBody <= 0 {
+		h.maxBody = 8 << 20
+	}
+	for _, p := range Profiles {
+		for _, ro := range []bool{false, true} {
+			set := map[string]bool{}
+			for _, name := range ToolNames(p, ro) {
+				set[name] = true
+			}
+			h.visible[visibility{p, ro}] = set
+		}
+	}
+	h.mcp = h.newMCPServer(opts.Version)
+	idle := opts.IdleTimeout
+	if idle <= 0 {
+		idle = 30 * time.Minute
+	}
+	h.http = server.NewStreamableHTTPServer(h.mcp,
+		server.WithSessionIdManagerResolver(sessionResolver{h: h}),
+		server.WithStreamableHTTPProtocolVersions(SessionProtocolVersions...),
+		server.WithEventStore(newEventStore(eventsPerSession)),
+		server.WithHTTPContextFunc(h.httpContext),
+		server.WithStreamableHTTPLogger(h.log),
+		server.WithSessionIdleTTL(idle),
+	)
+	return h, nil
+}
+
+// newMCPServer registers every tool of the registry once; the tool filter decides per request
+// which of them a connection sees.
+func (h *Handler) newMCPServer(version string) *server.MCPServer {
+	if version == "" {
+		version = "dev"
+	}
+	hooks := &server.Hooks{}
+	hooks.AddOnRequestInitialization(func(ctx context.Context, _ any, _ any) error {
+		if st := stateFrom(ctx); st != nil && st.openErr != nil {
+			return errors.New(h.safeMessage(ctx, st.openErr))
+		}
+		return nil
+	})
+	s := server.NewMCPServer("agent-deck", version,
+		server.WithToolCapabilities(false),
+		server.WithInstructions(Instructions),
+		server.WithToolFilter(h.filterTools),
+		server.WithHooks(hooks),
+	)
+	for _, spec := range Tools() {
+		s.AddTool(spec.MCPTool(), h.toolHandler(spec))
+	}
+	return s
+}
+
+// Close drops this process's in-memory session state and stops its sweeper. Session rows stay:
+// clients continue on the next start or on another replica.
+func (h *Handler) Close(ctx context.Context) error {
+	return h.http.Shutdown(ctx)
+}
+
+// filterTools keeps the tools of the connection's profile, minus write tools under a read-only
+// scope. A write tool called anyway still reaches its handler, where the Service refuses it with
+// a FORBIDDEN error that says which scope is needed.
+func (h *Handler) filterTools(ctx context.Context, tools []mcp.Tool) []mcp.Tool {
+	p, readOnly := h.profile, false
+	if st := stateFrom(ctx); st != nil {
+		p = st.effectiveProfile()
+		readOnly = !st.actor.Scope.CanWrite() && st.method != string(mcp.MethodToolsCall)
+	}
+	vis := h.visible[visibility{p, readOnly}]
+	out := make([]mcp.Tool, 0, len(tools))
+	for _, t := range tools {
+		if vis[t.Name] {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// httpContext hands the session looked up for this request to the Service, so bound-deck
+// methods do not read it again.
+func (h *Handler) httpContext(ctx context.Context, _ *http.Request) context.Context {
+	if st := stateFrom(ctx); st != nil && st.session != nil {
+		ctx = backend.WithSession(ctx, *st.session)
+	}
+	return ctx
+}
+
+// toolHandler decodes a call's arguments, runs the tool and renders its result; every failure,
+// a panic included, becomes an isError result with a coded JSON body.
+func (h *Handler) toolHandler(spec ToolSpec) server.ToolHandlerFunc {
+	return func(ctx context.Context, req mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
+		start := time.Now()
+		defer func() {
+			if p := recover(); p != nil {
+				res = errorResult(ctx, h.log, spec.Name, backend.Internal("tool "+spec.Name, fmt.Errorf("panic: %v", p)))
+			}
+			h.log.DebugContext(ctx, "tool call", "tool", spec.Name, "ms", time.Since(start).Milliseconds(),
+				"is_error", res != nil && res.IsError)
+		}()
+		vals, err := decodeArgs(&spec, rawArguments(req))
+		if err != nil {
+			return errorResult(ctx, h.log, spec.Name, err), nil
+		}
+		c := &call{svc: h.svc, sessionID: sessionIDFrom(ctx), spec: &spec, vals: vals}
+		out, err := spec.run(ctx, c)
+		if err != nil {
+			return errorResult(ctx, h.log, spec.Name, err), nil
+		}
+		if r, ok := out.(*mcp.CallToolResult); ok {
+			return r, nil
+		}
+		r, err := jsonResult(out)
+		if err != nil {
+			return errorResult(ctx, h.log, spec.Name, backend.Internal("rendering "+spec.Name, err)), nil
+		}
+		return r, nil
+	}
+}
+
+func rawArguments(req mcp.CallToolRequest) json.RawMessage {
+	if len(req.Params.RawArguments) > 0 {
+		return req.Params.RawArguments
+	}
+	if req.Params.Arguments == nil {
+		return nil
+	}
+	b, err := json.Marshal(req.Params.Arguments)
+	if err != nil {
+		return json.RawMessage(`"unencodable"`)
+	}
+	return b
+}
+
+func sessionIDFrom(ctx context.Context) string {
+	if st := stateFrom(ctx); st != nil && st.session != nil {
+		return st.session.ID
+	}
+	if cs := server.ClientSessionFromContext(ctx); cs != nil {
+		return cs.SessionID()
+	}
+	return ""
+}

@@ -1,0 +1,204 @@
+package mcptools
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/agent-deck/agent-deck/backend"
+)
+
+// safeMessage is an error's client-safe text; internal failures are logged with a request id.
+func (h *Handler) safeMessage(ctx context.Context, err error) string {
+	e := backend.AsError(err)
+	if e.Code == backend.CodeInternal || e.Code == backend.CodeUnavailable {
+		id := requestID()
+		h.log.ErrorContext(ctx, "MCP request failed", "code", e.Code, "request_id", id, "error", err)
+		return "internal error (request id " + id + ")"
+	}
+	msg := string(e.Code) + ": " + e.Message
+	if e.Hint != "" {
+		msg += " (" + e.Hint + ")"
+	}
+	return msg
+}
+
+// ServeHTTP authenticates the caller, picks the connection's profile, checks the session for
+// every request but initialize, then hands the request to the Streamable HTTP transport.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	st, status, err := h.prepare(w, r)
+	if err != nil {
+		h.writeError(w, r, status, err)
+		return
+	}
+	h.http.ServeHTTP(w, r.WithContext(withState(backend.WithActor(r.Context(), st.actor), st)))
+}
+
+// prepare builds the request's state; on failure it returns the HTTP status to answer with.
+// The token check and the session lookup run at the same time: each is a database round trip
+// on the path of every call.
+func (h *Handler) prepare(w http.ResponseWriter, r *http.Request) (*reqState, int, error) {
+	st := &reqState{deckHeader: strings.TrimSpace(r.Header.Get(HeaderDeck))}
+	token, ok := bearerToken(r)
+	if !ok {
+		return nil, http.StatusUnauthorized, backend.Errorf(backend.CodeUnauthenticated, "a token is required").
+			WithHint("send Authorization: Bearer <token> (agent-deck token create)")
+	}
+	var err error
+	if st.profile, err = h.connectionProfile(r); err != nil {
+		return nil, http.StatusBadRequest, err
+	}
+	if r.Method == http.MethodPost {
+		if err := h.peekBody(w, r, st); err != nil {
+			return nil, http.StatusRequestEntityTooLarge, err
+		}
+	}
+	id, err := sessionToCheck(r, st)
+	if err != nil {
+		return nil, http.StatusBadRequest, err
+	}
+	lookup := h.lookupSession(r.Context(), id)
+	actor, err := h.svc.Authenticate(r.Context(), token, backend.ActorAgent)
+	if err != nil {
+		if lookup != nil {
+			<-lookup
+		}
+		return nil, statusOf(err), err
+	}
+	st.actor = actor
+	if lookup != nil {
+		res := <-lookup
+		if res.err != nil {
+			return nil, statusOf(res.err), res.err
+		}
+		st.session = &res.sess
+	}
+	return st, 0, nil
+}
+
+// bearerToken reads "Authorization: Bearer <token>" (the scheme in any case).
+func bearerToken(r *http.Request) (string, bool) {
+	scheme, token, ok := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " ")
+	token = strings.TrimSpace(token)
+	return token, ok && strings.EqualFold(scheme, "Bearer") && token != ""
+}
+
+// sessionToCheck returns the session id the request must carry, "" when it needs none
+// (initialize, a stateless-era probe, other methods); a missing id is an error.
+func sessionToCheck(r *http.Request, st *reqState) (string, error) {
+	switch {
+	case r.Method == http.MethodPost && st.method == string(mcp.MethodInitialize):
+		return "", nil
+	case r.Method != http.MethodPost && r.Method != http.MethodGet && r.Method != http.MethodDelete:
+		return "", nil
+	}
+	if v := r.Header.Get("Mcp-Protocol-Version"); v != "" && !containsStr(SessionProtocolVersions, v) {
+		// A stateless-era probe (server/discover): the transport answers it with the versions
+		// this endpoint supports, and the client falls back to initialize.
+		return "", nil
+	}
+	id := r.Header.Get(headerSession)
+	if id == "" {
+		return "", backend.Errorf(backend.CodeInvalidArgument, "the Mcp-Session-Id header is required").
+			WithHint("send initialize first and reuse the session id it returns")
+	}
+	return id, nil
+}
+
+type lookupResult struct {
+	sess backend.MCPSession
+	err  error
+}
+
+// lookupSession starts reading the session row while the token is checked; nil when id is "".
+// The read runs as a read-only agent: whatever the token turns out to be, it can do no more.
+func (h *Handler) lookupSession(ctx context.Context, id string) <-chan lookupResult {
+	if id == "" {
+		return nil
+	}
+	out := make(chan lookupResult, 1)
+	go func() {
+		ctx := backend.WithActor(ctx, backend.Actor{Scope: backend.ScopeAgentRead, Kind: backend.ActorAgent})
+		sess, err := h.svc.LookupSession(ctx, id)
+		out <- lookupResult{sess, err}
+	}()
+	return out
+}
+
+// connectionProfile narrows the server's profile by ?profile= and the profile header; a
+// connection can ask for less, never for more.
+func (h *Handler) connectionProfile(r *http.Request) (Profile, error) {
+	p := h.profile
+	for _, asked := range []string{r.URL.Query().Get("profile"), r.Header.Get(HeaderProfile)} {
+		if strings.TrimSpace(asked) == "" {
+			continue
+		}
+		q, err := ParseProfile(asked)
+		if err != nil {
+			return "", backend.Errorf(backend.CodeInvalidArgument, "%s", err.Error()).
+				WithHint("use ?profile=runtime|standard|legacy or omit it")
+		}
+		p = narrower(p, q)
+	}
+	return p, nil
+}
+
+// peekBody reads the body (bounded), puts it back for the transport, and notes the JSON-RPC
+// method and, at initialize, the client's name.
+func (h *Handler) peekBody(w http.ResponseWriter, r *http.Request, st *reqState) error {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.maxBody))
+	if err != nil {
+		return backend.Errorf(backend.CodeInvalidArgument, "the request body is over %d bytes or unreadable", h.maxBody)
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	var peek struct {
+		Method string `json:"method"`
+		Params struct {
+			ClientInfo struct {
+				Name string `json:"name"`
+			} `json:"clientInfo"`
+		} `json:"params"`
+	}
+	if t := bytes.TrimSpace(body); len(t) > 0 && t[0] == '{' && json.Unmarshal(t, &peek) == nil {
+		st.method, st.clientName = peek.Method, peek.Params.ClientInfo.Name
+	}
+	return nil
+}
+
+// statusOf maps a failure before the transport to its HTTP status.
+func statusOf(err error) int {
+	switch backend.ErrorCode(err) {
+	case backend.CodeUnauthenticated:
+		return http.StatusUnauthorized
+	case backend.CodeForbidden:
+		return http.StatusForbidden
+	case backend.CodeNotFound:
+		return http.StatusNotFound
+	case backend.CodeInvalidArgument:
+		return http.StatusBadRequest
+	case backend.CodeUnavailable:
+		return http.StatusServiceUnavailable
+	}
+	return http.StatusInternalServerError
+}
+
+// writeError answers a request the transport never saw with a JSON-RPC error body.
+func (h *Handler) writeError(w http.ResponseWriter, r *http.Request, status int, err error) {
+	if status == http.StatusUnauthorized {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="agent-deck"`)
+	}
+	code := -32000
+	if status == http.StatusNotFound {
+		code = -32001
+	}
+	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": nil,
+		"error": map[string]any{"code": code, "message": h.safeMessage(r.Context(), err)}})
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+}

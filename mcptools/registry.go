@@ -1,0 +1,255 @@
+// Package mcptools is Agent Deck's MCP surface: one table of tool specs (name, tier, access,
+// schema, handler), the profiles computed from it, the mapping between MCP arguments and
+// backend.Service inputs, and the Streamable HTTP endpoint whose sessions live in Postgres.
+package mcptools
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// Tier groups tools by how often agents need them; profiles are unions of tiers.
+type Tier int
+
+// Tiers, from the hot path outwards.
+const (
+	// TierRuntime is what nearly every agent turn needs: bind, read the deck, proxy, playbooks.
+	TierRuntime Tier = iota
+	// TierEditing lets agents set decks up: link cards, register and update them.
+	TierEditing
+	// TierAlias holds deprecated names kept while hosts refresh cached tool lists.
+	TierAlias
+)
+
+// Access says what a tool may change; it drives readOnlyHint and the read-only scope filter.
+type Access int
+
+// Access kinds.
+const (
+	// Read tools change no card or deck (binding changes only the caller's own session).
+	Read Access = iota
+	// Write tools change the collection or a deck; hidden under the agent:read scope.
+	Write
+	// Proxy is call_service_tool: it reaches downstream tools, which the Service limits to
+	// read-only ones under agent:read, so it stays visible there.
+	Proxy
+)
+
+// Profile is a named tool set, computed from the tiers.
+type Profile string
+
+// Profiles, smallest first.
+const (
+	ProfileRuntime  Profile = "runtime"
+	ProfileStandard Profile = "standard"
+	ProfileLegacy   Profile = "legacy"
+)
+
+// Profiles lists every profile, smallest first.
+var Profiles = []Profile{ProfileRuntime, ProfileStandard, ProfileLegacy}
+
+// rank orders profiles by size; -1 for unknown names.
+func (p Profile) rank() int {
+	for i, q := range Profiles {
+		if q == p {
+			return i
+		}
+	}
+	return -1
+}
+
+// ParseProfile accepts a profile name (case-insensitive, surrounding space ignored).
+func ParseProfile(s string) (Profile, error) {
+	p := Profile(strings.ToLower(strings.TrimSpace(s)))
+	if p.rank() < 0 {
+		return "", fmt.Errorf("unknown MCP tool profile %q: use runtime, standard or legacy", s)
+	}
+	return p, nil
+}
+
+// narrower returns the smaller of two profiles; an empty or unknown one does not count.
+func narrower(a, b Profile) Profile {
+	switch {
+	case b.rank() < 0:
+		return a
+	case a.rank() < 0 || b.rank() < a.rank():
+		return b
+	}
+	return a
+}
+
+// includes reports whether the profile exposes tools of tier t.
+func (p Profile) includes(t Tier) bool {
+	switch t {
+	case TierRuntime:
+		return true
+	case TierEditing:
+		return p == ProfileStandard || p == ProfileLegacy
+	default:
+		return p == ProfileLegacy
+	}
+}
+
+// ToolSpec declares one MCP tool. Every tool the deck serves is one row of Tools().
+type ToolSpec struct {
+	Name        string
+	Tier        Tier
+	Access      Access
+	Destructive bool
+	Idempotent  bool
+	Description string
+	Params      []Param
+	// AliasOf names the canonical tool a deprecated alias delegates to.
+	AliasOf string
+	run     runFunc
+}
+
+// runFunc maps a decoded call onto one backend.Service method. It returns a value rendered as
+// JSON text, or a *mcp.CallToolResult passed through as is.
+type runFunc func(ctx context.Context, c *call) (any, error)
+
+// Param declares one tool parameter; it drives the JSON schema, argument decoding and the
+// parameter list errors show.
+type Param struct {
+	Name     string
+	Type     ParamType
+	Required bool
+	Desc     string
+	Enum     []string
+}
+
+// ParamType is the JSON type of a parameter.
+type ParamType string
+
+// Parameter types.
+const (
+	TString   ParamType = "string"
+	TInt      ParamType = "integer"
+	TBool     ParamType = "boolean"
+	TStrings  ParamType = "string[]"
+	TStrMap   ParamType = "object<string>"
+	TObjOrStr ParamType = "object|string"
+)
+
+// schema renders the parameter's JSON schema, compact, keys in a fixed order.
+func (p Param) schema() string {
+	var b strings.Builder
+	switch p.Type {
+	case TStrings:
+		b.WriteString(`{"type":"array","items":{"type":"string"}`)
+	case TStrMap:
+		b.WriteString(`{"type":"object","additionalProperties":{"type":"string"}`)
+	case TObjOrStr:
+		b.WriteString(`{"type":["object","string"]`)
+	default:
+		b.WriteString(`{"type":"` + string(p.Type) + `"`)
+	}
+	if len(p.Enum) > 0 {
+		enum, _ := json.Marshal(p.Enum)
+		b.WriteString(`,"enum":` + string(enum))
+	}
+	if p.Desc != "" {
+		desc, _ := json.Marshal(p.Desc)
+		b.WriteString(`,"description":` + string(desc))
+	}
+	b.WriteString("}")
+	return b.String()
+}
+
+// inputSchema renders the tool's input schema: an object of its parameters, in order.
+func (t *ToolSpec) inputSchema() json.RawMessage {
+	var b strings.Builder
+	b.WriteString(`{"type":"object","properties":{`)
+	var required []string
+	for i, p := range t.Params {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		b.WriteString(`"` + p.Name + `":` + p.schema())
+		if p.Required {
+			required = append(required, p.Name)
+		}
+	}
+	b.WriteString("}")
+	if len(required) > 0 {
+		req, _ := json.Marshal(required)
+		b.WriteString(`,"required":` + string(req))
+	}
+	b.WriteString("}")
+	return json.RawMessage(b.String())
+}
+
+// MCPTool renders the spec as the tool object tools/list shows. Annotations are set on purpose:
+// read tools say only readOnlyHint (the other hints mean nothing for them); write and proxy
+// tools say whether they destroy data and whether repeating them is harmless.
+func (t *ToolSpec) MCPTool() mcp.Tool {
+	ann := mcp.ToolAnnotation{ReadOnlyHint: mcp.ToBoolPtr(t.Access == Read)}
+	if t.Access != Read {
+		ann.DestructiveHint = mcp.ToBoolPtr(t.Destructive)
+		ann.IdempotentHint = mcp.ToBoolPtr(t.Idempotent)
+	}
+	if t.Access == Proxy {
+		ann.OpenWorldHint = mcp.ToBoolPtr(true)
+	}
+	return mcp.Tool{Name: t.Name, Description: t.Description, RawInputSchema: t.inputSchema(),
+		Annotations: ann}
+}
+
+// paramList describes the parameters for an error message: `a (string, required), b (integer)`.
+func (t *ToolSpec) paramList() string {
+	if len(t.Params) == 0 {
+		return t.Name + " takes no parameters"
+	}
+	parts := make([]string, len(t.Params))
+	for i, p := range t.Params {
+		kind := string(p.Type)
+		if len(p.Enum) > 0 {
+			kind = strings.Join(p.Enum, "|")
+		}
+		if p.Required {
+			kind += ", required"
+		}
+		parts[i] = p.Name + " (" + kind + ")"
+	}
+	return t.Name + " takes: " + strings.Join(parts, ", ")
+}
+
+// Tools returns the registry: every tool of every tier, canonical tools first, in a fixed order.
+func Tools() []ToolSpec {
+	tools := append(runtimeTools(), editingTools()...)
+	return append(tools, aliasTools(tools)...)
+}
+
+// ToolNames returns the names of the tools a profile exposes, in registry order; readOnly
+// leaves out write tools, as the agent:read scope does.
+func ToolNames(p Profile, readOnly bool) []string {
+	var names []string
+	for _, t := range Tools() {
+		if p.includes(t.Tier) && !(readOnly && t.Access == Write) {
+			names = append(names, t.Name)
+		}
+	}
+	return names
+}
+
+// ToolsJSON renders a profile's tools array exactly as tools/list sends it: sorted by name,
+// compact JSON. Tests pin its size; benchmarks report it.
+func ToolsJSON(p Profile, readOnly bool) ([]byte, error) {
+	names := map[string]bool{}
+	for _, n := range ToolNames(p, readOnly) {
+		names[n] = true
+	}
+	var tools []mcp.Tool
+	for _, t := range Tools() {
+		if names[t.Name] {
+			tools = append(tools, t.MCPTool())
+		}
+	}
+	sort.Slice(tools, func(i, j int) bool { return tools[i].Name < tools[j].Name })
+	return json.Marshal(tools)
+}

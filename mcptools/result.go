@@ -1,0 +1,93 @@
+package mcptools
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"log/slog"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/agent-deck/agent-deck/backend"
+)
+
+// jsonResult renders a Service answer as one compact JSON text block.
+func jsonResult(v any) (*mcp.CallToolResult, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent(string(b))}}, nil
+}
+
+// errorBody is the JSON of every failed tool call (SPEC §4.3).
+type errorBody struct {
+	Error errorFields `json:"error"`
+}
+
+// errorFields are exactly the fields of SPEC §4.3. Structured details stay out: the message and
+// hint already name what is accepted, and repeating it costs the model tokens.
+type errorFields struct {
+	Code    backend.Code `json:"code"`
+	Message string       `json:"message"`
+	Hint    string       `json:"hint,omitempty"`
+}
+
+// errorResult turns any failure into an isError result with the coded JSON body. Internal
+// failures get a generic message carrying a request id; their cause goes to the log only.
+func errorResult(ctx context.Context, log *slog.Logger, tool string, err error) *mcp.CallToolResult {
+	e := backend.AsError(err)
+	body := errorFields{Code: e.Code, Message: e.Message, Hint: e.Hint}
+	if e.Code == backend.CodeInternal || e.Code == backend.CodeUnavailable {
+		id := requestID()
+		log.ErrorContext(ctx, "tool call failed", "tool", tool, "code", e.Code, "request_id", id, "error", err)
+		body = errorFields{Code: e.Code, Message: "internal error (request id " + id + ")",
+			Hint: "retry shortly; if it keeps failing, report request id " + id}
+		if e.Code == backend.CodeUnavailable {
+			body.Message = "the deck's database is unavailable (request id " + id + ")"
+		}
+	}
+	b, _ := json.Marshal(errorBody{Error: body})
+	return mcp.NewToolResultError(string(b))
+}
+
+// requestID is a short random id that ties a client-visible internal error to its log line.
+func requestID() string {
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// rawContent is one downstream content block, kept byte for byte. Embedding TextContent makes
+// it an mcp.Content; MarshalJSON writes the original bytes instead.
+type rawContent struct {
+	mcp.TextContent
+	raw json.RawMessage
+}
+
+// MarshalJSON writes the block exactly as the downstream sent it.
+func (r rawContent) MarshalJSON() ([]byte, error) { return r.raw, nil }
+
+// passThrough turns a downstream CallToolResult into this call's result unchanged: content
+// blocks, structuredContent and isError as the downstream sent them.
+func passThrough(res backend.CallResult) (*mcp.CallToolResult, error) {
+	var wire struct {
+		Content           []json.RawMessage `json:"content"`
+		StructuredContent json.RawMessage   `json:"structuredContent"`
+		IsError           bool              `json:"isError"`
+	}
+	if err := json.Unmarshal(res.Raw, &wire); err != nil {
+		return nil, backend.Errorf(backend.CodeDownstreamError, "the service returned a malformed tool result").
+			WithHint("the downstream server broke the MCP result format; try list_service_tools or another tool")
+	}
+	out := &mcp.CallToolResult{Content: make([]mcp.Content, len(wire.Content)),
+		IsError: wire.IsError || res.IsError}
+	for i, c := range wire.Content {
+		out.Content[i] = rawContent{raw: c}
+	}
+	if len(wire.StructuredContent) > 0 && string(wire.StructuredContent) != "null" {
+		out.RawStructuredContent = wire.StructuredContent
+	}
+	return out, nil
+}

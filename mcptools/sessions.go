@@ -1,0 +1,114 @@
+package mcptools
+
+import (
+	"context"
+	"errors"
+	"net/http"
+
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/agent-deck/agent-deck/backend"
+)
+
+// reqState is what the endpoint learns about one HTTP request before mcp-go handles it: who
+// calls, which profile the connection asked for, and the session once it is looked up or opened.
+type reqState struct {
+	actor      backend.Actor
+	profile    Profile // server profile narrowed by ?profile= / x-agent-deck-profile
+	deckHeader string
+	method     string
+	clientName string
+	session    *backend.MCPSession
+	openErr    error
+}
+
+type stateKey struct{}
+
+func withState(ctx context.Context, st *reqState) context.Context {
+	return context.WithValue(ctx, stateKey{}, st)
+}
+
+func stateFrom(ctx context.Context) *reqState {
+	st, _ := ctx.Value(stateKey{}).(*reqState)
+	return st
+}
+
+// effectiveProfile is the narrowest of the connection's profile and the one its session was
+// opened with, so a session never widens later.
+func (st *reqState) effectiveProfile() Profile {
+	p := st.profile
+	if st.session != nil {
+		p = narrower(p, Profile(st.session.Profile))
+	}
+	return p
+}
+
+// sessionResolver hands mcp-go a session id manager bound to the request, so opening and
+// checking sessions run with the caller's context (actor, headers) against Postgres.
+type sessionResolver struct {
+	h *Handler
+}
+
+// ResolveSessionIdManager returns a Postgres-backed manager for requests and a local-only one
+// for mcp-go's own housekeeping (idle sweep, shutdown), which must never end a session that
+// another replica, or this one after a restart, still serves.
+func (r sessionResolver) ResolveSessionIdManager(req *http.Request) server.SessionIdManager {
+	if req == nil {
+		return localSessions{}
+	}
+	st := stateFrom(req.Context())
+	if st == nil {
+		return localSessions{}
+	}
+	return &dbSessions{h: r.h, ctx: req.Context(), st: st}
+}
+
+// dbSessions implements mcp-go's SessionIdManager on the Service's session rows.
+type dbSessions struct {
+	h   *Handler
+	ctx context.Context
+	st  *reqState
+}
+
+// Generate opens a session row at initialize. On failure it returns no id and keeps the error
+// for the initialize hook, which answers with it.
+func (m *dbSessions) Generate() string {
+	sess, err := m.h.svc.OpenSession(m.ctx, backend.OpenSessionInput{ClientName: m.st.clientName,
+		Profile: string(m.st.profile), Deck: m.st.deckHeader})
+	if err != nil {
+		m.st.openErr = err
+		return ""
+	}
+	m.st.session = &sess
+	return sess.ID
+}
+
+// Validate accepts the session the request already looked up; anything else is checked again.
+func (m *dbSessions) Validate(id string) (bool, error) {
+	if m.st.session != nil && m.st.session.ID == id {
+		return false, nil
+	}
+	sess, err := m.h.svc.LookupSession(m.ctx, id)
+	if err != nil {
+		return false, err
+	}
+	m.st.session = &sess
+	return false, nil
+}
+
+// Terminate ends the session row (the client's DELETE). An already-gone session is fine.
+func (m *dbSessions) Terminate(id string) (bool, error) {
+	err := m.h.svc.TerminateSession(m.ctx, id)
+	if err == nil || backend.ErrorCode(err) == backend.CodeNotFound {
+		return false, nil
+	}
+	m.h.log.Error("ending an MCP session failed", "error", err)
+	return false, errors.New("the session could not be ended; retry")
+}
+
+// localSessions is for mcp-go's housekeeping: it drops only this replica's in-memory state.
+type localSessions struct{}
+
+func (localSessions) Generate() string               { return "" }
+func (localSessions) Validate(string) (bool, error)  { return false, nil }
+func (localSessions) Terminate(string) (bool, error) { return false, nil }

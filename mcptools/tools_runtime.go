@@ -1,0 +1,117 @@
+package mcptools
+
+import (
+	"context"
+
+	"github.com/agent-deck/agent-deck/backend"
+)
+
+// Parameters shared by several tools.
+var (
+	pDeckID   = Param{Name: "deckId", Type: TString, Required: true, Desc: "Deck id or exact name"}
+	pPlaybook = Param{Name: "playbook_id", Type: TString, Required: true, Desc: "Playbook id or title"}
+	pService  = Param{Name: "serviceId", Type: TString, Required: true, Desc: "Service id or name on the bound deck"}
+)
+
+// playbookFields are the optional playbook fields update_playbook and register_playbook share.
+func playbookFields() []Param {
+	return []Param{
+		{Name: "exec", Type: TString},
+		{Name: "skill", Type: TString},
+		{Name: "depends_on_credential_ids", Type: TStrings},
+		{Name: "depends_on_service_ids", Type: TStrings},
+	}
+}
+
+var pAutoDetect = Param{Name: "auto_detect_dependencies", Type: TBool,
+	Desc: "Default true"}
+
+func runtimeTools() []ToolSpec {
+	return []ToolSpec{
+		{Name: "bind_workspace", Tier: TierRuntime, Access: Read,
+			Description: "Start of every chat: bind this session to the project folder and a deck (get_decks lists them). " +
+				"Returns display_summary: tell it to the user once.",
+			Params: []Param{{Name: "workspaceRoot", Type: TString, Required: true, Desc: "Absolute project path"}, pDeckID},
+			run:    runBind},
+		{Name: "switch_bound_deck", Tier: TierRuntime, Access: Read,
+			Description: "Move this session to another deck, keeping its workspace.",
+			Params:      []Param{pDeckID}, run: runSwitch},
+		{Name: "get_session_binding", Tier: TierRuntime, Access: Read,
+			Description: "This session's workspace, deck, badge and display_summary; bound=false means call bind_workspace.",
+			run:         runBinding},
+		{Name: "get_decks", Tier: TierRuntime, Access: Read,
+			Description: "List decks (id, name) to pick one for bind_workspace.", run: runDecks},
+		{Name: "get_bound_deck", Tier: TierRuntime, Access: Read,
+			Description: "The bound deck in one call: services (health, tool count), API key metadata, " +
+				"playbooks (id, title, triggers), display_summary. Check it before saying a tool or key is missing.",
+			run: runBoundDeck},
+		{Name: "get_playbook", Tier: TierRuntime, Access: Read,
+			Description: "Read a playbook's markdown body. Use when the task matches its triggers, then follow it.",
+			Params:      []Param{pPlaybook}, run: runGetPlaybook},
+		{Name: "update_playbook", Tier: TierRuntime, Access: Write, Idempotent: true,
+			Description: "Improve a playbook after using it; only the fields passed change, the old version is kept.",
+			Params: append([]Param{pPlaybook, {Name: "title", Type: TString}, {Name: "body", Type: TString},
+				{Name: "triggers", Type: TStrings}}, append(playbookFields(), pAutoDetect)...),
+			run: runUpdatePlaybook},
+		{Name: "list_service_tools", Tier: TierRuntime, Access: Read,
+			Description: "List a bound-deck service's tools with their input schemas, before call_service_tool.",
+			Params:      []Param{pService}, run: runListServiceTools},
+		{Name: "call_service_tool", Tier: TierRuntime, Access: Proxy, Destructive: true,
+			Description: "Call a tool of a service on the bound deck; the deck supplies its credentials. " +
+				"Returns the tool's own result.",
+			Params: []Param{pService, {Name: "toolName", Type: TString, Required: true},
+				{Name: "arguments", Type: TObjOrStr, Desc: "Tool arguments: object or JSON string"}},
+			run: runCallServiceTool},
+	}
+}
+
+func runBind(ctx context.Context, c *call) (any, error) {
+	return c.svc.BindWorkspace(ctx, c.sessionID, backend.BindInput{
+		WorkspaceRoot: c.str("workspaceRoot"), Deck: c.str("deckId")})
+}
+
+func runSwitch(ctx context.Context, c *call) (any, error) {
+	return c.svc.SwitchBoundDeck(ctx, c.sessionID, c.str("deckId"))
+}
+
+func runBinding(ctx context.Context, c *call) (any, error) {
+	return c.svc.SessionBinding(ctx, c.sessionID)
+}
+
+func runDecks(ctx context.Context, c *call) (any, error) {
+	return c.svc.ListDecks(ctx)
+}
+
+func runBoundDeck(ctx context.Context, c *call) (any, error) {
+	return c.svc.BoundDeck(ctx, c.sessionID)
+}
+
+func runGetPlaybook(ctx context.Context, c *call) (any, error) {
+	return c.svc.BoundPlaybook(ctx, c.sessionID, c.str("playbook_id"))
+}
+
+func runUpdatePlaybook(ctx context.Context, c *call) (any, error) {
+	return c.svc.UpdatePlaybook(ctx, c.str("playbook_id"), backend.PlaybookPatch{
+		Title:                  c.optStr("title"),
+		Body:                   c.optStr("body"),
+		Triggers:               c.optStrs("triggers"),
+		Exec:                   c.optStr("exec"),
+		Skill:                  c.optStr("skill"),
+		DependsOnCredentialIDs: c.optStrs("depends_on_credential_ids"),
+		DependsOnServiceIDs:    c.optStrs("depends_on_service_ids"),
+		AutoDetectDependencies: c.optBool("auto_detect_dependencies"),
+	})
+}
+
+func runListServiceTools(ctx context.Context, c *call) (any, error) {
+	return c.svc.BoundServiceTools(ctx, c.sessionID, c.str("serviceId"))
+}
+
+func runCallServiceTool(ctx context.Context, c *call) (any, error) {
+	res, err := c.svc.CallBoundServiceTool(ctx, c.sessionID, c.str("serviceId"), backend.CallInput{
+		ToolName: c.str("toolName"), Arguments: c.raw("arguments")})
+	if err != nil {
+		return nil, err
+	}
+	return passThrough(res)
+}
