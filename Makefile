@@ -1,0 +1,57 @@
+# Agent Deck — the two commands that matter: `make run` and `make test`.
+
+GO       ?= go
+BIN      := bin/agent-deck
+PKGS     := ./...
+NODE_DIR := tests/node
+# Fuzz targets run briefly in `make test`; longer with FUZZTIME=5m make fuzz.
+FUZZTIME ?= 10s
+
+.PHONY: all build run test test-deps check fmt vet staticcheck bench fuzz clean
+
+all: build
+
+build:
+	$(GO) build -o $(BIN) ./cmd/agent-deck
+
+## run: build and serve with the embedded PostgreSQL under $$AGENT_DECK_HOME (default ~/.agent-deck)
+run: build
+	./$(BIN) serve
+
+## test-deps: the published MCP peers and clients the tests run against (npm, pinned by the lockfile)
+test-deps: $(NODE_DIR)/node_modules/.package-lock.json
+
+$(NODE_DIR)/node_modules/.package-lock.json: $(NODE_DIR)/package.json $(NODE_DIR)/package-lock.json
+	npm ci --prefix $(NODE_DIR) --no-audit --no-fund --loglevel=error
+
+## test: every test, with the race detector, then a short run of each fuzz target
+test: test-deps
+	$(GO) test -race -count=1 -timeout 40m $(PKGS)
+	$(MAKE) --no-print-directory fuzz
+
+fuzz:
+	@set -e; for target in $$(grep -rl --include='*_test.go' '^func Fuzz' . | xargs -n1 dirname | sort -u); do \
+		for fn in $$(grep -h '^func Fuzz' $$target/*_test.go | sed 's/func \(Fuzz[A-Za-z0-9_]*\).*/\1/'); do \
+			echo "fuzz $$target $$fn ($(FUZZTIME))"; \
+			$(GO) test -run='^$$' -fuzz="^$$fn$$" -fuzztime=$(FUZZTIME) $$target; \
+		done; \
+	done
+
+fmt:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+
+vet:
+	$(GO) vet $(PKGS)
+
+staticcheck:
+	$(GO) tool staticcheck $(PKGS)
+
+## check: what runs before every commit
+check: fmt vet staticcheck test
+
+## bench: the performance targets, measured side by side
+bench: test-deps
+	$(GO) test -run='^$$' -bench=. -benchmem -benchtime=2s -timeout 30m $(PKGS)
+
+clean:
+	rm -rf bin

@@ -1,0 +1,182 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/agent-deck/agent-deck/backend"
+)
+
+// largeBundleCards is the size from which import and export report progress on stderr.
+const largeBundleCards = 100
+
+func exportCommand() *cli.Command {
+	return &cli.Command{
+		Name: "export", Usage: "write the collection (or one deck with what it links) to a bundle file, without secrets",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "deck", Usage: "export only this deck (id or name) and its cards"},
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "bundle file; - for stdout", Required: true},
+		},
+		Action: exportAction,
+	}
+}
+
+func exportAction(c *cli.Context) error {
+	cl, err := apiClient(c)
+	if err != nil {
+		return err
+	}
+	out := c.String("output")
+	bundle, err := cl.Export(c.Context, c.String("deck"))
+	if err != nil {
+		return fail(err)
+	}
+	counts := bundleCounts(bundle)
+	if counts.total() >= largeBundleCards {
+		fmt.Fprintf(c.App.ErrWriter, "Exported %s; writing %d bytes…\n", counts, len(bundle))
+	}
+	if out == "-" {
+		_, err = c.App.Writer.Write(append(bundle, '\n'))
+		return err
+	}
+	if err := writeFileAtomic(out, append(bundle, '\n'), 0o600); err != nil {
+		return userError("writing %s: %v", out, err)
+	}
+	fmt.Fprintf(c.App.ErrWriter, "Wrote %s to %s\n", counts, out)
+	return nil
+}
+
+func importCommand() *cli.Command {
+	return &cli.Command{
+		Name: "import", Usage: "apply a bundle file in one transaction: existing cards are reused, never overwritten",
+		ArgsUsage: "FILE",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "dry-run", Usage: "report what would happen without changing anything"},
+			jsonFlag,
+		},
+		Action: importAction,
+	}
+}
+
+func importAction(c *cli.Context) error {
+	path, err := oneArg(c, "bundle file (- for stdin)")
+	if err != nil {
+		return err
+	}
+	var raw []byte
+	if path == "-" {
+		raw, err = io.ReadAll(c.App.Reader)
+	} else {
+		raw, err = os.ReadFile(path)
+	}
+	if err != nil {
+		return userError("reading %s: %v", path, err)
+	}
+	cl, err := apiClient(c)
+	if err != nil {
+		return err
+	}
+	counts := bundleCounts(raw)
+	if counts.total() >= largeBundleCards {
+		fmt.Fprintf(c.App.ErrWriter, "Importing %s (%d bytes)…\n", counts, len(raw))
+	}
+	rep, err := cl.Import(c.Context, json.RawMessage(raw), c.Bool("dry-run"))
+	if err != nil {
+		return fail(err)
+	}
+	if c.Bool("json") {
+		return printJSON(c.App.Writer, rep)
+	}
+	return printImportReport(c.App.Writer, rep)
+}
+
+// bundleTally counts a bundle's entries for progress lines.
+type bundleTally struct{ services, credentials, playbooks, decks int }
+
+func bundleCounts(raw []byte) bundleTally {
+	var b struct {
+		Services, Credentials, Playbooks, Decks []json.RawMessage
+	}
+	_ = json.Unmarshal(raw, &b)
+	return bundleTally{len(b.Services), len(b.Credentials), len(b.Playbooks), len(b.Decks)}
+}
+
+func (t bundleTally) total() int { return t.services + t.credentials + t.playbooks + t.decks }
+
+func (t bundleTally) String() string {
+	return fmt.Sprintf("%s, %s, %s, %s", plural(t.services, "service"), plural(t.credentials, "credential"),
+		plural(t.playbooks, "playbook"), plural(t.decks, "deck"))
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+func printImportReport(w io.Writer, rep backend.ImportReport) error {
+	if rep.DryRun {
+		fmt.Fprintln(w, "Dry run: nothing was changed. The import would do this:")
+	}
+	for _, section := range []struct {
+		title string
+		m     map[string][]string
+	}{{"Created", rep.Created}, {"Reused (left as they are)", rep.Reused}, {"Skipped", rep.Skipped}} {
+		if len(section.m) == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "%s:\n", section.title)
+		kinds := make([]string, 0, len(section.m))
+		for k := range section.m {
+			kinds = append(kinds, k)
+		}
+		slices.Sort(kinds)
+		for _, k := range kinds {
+			if len(section.m[k]) > 0 {
+				fmt.Fprintf(w, "  %-12s %s\n", k+":", strings.Join(section.m[k], ", "))
+			}
+		}
+	}
+	if len(rep.ValuesNeeded) > 0 {
+		fmt.Fprintln(w, "Values to fill in (bundles carry no secret header or env values):")
+		for _, v := range rep.ValuesNeeded {
+			fmt.Fprintf(w, "  %s\n", v)
+		}
+	}
+	if len(rep.CredentialsNeedSecret) > 0 {
+		fmt.Fprintln(w, "Credentials that need a secret (agent-deck credential rotate ID):")
+		for _, id := range rep.CredentialsNeedSecret {
+			fmt.Fprintf(w, "  %s\n", id)
+		}
+	}
+	return nil
+}
+
+// writeFileAtomic writes data to a temporary file next to path and renames it into place.
+func writeFileAtomic(path string, data []byte, mode os.FileMode) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(mode); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}

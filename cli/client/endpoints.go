@@ -1,0 +1,177 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"strconv"
+
+	"github.com/agent-deck/agent-deck/backend"
+)
+
+// ListDecks returns every deck.
+func (c *Client) ListDecks(ctx context.Context) ([]backend.Deck, error) {
+	var out []backend.Deck
+	return out, c.Do(ctx, http.MethodGet, "/decks", nil, nil, &out)
+}
+
+// GetDeck returns a deck (id or name) with its cards in order.
+func (c *Client) GetDeck(ctx context.Context, ref string) (backend.DeckSnapshot, error) {
+	var out backend.DeckSnapshot
+	return out, c.Do(ctx, http.MethodGet, "/decks/"+esc(ref)+"/snapshot", nil, nil, &out)
+}
+
+// CreateDeck makes an empty deck.
+func (c *Client) CreateDeck(ctx context.Context, in backend.DeckInput) (backend.Deck, error) {
+	var out backend.Deck
+	return out, c.Do(ctx, http.MethodPost, "/decks", nil, in, &out)
+}
+
+// DeleteDeck removes a deck; its cards stay in the collection.
+func (c *Client) DeleteDeck(ctx context.Context, ref string) error {
+	return c.Do(ctx, http.MethodDelete, "/decks/"+esc(ref), nil, nil, nil)
+}
+
+// ListServices returns every service card, secrets masked.
+func (c *Client) ListServices(ctx context.Context) ([]backend.ServiceCard, error) {
+	var out []backend.ServiceCard
+	return out, c.Do(ctx, http.MethodGet, "/services", nil, nil, &out)
+}
+
+// GetService returns one service card by id or name.
+func (c *Client) GetService(ctx context.Context, ref string) (backend.ServiceCard, error) {
+	var out backend.ServiceCard
+	return out, c.Do(ctx, http.MethodGet, "/services/"+esc(ref), nil, nil, &out)
+}
+
+// DeleteService removes a service unless a playbook depends on it.
+func (c *Client) DeleteService(ctx context.Context, ref string) error {
+	return c.Do(ctx, http.MethodDelete, "/services/"+esc(ref), nil, nil, nil)
+}
+
+// ListPlaybooks returns every playbook.
+func (c *Client) ListPlaybooks(ctx context.Context) ([]backend.Playbook, error) {
+	var out []backend.Playbook
+	return out, c.Do(ctx, http.MethodGet, "/playbooks", nil, nil, &out)
+}
+
+// GetPlaybook returns one playbook by id or title.
+func (c *Client) GetPlaybook(ctx context.Context, ref string) (backend.Playbook, error) {
+	var out backend.Playbook
+	return out, c.Do(ctx, http.MethodGet, "/playbooks/"+esc(ref), nil, nil, &out)
+}
+
+// DeletePlaybook removes a playbook and its versions.
+func (c *Client) DeletePlaybook(ctx context.Context, ref string) error {
+	return c.Do(ctx, http.MethodDelete, "/playbooks/"+esc(ref), nil, nil, nil)
+}
+
+// Dependents returns the playbooks that depend on a card.
+func (c *Client) Dependents(ctx context.Context, t backend.CardType, ref string) ([]backend.PlaybookSummary, error) {
+	var out []backend.PlaybookSummary
+	q := url.Values{"card_type": {string(t)}, "card_id": {ref}}
+	return out, c.Do(ctx, http.MethodGet, "/dependents", q, nil, &out)
+}
+
+// ListCredentials returns every credential's metadata.
+func (c *Client) ListCredentials(ctx context.Context) ([]backend.Credential, error) {
+	var out []backend.Credential
+	return out, c.Do(ctx, http.MethodGet, "/credentials", nil, nil, &out)
+}
+
+// GetCredential returns one credential's metadata by id or label.
+func (c *Client) GetCredential(ctx context.Context, ref string) (backend.Credential, error) {
+	var out backend.Credential
+	return out, c.Do(ctx, http.MethodGet, "/credentials/"+esc(ref), nil, nil, &out)
+}
+
+// CreateCredential stores a credential with its secret.
+func (c *Client) CreateCredential(ctx context.Context, in backend.CredentialInput) (backend.Credential, error) {
+	var out backend.Credential
+	return out, c.Do(ctx, http.MethodPost, "/credentials", nil, in, &out)
+}
+
+// RotateCredential replaces a credential's secret.
+func (c *Client) RotateCredential(ctx context.Context, ref, value string) (backend.Credential, error) {
+	var out backend.Credential
+	in := struct {
+		Value string `json:"value"`
+	}{value}
+	return out, c.Do(ctx, http.MethodPost, "/credentials/"+esc(ref)+"/rotate", nil, in, &out)
+}
+
+// DeleteCredential removes a credential unless a playbook depends on it.
+func (c *Client) DeleteCredential(ctx context.Context, ref string) error {
+	return c.Do(ctx, http.MethodDelete, "/credentials/"+esc(ref), nil, nil, nil)
+}
+
+// CreateToken makes an API token; its secret is in the answer once.
+func (c *Client) CreateToken(ctx context.Context, in backend.TokenInput) (backend.NewToken, error) {
+	var out backend.NewToken
+	return out, c.Do(ctx, http.MethodPost, "/tokens", nil, in, &out)
+}
+
+// ListTokens returns every token's metadata.
+func (c *Client) ListTokens(ctx context.Context) ([]backend.Token, error) {
+	var out []backend.Token
+	return out, c.Do(ctx, http.MethodGet, "/tokens", nil, nil, &out)
+}
+
+// RevokeToken stops a token from working.
+func (c *Client) RevokeToken(ctx context.Context, id string) error {
+	return c.Do(ctx, http.MethodDelete, "/tokens/"+esc(id), nil, nil, nil)
+}
+
+// ListSessions returns the live MCP sessions and their bindings.
+func (c *Client) ListSessions(ctx context.Context) ([]backend.MCPSession, error) {
+	var out []backend.MCPSession
+	return out, c.Do(ctx, http.MethodGet, "/sessions", nil, nil, &out)
+}
+
+// Display returns the status line for a workspace path.
+func (c *Client) Display(ctx context.Context, workspace string) (backend.DisplayLine, error) {
+	var out backend.DisplayLine
+	return out, c.Do(ctx, http.MethodGet, "/display", url.Values{"workspace": {workspace}}, nil, &out)
+}
+
+// Export returns the bundle of the whole collection, or of one deck.
+func (c *Client) Export(ctx context.Context, deck string) (json.RawMessage, error) {
+	var out json.RawMessage
+	var q url.Values
+	if deck != "" {
+		q = url.Values{"deck": {deck}}
+	}
+	return out, c.Do(ctx, http.MethodGet, "/export", q, nil, &out)
+}
+
+// Import applies a bundle (or, with dryRun, reports what it would do).
+func (c *Client) Import(ctx context.Context, bundle json.RawMessage, dryRun bool) (backend.ImportReport, error) {
+	var out backend.ImportReport
+	q := url.Values{"dry_run": {strconv.FormatBool(dryRun)}}
+	return out, c.Do(ctx, http.MethodPost, "/import", q, bundle, &out)
+}
+
+// StartExec resolves credential secrets for a command and records the audit row.
+func (c *Client) StartExec(ctx context.Context, in backend.ExecInput) (backend.ExecGrant, error) {
+	var out backend.ExecGrant
+	return out, c.Do(ctx, http.MethodPost, "/exec", nil, in, &out)
+}
+
+// FinishExec records how an exec'd command ended.
+func (c *Client) FinishExec(ctx context.Context, auditID int64, in backend.ExecFinish) error {
+	return c.Do(ctx, http.MethodPost, "/exec/"+strconv.FormatInt(auditID, 10)+"/finish", nil, in, nil)
+}
+
+// ListExecAudits returns the exec audit trail.
+func (c *Client) ListExecAudits(ctx context.Context) ([]backend.ExecAudit, error) {
+	var out []backend.ExecAudit
+	return out, c.Do(ctx, http.MethodGet, "/exec", nil, nil, &out)
+}
+
+// Info describes the running server (address, database, profile); older servers may not
+// answer it.
+func (c *Client) Info(ctx context.Context) (map[string]any, error) {
+	var out map[string]any
+	return out, c.Do(ctx, http.MethodGet, "/info", nil, nil, &out)
+}

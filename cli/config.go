@@ -1,0 +1,131 @@
+package cli
+
+import (
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/urfave/cli/v2"
+)
+
+// Names of the global flags, shared by every command.
+const (
+	flagHome   = "home"
+	flagServer = "server"
+	flagToken  = "token"
+)
+
+// DefaultAddr is where `serve` listens and where clients look when nothing else is configured.
+const DefaultAddr = "127.0.0.1:1110"
+
+func globalFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: flagHome, EnvVars: []string{"AGENT_DECK_HOME"},
+			Usage: "data home (database, secret key, admin token)", Value: defaultHome()},
+		&cli.StringFlag{Name: flagServer, EnvVars: []string{"AGENT_DECK_SERVER"},
+			Usage: "URL of a remote deck server (default: the local one)"},
+		&cli.StringFlag{Name: flagToken, EnvVars: []string{"AGENT_DECK_TOKEN"},
+			Usage: "API token for --server (default: the local admin token)"},
+	}
+}
+
+func defaultHome() string {
+	if h, err := os.UserHomeDir(); err == nil {
+		return filepath.Join(h, ".agent-deck")
+	}
+	return ".agent-deck"
+}
+
+// serveFlags are the settings of `agent-deck serve`; each has an environment variable.
+func serveFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "addr", EnvVars: []string{"AGENT_DECK_ADDR"}, Value: DefaultAddr,
+			Usage: "listen address (loopback unless --allow-remote)"},
+		&cli.BoolFlag{Name: "allow-remote", EnvVars: []string{"AGENT_DECK_ALLOW_REMOTE"},
+			Usage: "allow listening on a non-loopback address"},
+		&cli.StringFlag{Name: "database-url", EnvVars: []string{"AGENT_DECK_DATABASE_URL"},
+			Usage: "PostgreSQL URL; empty runs the embedded cluster under <home>/postgres"},
+		&cli.StringFlag{Name: "profile", EnvVars: []string{"AGENT_DECK_MCP_TOOL_PROFILE"}, Value: "standard",
+			Usage: "MCP tool profile: runtime, standard or legacy"},
+		&cli.StringFlag{Name: "deck", EnvVars: []string{"AGENT_DECK_DECK_ID"},
+			Usage: "deck (id or name) new MCP sessions are bound to"},
+		&cli.StringFlag{Name: "workspace", EnvVars: []string{"AGENT_DECK_WORKSPACE"},
+			Usage: "workspace root new MCP sessions are bound to"},
+		&cli.DurationFlag{Name: "session-idle-timeout", EnvVars: []string{"AGENT_DECK_SESSION_IDLE_TIMEOUT"},
+			Value: 24 * time.Hour, Usage: "MCP sessions expire after this long without traffic"},
+		&cli.DurationFlag{Name: "local-idle-timeout", EnvVars: []string{"AGENT_DECK_LOCAL_IDLE_TIMEOUT"},
+			Value: 10 * time.Minute, Usage: "idle local MCP servers are stopped after this long"},
+		&cli.IntFlag{Name: "result-cap", EnvVars: []string{"AGENT_DECK_RESULT_CAP"}, Value: 48 * 1024,
+			Usage: "tool results larger than this many bytes are spilled to <home>/tool-results"},
+		&cli.StringFlag{Name: "log-level", EnvVars: []string{"AGENT_DECK_LOG_LEVEL"}, Value: "info",
+			Usage: "debug, info, warn or error"},
+	}
+}
+
+// ServeConfig is everything `serve` needs, built once from flags and environment (or by tests).
+type ServeConfig struct {
+	Home               string
+	Addr               string
+	AllowRemote        bool
+	DatabaseURL        string
+	SecretKey          string // base64 of 32 bytes; empty = <Home>/secret.key
+	Profile            string
+	DefaultDeck        string
+	DefaultWorkspace   string
+	SessionIdleTimeout time.Duration
+	LocalIdleTimeout   time.Duration
+	ResultCap          int
+	LogLevel           string
+	// Logger receives structured logs; nil logs text to stderr at LogLevel.
+	Logger *slog.Logger
+}
+
+func serveConfigFrom(c *cli.Context) ServeConfig {
+	return ServeConfig{
+		Home:               global(c, flagHome),
+		Addr:               c.String("addr"),
+		AllowRemote:        c.Bool("allow-remote"),
+		DatabaseURL:        c.String("database-url"),
+		SecretKey:          os.Getenv("AGENT_DECK_SECRET_KEY"),
+		Profile:            c.String("profile"),
+		DefaultDeck:        c.String("deck"),
+		DefaultWorkspace:   c.String("workspace"),
+		SessionIdleTimeout: c.Duration("session-idle-timeout"),
+		LocalIdleTimeout:   c.Duration("local-idle-timeout"),
+		ResultCap:          c.Int("result-cap"),
+		LogLevel:           c.String("log-level"),
+	}
+}
+
+func (c ServeConfig) validate() error {
+	switch c.Profile {
+	case "runtime", "standard", "legacy":
+	default:
+		return fmt.Errorf("--profile %q: expected runtime, standard or legacy", c.Profile)
+	}
+	if c.Home == "" {
+		return fmt.Errorf("--home: a data home directory is required")
+	}
+	return checkListenAddr(c.Addr, c.AllowRemote)
+}
+
+// checkListenAddr keeps the server on loopback unless the operator opted out (SPEC §10).
+func checkListenAddr(addr string, allowRemote bool) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("--addr %q: expected host:port", addr)
+	}
+	if allowRemote {
+		return nil
+	}
+	if host == "localhost" {
+		return nil
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		return nil
+	}
+	return fmt.Errorf("--addr %q is not a loopback address; pass --allow-remote (AGENT_DECK_ALLOW_REMOTE=1) to listen there", addr)
+}

@@ -1,0 +1,84 @@
+package cli
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/cli/client"
+)
+
+// Files in the data home.
+const (
+	secretKeyFile  = "secret.key"
+	adminTokenFile = "admin.token"
+	serverInfoFile = "server.json"
+)
+
+// loadSecretKey returns the key that seals secrets at rest: AGENT_DECK_SECRET_KEY when set, else
+// <home>/secret.key, generated (0600) on first start.
+func loadSecretKey(home, fromEnv string) ([]byte, error) {
+	if fromEnv != "" {
+		key, err := backend.DecodeKey(fromEnv)
+		if err != nil {
+			return nil, fmt.Errorf("AGENT_DECK_SECRET_KEY: %w", err)
+		}
+		return key, nil
+	}
+	path := filepath.Join(home, secretKeyFile)
+	data, err := os.ReadFile(path)
+	if err == nil {
+		key, derr := backend.DecodeKey(strings.TrimSpace(string(data)))
+		if derr != nil {
+			return nil, fmt.Errorf("%s: %w", path, derr)
+		}
+		return key, nil
+	}
+	if !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("read secret key: %w", err)
+	}
+	key, err := backend.GenerateKey()
+	if err != nil {
+		return nil, err
+	}
+	if err := writeFileAtomic(path, []byte(base64.StdEncoding.EncodeToString(key)+"\n"), 0o600); err != nil {
+		return nil, fmt.Errorf("write secret key: %w", err)
+	}
+	return key, nil
+}
+
+// ensureAdminToken makes sure <home>/admin.token holds a working admin token, creating one on
+// first start (or when the database no longer knows the stored one).
+func ensureAdminToken(ctx context.Context, svc *backend.Service, home string) (string, error) {
+	path := filepath.Join(home, adminTokenFile)
+	if data, err := os.ReadFile(path); err == nil {
+		secret := strings.TrimSpace(string(data))
+		if a, aerr := svc.Authenticate(ctx, secret, backend.ActorUser); aerr == nil && a.Scope == backend.ScopeAdmin {
+			return secret, nil
+		}
+	}
+	tok, err := svc.CreateToken(backend.WithActor(ctx, backend.SystemActor),
+		backend.TokenInput{Name: "admin (created by serve)", Scope: backend.ScopeAdmin})
+	if err != nil {
+		return "", fmt.Errorf("create admin token: %w", err)
+	}
+	if err := writeFileAtomic(path, []byte(tok.Secret+"\n"), 0o600); err != nil {
+		return "", fmt.Errorf("write admin token: %w", err)
+	}
+	return tok.Secret, nil
+}
+
+func writeServerInfo(home string, info client.ServerInfo) error {
+	data, err := json.Marshal(info)
+	if err != nil {
+		return err
+	}
+	return writeFileAtomic(filepath.Join(home, serverInfoFile), data, 0o600)
+}

@@ -1,0 +1,237 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/postgres"
+	"github.com/agent-deck/agent-deck/backend/postgres/cluster"
+	"github.com/agent-deck/agent-deck/cli/client"
+	dashboardapi "github.com/agent-deck/agent-deck/dashboard-api"
+	"github.com/agent-deck/agent-deck/mcptools"
+	"github.com/agent-deck/agent-deck/migrations"
+	"github.com/agent-deck/agent-deck/proxy"
+)
+
+func serveCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "serve",
+		Usage: "run the deck server: MCP at /mcp, REST at /api/v1, on one port",
+		Flags: serveFlags(),
+		Action: func(c *cli.Context) error {
+			cfg := serveConfigFrom(c)
+			cfg.Logger = newLogger(c.App.ErrWriter, cfg.LogLevel)
+			srv, err := Start(c.Context, cfg)
+			if err != nil {
+				return cli.Exit(err.Error(), 2)
+			}
+			<-c.Context.Done()
+			ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+			defer cancel()
+			if err := srv.Close(ctx); err != nil {
+				return cli.Exit("shutdown: "+err.Error(), 2)
+			}
+			return nil
+		},
+	}
+}
+
+// Server is a running deck: everything `serve` started, closed in reverse order.
+type Server struct {
+	cfg     ServeConfig
+	log     *slog.Logger
+	url     string
+	token   string
+	svc     *backend.Service
+	closers []closer
+}
+
+type closer struct {
+	name string
+	fn   func(context.Context) error
+}
+
+// Start brings up a deck server and returns once it accepts requests. Tests call it directly.
+func Start(ctx context.Context, cfg ServeConfig) (srv *Server, err error) {
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = newLogger(os.Stderr, cfg.LogLevel)
+	}
+	s := &Server{cfg: cfg, log: cfg.Logger}
+	defer func() {
+		if err != nil {
+			cctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+			defer cancel()
+			_ = s.Close(cctx)
+		}
+	}()
+	if err := os.MkdirAll(cfg.Home, 0o700); err != nil {
+		return nil, fmt.Errorf("data home %s: %w", cfg.Home, err)
+	}
+	dbURL, err := s.openDatabase(ctx)
+	if err != nil {
+		return nil, err
+	}
+	store, err := postgres.Open(ctx, dbURL)
+	if err != nil {
+		return nil, fmt.Errorf("open database: %w", err)
+	}
+	s.push("database pool", func(context.Context) error { store.Close(); return nil })
+
+	key, err := loadSecretKey(cfg.Home, cfg.SecretKey)
+	if err != nil {
+		return nil, err
+	}
+	sealer, err := backend.NewSealer(key)
+	if err != nil {
+		return nil, err
+	}
+	px := proxy.New(proxy.Options{
+		Home:           cfg.Home,
+		Logger:         s.log.With("component", "proxy"),
+		IdleTimeout:    cfg.LocalIdleTimeout,
+		MaxResultBytes: cfg.ResultCap,
+	})
+	s.push("proxy", px.Close)
+
+	s.svc = backend.NewService(store, px, sealer, nil, s.log, backend.Config{
+		SessionIdleTimeout: cfg.SessionIdleTimeout,
+		DefaultDeck:        cfg.DefaultDeck,
+		DefaultWorkspace:   cfg.DefaultWorkspace,
+	})
+	if s.token, err = ensureAdminToken(ctx, s.svc, cfg.Home); err != nil {
+		return nil, err
+	}
+	return s, s.listen(ctx)
+}
+
+// openDatabase returns the database URL, starting the embedded cluster when none is configured,
+// and applies the migrations.
+func (s *Server) openDatabase(ctx context.Context) (string, error) {
+	url := s.cfg.DatabaseURL
+	if url == "" {
+		c, err := cluster.Start(ctx, cluster.Options{
+			DataDir:    filepath.Join(s.cfg.Home, "postgres"),
+			StopOnExit: true,
+			Logger:     s.log.With("component", "postgres"),
+		})
+		if err != nil {
+			return "", err
+		}
+		s.push("embedded postgres", func(ctx context.Context) error { return c.Stop(ctx) })
+		url = c.URL("agentdeck")
+	}
+	if err := migrations.Up(ctx, url); err != nil {
+		return "", fmt.Errorf("migrate database: %w", err)
+	}
+	return url, nil
+}
+
+func (s *Server) listen(ctx context.Context) error {
+	ln, err := net.Listen("tcp", s.cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", s.cfg.Addr, err)
+	}
+	s.url = "http://" + ln.Addr().String()
+
+	mcp, err := mcptools.NewHandler(s.svc, mcptools.Options{
+		Profile: s.cfg.Profile,
+		Logger:  s.log.With("component", "mcp"),
+	})
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	met := newMetrics()
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", mcp)
+	mux.Handle("/", dashboardapi.NewRouter(s.svc, dashboardapi.Options{
+		Logger:  s.log.With("component", "rest"),
+		Info:    s.info,
+		Metrics: met.handler(),
+	}))
+	hs := &http.Server{Handler: met.wrap(mux), ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			s.log.Error("http server stopped", "err", err)
+		}
+	}()
+	s.push("http server", hs.Shutdown)
+	// Closed before the HTTP server, so open MCP streams end and Shutdown need not wait them out.
+	s.push("mcp sessions", mcp.Close)
+	if err := writeServerInfo(s.cfg.Home, client.ServerInfo{URL: s.url, PID: os.Getpid(), Database: s.databaseLabel(), Profile: s.cfg.Profile}); err != nil {
+		return fmt.Errorf("write server info: %w", err)
+	}
+	s.push("server info", func(context.Context) error {
+		return os.Remove(filepath.Join(s.cfg.Home, serverInfoFile))
+	})
+	s.log.Info("agent deck ready", "url", s.url, "mcp", s.url+"/mcp", "profile", s.cfg.Profile, "home", s.cfg.Home)
+	return nil
+}
+
+// info describes the running server for `agent-deck status`; it never includes the database URL,
+// which may hold a password.
+func (s *Server) info(context.Context) (map[string]any, error) {
+	return map[string]any{
+		"url":      s.url,
+		"pid":      os.Getpid(),
+		"home":     s.cfg.Home,
+		"database": s.databaseLabel(),
+		"profile":  s.cfg.Profile,
+	}, nil
+}
+
+// databaseLabel names the database without the URL, which may hold a password.
+func (s *Server) databaseLabel() string {
+	if s.cfg.DatabaseURL == "" {
+		return "embedded (" + filepath.Join(s.cfg.Home, "postgres") + ")"
+	}
+	return "external (AGENT_DECK_DATABASE_URL)"
+}
+
+func (s *Server) push(name string, fn func(context.Context) error) {
+	s.closers = append(s.closers, closer{name, fn})
+}
+
+// URL is the server's base URL, e.g. http://127.0.0.1:1110.
+func (s *Server) URL() string { return s.url }
+
+// AdminToken is the admin token from <home>/admin.token.
+func (s *Server) AdminToken() string { return s.token }
+
+// Service is the core the server runs, for tests that set up data directly.
+func (s *Server) Service() *backend.Service { return s.svc }
+
+// Close stops everything Start started, in reverse order.
+func (s *Server) Close(ctx context.Context) error {
+	var errs []error
+	for i := len(s.closers) - 1; i >= 0; i-- {
+		c := s.closers[i]
+		if err := c.fn(ctx); err != nil {
+			errs = append(errs, fmt.Errorf("stop %s: %w", c.name, err))
+		}
+		s.log.Debug("stopped", "part", c.name)
+	}
+	s.closers = nil
+	return errors.Join(errs...)
+}
+
+func newLogger(w interface{ Write([]byte) (int, error) }, level string) *slog.Logger {
+	var lv slog.Level
+	if err := lv.UnmarshalText([]byte(level)); err != nil {
+		lv = slog.LevelInfo
+	}
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: lv}))
+}

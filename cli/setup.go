@@ -1,0 +1,125 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/cli/client"
+	"github.com/agent-deck/agent-deck/harness"
+)
+
+func setupCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "setup",
+		Usage: "write Agent Deck into an agent client: MCP entry, harness text, status line (run again = no change)",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "client", Required: true, Usage: strings.Join(harness.Clients(), ", ")},
+			&cli.StringFlag{Name: "scope", Value: string(harness.ScopeUser), Usage: "user (every project) or project (this folder)"},
+			&cli.BoolFlag{Name: "remove", Usage: "take Agent Deck's entry, text and status line out again"},
+			&cli.StringFlag{Name: "profile", Usage: "MCP tool profile the client uses: runtime, standard or legacy (default: the server's)"},
+			&cli.StringFlag{Name: "project-dir", Value: ".", Usage: "project root for --scope project"},
+			&cli.StringFlag{Name: "token-env", Value: harness.DefaultTokenEnv, Usage: "environment variable project files read the token from"},
+		},
+		Action: setupAction,
+	}
+}
+
+// setupPaths anchors the harness table in this machine's directories.
+func setupPaths(projectDir string) (harness.Paths, error) {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return harness.Paths{}, userError("cannot find the home directory: %v", err)
+	}
+	cfg, err := os.UserConfigDir()
+	if err != nil {
+		cfg = filepath.Join(home, ".config")
+	}
+	proj, err := filepath.Abs(projectDir)
+	if err != nil {
+		return harness.Paths{}, userError("--project-dir: %v", err)
+	}
+	return harness.Paths{Home: home, ConfigDir: cfg, Project: proj}, nil
+}
+
+// agentDeckCommand is how clients should start this binary: its absolute path when it is the
+// installed agent-deck, the bare name otherwise.
+func agentDeckCommand() string {
+	if exe, err := os.Executable(); err == nil && filepath.Base(exe) == "agent-deck" {
+		return exe
+	}
+	return "agent-deck"
+}
+
+func setupAction(c *cli.Context) error {
+	t, err := harness.Lookup(c.String("client"), harness.Scope(c.String("scope")))
+	if err != nil {
+		return userError("%v", err)
+	}
+	profile := c.String("profile")
+	if _, err := harness.ProfileTools(profile); err != nil {
+		return userError("--profile: %v", err)
+	}
+	paths, err := setupPaths(c.String("project-dir"))
+	if err != nil {
+		return err
+	}
+	cl, err := apiClient(c)
+	if err != nil {
+		return err
+	}
+	e := harness.Entry{URL: cl.BaseURL + "/mcp", TokenEnv: c.String("token-env"), Profile: profile,
+		Command: agentDeckCommand()}
+	if !c.Bool("remove") && t.Scope == harness.ScopeUser {
+		if e.Token, err = setupToken(c, cl, t, paths); err != nil {
+			return err
+		}
+	}
+	changes, err := t.Changes(paths, e, profile, c.Bool("remove"))
+	if err != nil {
+		return userError("%v", err)
+	}
+	if err := applyChanges(c, changes); err != nil {
+		return err
+	}
+	if t.Scope == harness.ScopeProject && !c.Bool("remove") {
+		fmt.Fprintf(c.App.ErrWriter, "The project config reads the token from $%s; create one with "+
+			"`agent-deck token create %s-%s` and export it.\n", e.TokenEnv, t.Client, t.Scope)
+	}
+	return nil
+}
+
+// setupToken reuses the token already in the client's config (so setup twice changes nothing),
+// or creates an agent token on the server.
+func setupToken(c *cli.Context, cl *client.Client, t harness.Target, paths harness.Paths) (string, error) {
+	if old, err := os.ReadFile(paths.Resolve(t.Config)); err == nil {
+		if tok := t.ExistingToken(old); tok != "" {
+			return tok, nil
+		}
+	}
+	nt, err := cl.CreateToken(c.Context, backend.TokenInput{Name: t.Client + "-" + string(t.Scope), Scope: backend.ScopeAgent})
+	if err != nil {
+		return "", fail(err)
+	}
+	return nt.Secret, nil
+}
+
+func applyChanges(c *cli.Context, changes []harness.Change) error {
+	home, _ := os.UserHomeDir()
+	for _, ch := range changes {
+		out, err := harness.Apply(ch)
+		if err != nil {
+			return userError("%v", err)
+		}
+		shown := ch.Path
+		if home != "" && strings.HasPrefix(shown, home+string(filepath.Separator)) {
+			shown = "~" + shown[len(home):]
+		}
+		fmt.Fprintf(c.App.Writer, "%-9s %s (%s)\n", out, shown, ch.What)
+	}
+	return nil
+}

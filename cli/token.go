@@ -1,0 +1,90 @@
+package cli
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/agent-deck/agent-deck/backend"
+)
+
+func tokenCommand() *cli.Command {
+	return &cli.Command{
+		Name: "token", Aliases: []string{"tokens"}, Usage: "manage API tokens (admin)",
+		Subcommands: []*cli.Command{
+			{Name: "create", Usage: "create a token; its secret is printed once", ArgsUsage: "NAME",
+				Flags: []cli.Flag{
+					&cli.StringFlag{Name: "scope", Value: string(backend.ScopeAgent), Usage: "admin, agent or agent:read"},
+					jsonFlag,
+				},
+				Action: tokenCreate},
+			{Name: "list", Aliases: []string{"ls"}, Usage: "list tokens", Flags: []cli.Flag{jsonFlag}, Action: tokenList},
+			{Name: "revoke", Usage: "revoke a token (takes effect on its next request)", ArgsUsage: "ID",
+				Action: tokenRevoke},
+		},
+	}
+}
+
+func tokenCreate(c *cli.Context) error {
+	name, err := oneArg(c, "token name")
+	if err != nil {
+		return err
+	}
+	cl, err := apiClient(c)
+	if err != nil {
+		return err
+	}
+	t, err := cl.CreateToken(c.Context, backend.TokenInput{Name: name, Scope: backend.Scope(c.String("scope"))})
+	if err != nil {
+		return fail(err)
+	}
+	if c.Bool("json") {
+		return printJSON(c.App.Writer, t)
+	}
+	fmt.Fprintf(c.App.ErrWriter, "Created token %s (%s, scope %s). It is shown once:\n", t.Name, t.ID, t.Scope)
+	_, err = fmt.Fprintln(c.App.Writer, t.Secret)
+	return err
+}
+
+func tokenList(c *cli.Context) error {
+	cl, err := apiClient(c)
+	if err != nil {
+		return err
+	}
+	list, err := cl.ListTokens(c.Context)
+	if err != nil {
+		return fail(err)
+	}
+	if c.Bool("json") {
+		return printJSON(c.App.Writer, orEmptyList(list))
+	}
+	rows := make([][]string, len(list))
+	for i, t := range list {
+		rows[i] = []string{t.ID, t.Name, string(t.Scope), stamp(&t.CreatedAt), stamp(t.LastUsedAt), stamp(t.RevokedAt)}
+	}
+	return printTable(c.App.Writer, []string{"ID", "NAME", "SCOPE", "CREATED", "LAST USED", "REVOKED"}, rows)
+}
+
+func tokenRevoke(c *cli.Context) error {
+	id, err := oneArg(c, "token id")
+	if err != nil {
+		return err
+	}
+	cl, err := apiClient(c)
+	if err != nil {
+		return err
+	}
+	if err := cl.RevokeToken(c.Context, id); err != nil {
+		return fail(err)
+	}
+	_, err = fmt.Fprintf(c.App.Writer, "Revoked token %s\n", id)
+	return err
+}
+
+func stamp(t *time.Time) string {
+	if t == nil || t.IsZero() {
+		return "-"
+	}
+	return t.Local().Format("2006-01-02 15:04")
+}

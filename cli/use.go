@@ -1,0 +1,138 @@
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/harness"
+)
+
+// useFile is .agent-deck/use.json: the deck a project is pinned to. The name lets
+// `use --refresh` find a renamed or recreated deck again.
+type useFile struct {
+	DeckID   string `json:"deck_id"`
+	DeckName string `json:"deck_name"`
+	Server   string `json:"server,omitempty"`
+}
+
+const useFilePath = ".agent-deck/use.json"
+
+func useCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "use",
+		Usage:     "pin this project to a deck: project MCP config with the deck header, and .agent-deck/use.json",
+		ArgsUsage: "DECK",
+		Flags: []cli.Flag{
+			&cli.StringSliceFlag{Name: "client", Usage: "client config(s) to write (default: the project configs that exist, else claude-code)"},
+			&cli.BoolFlag{Name: "refresh", Usage: "re-resolve the pinned deck by name (after a rename or re-import)"},
+			&cli.StringFlag{Name: "project-dir", Value: ".", Usage: "project root"},
+			&cli.StringFlag{Name: "token-env", Value: harness.DefaultTokenEnv, Usage: "environment variable the config reads the token from"},
+		},
+		Action: useAction,
+	}
+}
+
+func useAction(c *cli.Context) error {
+	args, err := positional(c)
+	if err != nil {
+		return err
+	}
+	paths, err := setupPaths(c.String("project-dir"))
+	if err != nil {
+		return err
+	}
+	usePath := filepath.Join(paths.Project, useFilePath)
+	ref, fallback := "", ""
+	if len(args) > 0 {
+		ref = args[0]
+	}
+	if c.Bool("refresh") && ref == "" {
+		prev, err := readUseFile(usePath)
+		if err != nil {
+			return err
+		}
+		ref, fallback = prev.DeckName, prev.DeckID
+	}
+	if ref == "" || len(args) > 1 {
+		return userError("use: name one deck (id or name), or pass --refresh")
+	}
+	cl, err := apiClient(c)
+	if err != nil {
+		return err
+	}
+	deck, err := cl.GetDeck(c.Context, ref)
+	if backend.ErrorCode(err) == backend.CodeNotFound && fallback != "" {
+		deck, err = cl.GetDeck(c.Context, fallback) // renamed since it was pinned
+	}
+	if err != nil {
+		return fail(err)
+	}
+	targets, err := useTargets(c.StringSlice("client"), paths)
+	if err != nil {
+		return err
+	}
+	e := harness.Entry{URL: cl.BaseURL + "/mcp", TokenEnv: c.String("token-env"), DeckID: deck.ID}
+	var changes []harness.Change
+	for _, t := range targets {
+		changes = append(changes, t.EntryChange(paths, e, false))
+	}
+	body, _ := json.MarshalIndent(useFile{DeckID: deck.ID, DeckName: deck.Name, Server: cl.BaseURL}, "", "  ")
+	changes = append(changes, harness.Change{Path: usePath, What: "deck pin", Mode: 0o644,
+		Edit: func([]byte) ([]byte, error) { return append(body, '\n'), nil }})
+	if err := applyChanges(c, changes); err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(c.App.Writer, "This project now uses deck %s (%s)\n", deck.Name, deck.ID)
+	return err
+}
+
+func readUseFile(path string) (useFile, error) {
+	var u useFile
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return u, userError("use --refresh: %s does not exist; run `agent-deck use DECK` first", useFilePath)
+	}
+	if err != nil {
+		return u, userError("reading %s: %v", path, err)
+	}
+	if err := json.Unmarshal(b, &u); err != nil || u.DeckName == "" {
+		return u, userError("%s is not a deck pin written by agent-deck use", path)
+	}
+	return u, nil
+}
+
+// useTargets picks the project-scope configs to write: the named clients, else those whose
+// project config already exists, else Claude Code's.
+func useTargets(names []string, paths harness.Paths) ([]harness.Target, error) {
+	var out []harness.Target
+	for _, n := range names {
+		t, err := harness.Lookup(n, harness.ScopeProject)
+		if err != nil {
+			return nil, userError("--client: %v", err)
+		}
+		out = append(out, t)
+	}
+	if len(out) > 0 {
+		return out, nil
+	}
+	for _, t := range harness.Targets() {
+		if t.Scope != harness.ScopeProject {
+			continue
+		}
+		if _, err := os.Stat(paths.Resolve(t.Config)); err == nil {
+			out = append(out, t)
+		}
+	}
+	if len(out) == 0 {
+		t, _ := harness.Lookup("claude-code", harness.ScopeProject)
+		out = append(out, t)
+	}
+	return out, nil
+}

@@ -1,0 +1,85 @@
+package harness
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Profiles of the MCP surface (SPEC §4.1) and the tools each one has. Harness text names only
+// tools of the configured profile, so an agent is never told to call a tool it cannot see.
+var (
+	runtimeTools = []string{
+		"bind_workspace", "switch_bound_deck", "get_session_binding", "get_decks", "get_bound_deck",
+		"get_playbook", "update_playbook", "list_service_tools", "call_service_tool",
+	}
+	editingTools = []string{
+		"manage_deck_card", "list_collection", "create_deck", "register_service", "update_service",
+		"update_service_tool_settings", "register_playbook",
+	}
+)
+
+// Profiles lists the profile names in increasing size.
+var Profiles = []string{"runtime", "standard", "legacy"}
+
+// ProfileTools returns the canonical tools of a profile (deprecated aliases are left out: the
+// harness never recommends them).
+func ProfileTools(profile string) ([]string, error) {
+	switch profile {
+	case "runtime":
+		return slices.Clone(runtimeTools), nil
+	case "standard", "legacy", "":
+		return append(slices.Clone(runtimeTools), editingTools...), nil
+	}
+	return nil, fmt.Errorf("unknown profile %q: expected %s", profile, strings.Join(Profiles, ", "))
+}
+
+// harnessRules are the lines of the instruction text; a rule is included only when every tool it
+// names is in the profile.
+var harnessRules = []struct {
+	text  string
+	tools []string
+}{
+	{"**Session opener.** At the start of a session call `bind_workspace` with this workspace's " +
+		"root (and `deckId` from `.agent-deck/use.json` when that file exists), then tell the user " +
+		"the returned `display_summary` line once, verbatim.", []string{"bind_workspace"}},
+	{"**Capability rescue.** Before saying a tool, server or API key is missing, call " +
+		"`get_bound_deck`: the deck's MCP servers are reached through `list_service_tools` and " +
+		"`call_service_tool`, not as tools of their own.",
+		[]string{"get_bound_deck", "list_service_tools", "call_service_tool"}},
+	{"**Playbooks first.** When a request matches a playbook's title or triggers in " +
+		"`get_bound_deck`, read it with `get_playbook` and follow it before improvising; when you " +
+		"find a better way, fix the playbook with `update_playbook`.",
+		[]string{"get_bound_deck", "get_playbook", "update_playbook"}},
+	{"When a procedure you repeat has no playbook, save it with `register_playbook`; link existing " +
+		"cards to the deck with `manage_deck_card`.", []string{"register_playbook", "manage_deck_card"}},
+	{"**Secrets.** API key values never pass through you: the deck adds them to the calls it " +
+		"makes. Never ask for or print one; a person sets them with `agent-deck credential add`.", nil},
+}
+
+// Text is the harness text for a profile: short, specific, and naming only tools that exist in
+// that profile.
+func Text(profile string) (string, error) {
+	tools, err := ProfileTools(profile)
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	b.WriteString("## Agent Deck\n\n")
+	b.WriteString("MCP servers, API keys and playbooks for this work come from the `agent-deck` MCP server.\n\n")
+	for _, r := range harnessRules {
+		if containsAll(tools, r.tools) {
+			b.WriteString("- " + r.text + "\n")
+		}
+	}
+	return b.String(), nil
+}
+
+func containsAll(have, need []string) bool {
+	for _, n := range need {
+		if !slices.Contains(have, n) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,64 @@
+package tests
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// cliBigBundle writes a valid bundle of n cards (a third of each type, all on one deck).
+func cliBigBundle(tb testing.TB, n int) string {
+	tb.Helper()
+	type card = map[string]any
+	var creds, svcs, pbs []card
+	var cIDs, sIDs, pIDs []string
+	for i := 0; i < n/3; i++ {
+		cid, sid, pid := fmt.Sprintf("cred_k%04d", i), fmt.Sprintf("6f1c8d2e-0000-4000-8000-%012d", i), fmt.Sprintf("pb_t%04d", i)
+		creds = append(creds, card{"id": cid, "label": fmt.Sprintf("K%04d", i), "scheme": "bearer", "env_name": fmt.Sprintf("K%04d_API_KEY", i)})
+		svcs = append(svcs, card{"id": sid, "name": fmt.Sprintf("svc-%04d", i), "type": "mcp",
+			"url": fmt.Sprintf("https://s%d.example.test/mcp", i), "credential_id": cid})
+		pbs = append(pbs, card{"id": pid, "title": fmt.Sprintf("T%04d", i), "body": "Do it.\n",
+			"triggers": []string{fmt.Sprintf("task %d", i)}, "depends_on_credential_ids": []string{cid}})
+		cIDs, sIDs, pIDs = append(cIDs, cid), append(sIDs, sid), append(pIDs, pid)
+	}
+	b := map[string]any{"format": "agent-deck-bundle", "version": 1, "credentials": creds, "services": svcs,
+		"playbooks": pbs, "decks": []card{{"name": "all", "cards": map[string]any{"services": sIDs,
+			"credentials": cIDs, "playbooks": pIDs}}}}
+	raw, _ := json.Marshal(b)
+	path := filepath.Join(tb.TempDir(), "big.json")
+	if err := os.WriteFile(path, raw, 0o600); err != nil {
+		tb.Fatal(err)
+	}
+	return path
+}
+
+// BenchmarkCLIImport1000 runs `agent-deck import` of a 1,000-card bundle against a real server
+// on an empty database (target: under 2 s).
+func BenchmarkCLIImport1000(b *testing.B) {
+	for b.Loop() {
+		b.StopTimer()
+		e := startCLIEnv(b)
+		path := cliBigBundle(b, 1000)
+		b.StartTimer()
+		if r := e.run("", "import", path); r.code != 0 || !strings.Contains(r.stdout, "Created") {
+			b.Fatalf("import: %d %s", r.code, r.stderr)
+		}
+	}
+}
+
+// BenchmarkCLIExport1000 runs `agent-deck export` of a 1,000-card collection (target: under 2 s).
+func BenchmarkCLIExport1000(b *testing.B) {
+	e := startCLIEnv(b)
+	if r := e.run("", "import", cliBigBundle(b, 1000)); r.code != 0 {
+		b.Fatalf("import: %s", r.stderr)
+	}
+	out := filepath.Join(b.TempDir(), "out.json")
+	for b.Loop() {
+		if r := e.run("", "export", "-o", out); r.code != 0 {
+			b.Fatalf("export: %s", r.stderr)
+		}
+	}
+}

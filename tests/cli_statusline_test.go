@@ -1,0 +1,108 @@
+package tests
+
+import (
+	"bytes"
+	"io"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agent-deck/agent-deck/cli"
+)
+
+const statuslineDeadline = 300 * time.Millisecond
+
+func TestCLIStatusline(t *testing.T) {
+	e := startCLIEnv(t)
+	ws := t.TempDir()
+	down := t.TempDir()
+	tests := []struct {
+		name    string
+		home    string
+		args    []string
+		stdin   func() io.Reader
+		offline bool
+	}{
+		{"server up", e.home, nil, func() io.Reader {
+			return strings.NewReader(`{"session_id":"x","workspace":{"current_dir":"` + ws + `"},"cwd":"/"}`)
+		}, false},
+		{"server up, cwd only", e.home, nil, func() io.Reader { return strings.NewReader(`{"cwd":"` + ws + `"}`) }, false},
+		{"server down", down, []string{"--server", "http://127.0.0.1:1"}, func() io.Reader {
+			return strings.NewReader(`{"workspace":{"current_dir":"` + ws + `"}}`)
+		}, true},
+		{"stdin left open and silent", e.home, nil, func() io.Reader { r, _ := io.Pipe(); return r }, false},
+		{"stdin left open after the JSON", e.home, nil, func() io.Reader {
+			r, w := io.Pipe()
+			go func() { _, _ = w.Write([]byte(`{"cwd":"` + ws + `"}`)) }()
+			return r
+		}, false},
+		{"malformed JSON", e.home, nil, func() io.Reader { return strings.NewReader(`{"workspace":`) }, true},
+		{"not JSON at all", e.home, nil, func() io.Reader { return strings.NewReader("hello") }, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			start := time.Now()
+			r := runCLI(tc.home, tc.stdin(), append(tc.args, "statusline")...)
+			elapsed := time.Since(start)
+			if r.code != 0 {
+				t.Errorf("exit code %d, want 0 (stderr %q)", r.code, r.stderr)
+			}
+			if elapsed > statuslineDeadline {
+				t.Errorf("took %v, want under %v", elapsed, statuslineDeadline)
+			}
+			if strings.Count(r.stdout, "\n") != 1 || !strings.HasSuffix(r.stdout, "\n") || r.stdout == "\n" {
+				t.Errorf("output is not exactly one line: %q", r.stdout)
+			}
+			if offline := r.stdout == cli.OfflineLine+"\n"; offline != tc.offline {
+				t.Errorf("line %q; offline %v, want %v", r.stdout, offline, tc.offline)
+			}
+		})
+	}
+}
+
+// TestCLIStatuslineBinary runs the real binary the way Claude Code does: server down, stdin
+// never closed.
+func TestCLIStatuslineBinary(t *testing.T) {
+	bin := agentDeckBinary(t)
+	cmd := exec.Command(bin, "--home", t.TempDir(), "--server", "http://127.0.0.1:1", "statusline")
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdin.Close()
+	start := time.Now()
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("statusline: %v", err)
+	}
+	if elapsed := time.Since(start); elapsed > statuslineDeadline {
+		t.Errorf("took %v, want under %v", elapsed, statuslineDeadline)
+	}
+	if out.String() != cli.OfflineLine+"\n" {
+		t.Errorf("output %q", out.String())
+	}
+}
+
+// BenchmarkStatuslineServerDown measures the status line with nothing listening (target: under
+// 50 ms), in process and as the real binary.
+func BenchmarkStatuslineServerDown(b *testing.B) {
+	home := b.TempDir()
+	input := `{"workspace":{"current_dir":"/tmp"}}`
+	b.Run("in-process", func(b *testing.B) {
+		for b.Loop() {
+			runCLI(home, strings.NewReader(input), "--server", "http://127.0.0.1:1", "statusline")
+		}
+	})
+	b.Run("binary", func(b *testing.B) {
+		bin := agentDeckBinary(b)
+		for b.Loop() {
+			cmd := exec.Command(bin, "--home", home, "--server", "http://127.0.0.1:1", "statusline")
+			cmd.Stdin = strings.NewReader(input)
+			if err := cmd.Run(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

@@ -1,0 +1,75 @@
+package tests
+
+import (
+	"context"
+	"crypto/rand"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/postgres/pgtest"
+)
+
+// newCore builds the real core on a fresh database, with no downstream proxy, and returns an
+// admin context for it.
+func newCore(tb testing.TB) (*backend.Service, context.Context) {
+	tb.Helper()
+	key := make([]byte, 32)
+	if _, err := rand.Read(key); err != nil {
+		tb.Fatal(err)
+	}
+	sealer, err := backend.NewSealer(key)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	svc := backend.NewService(pgtest.NewStore(tb), nil, sealer, nil, nil, backend.Config{})
+	return svc, backend.WithActor(context.Background(), backend.SystemActor)
+}
+
+// measureConcurrent runs op total times spread over workers goroutines and returns each call's
+// duration, sorted.
+func measureConcurrent(tb testing.TB, workers, total int, op func() error) []time.Duration {
+	tb.Helper()
+	durations := make([]time.Duration, total)
+	var wg sync.WaitGroup
+	errs := make(chan error, workers)
+	next := make(chan int, total)
+	for i := 0; i < total; i++ {
+		next <- i
+	}
+	close(next)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				start := time.Now()
+				if err := op(); err != nil {
+					errs <- err
+					return
+				}
+				durations[i] = time.Since(start)
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		tb.Fatal(err)
+	}
+	slices.Sort(durations)
+	return durations
+}
+
+// percentile returns the p-th percentile (0–100) of sorted durations.
+func percentile(sorted []time.Duration, p float64) time.Duration {
+	if len(sorted) == 0 {
+		return 0
+	}
+	i := int(float64(len(sorted)-1) * p / 100)
+	return sorted[i]
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

@@ -1,0 +1,285 @@
+package tests
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/pkoukk/tiktoken-go"
+	tiktoken_loader "github.com/pkoukk/tiktoken-go-loader"
+
+	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/mcptools"
+)
+
+// mcpLatency is one side of the proxy benchmark: latencies and throughput of N calls.
+type mcpLatency struct {
+	p50, p99 time.Duration
+	perSec   float64
+}
+
+// mcpMeasure runs n calls of op spread over the given clients (one goroutine each) and returns
+// the latency percentiles and calls per second.
+func mcpMeasure(tb testing.TB, clients []*client.Client, n int, op func(*client.Client) error) mcpLatency {
+	tb.Helper()
+	durations := make([]time.Duration, n)
+	next := make(chan int, n)
+	for i := 0; i < n; i++ {
+		next <- i
+	}
+	close(next)
+	var wg sync.WaitGroup
+	errs := make(chan error, len(clients))
+	start := time.Now()
+	for _, c := range clients {
+		wg.Add(1)
+		go func(c *client.Client) {
+			defer wg.Done()
+			for i := range next {
+				t0 := time.Now()
+				if err := op(c); err != nil {
+					errs <- err
+					return
+				}
+				durations[i] = time.Since(t0)
+			}
+		}(c)
+	}
+	wg.Wait()
+	wall := time.Since(start)
+	close(errs)
+	for err := range errs {
+		tb.Fatal(err)
+	}
+	slices.Sort(durations)
+	return mcpLatency{p50: percentile(durations, 50), p99: percentile(durations, 99),
+		perSec: float64(n) / wall.Seconds()}
+}
+
+// mcpClients opens k sessions to url with the given headers.
+func mcpClients(tb testing.TB, url string, headers map[string]string, k int) []*client.Client {
+	tb.Helper()
+	out := make([]*client.Client, k)
+	for i := range out {
+		out[i] = dialMCP(tb, url, headers, "").c
+	}
+	return out
+}
+
+func mcpEcho(ctx context.Context, c *client.Client, name string, args map[string]any) error {
+	req := mcp.CallToolRequest{}
+	req.Params.Name, req.Params.Arguments = name, args
+	res, err := c.CallTool(ctx, req)
+	if err != nil {
+		return err
+	}
+	if res.IsError {
+		return fmt.Errorf("%s failed: %s", name, mcpText(res))
+	}
+	return nil
+}
+
+// BenchmarkMCPProxyOverhead measures, side by side, an echo call made directly to the Go test
+// peer and the same call made as call_service_tool through the deck's /mcp, at 1 and 16
+// concurrent sessions (targets: < 0.5 ms added at p50, < 3 ms at p99, ≥ 70% of the direct
+// calls/s at 16 sessions).
+func BenchmarkMCPProxyOverhead(b *testing.B) {
+	s := startMCPStack(b, mcpStackOptions{})
+	peer := startHTTPPeer(b)
+	f := s.seedDeck(b, "bench", peer)
+	tok := s.token(backend.ScopeAgent)
+	direct := mcpClients(b, peer, nil, 16)
+	deck := mcpClients(b, s.URL+"/mcp", map[string]string{"Authorization": "Bearer " + tok}, 16)
+	ctx := context.Background()
+	for _, c := range deck {
+		if err := mcpEcho(ctx, c, "bind_workspace", map[string]any{"workspaceRoot": "/bench", "deckId": "bench"}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	callDirect := func(c *client.Client) error {
+		return mcpEcho(ctx, c, "echo", map[string]any{"message": "bench"})
+	}
+	callDeck := func(c *client.Client) error {
+		return mcpEcho(ctx, c, "call_service_tool", map[string]any{"serviceId": f.Service.ID, "toolName": "echo",
+			"arguments": map[string]any{"message": "bench"}})
+	}
+	results := map[string]mcpLatency{}
+	for _, k := range []int{1, 16} {
+		for _, side := range []struct {
+			name    string
+			clients []*client.Client
+			op      func(*client.Client) error
+		}{{"direct", direct, callDirect}, {"deck", deck, callDeck}} {
+			name := fmt.Sprintf("%s/%d-sessions", side.name, k)
+			b.Run(name, func(b *testing.B) {
+				mcpMeasure(b, side.clients[:k], 50, side.op) // warm connections and caches
+				b.ResetTimer()
+				r := mcpMeasure(b, side.clients[:k], max(b.N, 200), side.op)
+				b.ReportMetric(float64(r.p50.Microseconds()), "p50-µs")
+				b.ReportMetric(float64(r.p99.Microseconds()), "p99-µs")
+				b.ReportMetric(r.perSec, "calls/s")
+				results[name] = r
+			})
+		}
+	}
+	var sum strings.Builder
+	for _, k := range []int{1, 16} {
+		d, x := results[fmt.Sprintf("direct/%d-sessions", k)], results[fmt.Sprintf("deck/%d-sessions", k)]
+		fmt.Fprintf(&sum, "\n%2d sessions: direct p50 %v p99 %v %.0f calls/s | deck p50 %v p99 %v %.0f calls/s | "+
+			"added p50 %v p99 %v | throughput %.0f%%", k, d.p50, d.p99, d.perSec, x.p50, x.p99, x.perSec,
+			x.p50-d.p50, x.p99-d.p99, 100*x.perSec/max(d.perSec, 1))
+	}
+	b.Log(sum.String())
+}
+
+// BenchmarkMCPBoundDeck measures get_bound_deck on a deck of 100 cards under 16 concurrent
+// sessions.
+func BenchmarkMCPBoundDeck(b *testing.B) {
+	s := startMCPStack(b, mcpStackOptions{})
+	seedDeck100(b, s.svc, s.adminCtx())
+	clients := mcpClients(b, s.URL+"/mcp", map[string]string{"Authorization": "Bearer " + s.token(backend.ScopeAgent)}, 16)
+	ctx := context.Background()
+	for _, c := range clients {
+		if err := mcpEcho(ctx, c, "bind_workspace", map[string]any{"workspaceRoot": "/b", "deckId": "hundred"}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	op := func(c *client.Client) error { return mcpEcho(ctx, c, "get_bound_deck", nil) }
+	mcpMeasure(b, clients, 32, op)
+	b.ResetTimer()
+	r := mcpMeasure(b, clients, max(b.N, 100), op)
+	b.ReportMetric(ms(r.p50), "p50-ms")
+	b.ReportMetric(ms(r.p99), "p99-ms")
+	b.ReportMetric(r.perSec, "calls/s")
+}
+
+// BenchmarkMCPIdleSessionMemory opens 1,000 bound sessions over plain HTTP (no client state kept
+// in this process) and reports the server's heap growth per session (target < 64 KB).
+func BenchmarkMCPIdleSessionMemory(b *testing.B) {
+	const n = 1000
+	s := startMCPStack(b, mcpStackOptions{})
+	s.seedDeck(b, "mem", "http://127.0.0.1:9/mcp")
+	tok := s.token(backend.ScopeAgent)
+	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}}
+	open := func() {
+		id := mcpRawOpen(b, hc, s.URL+"/mcp", tok)
+		body := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"bind_workspace",` +
+			`"arguments":{"workspaceRoot":"/mem","deckId":"mem"}}}`
+		if status, out := mcpRawPost(b, hc, s.URL+"/mcp", tok, id, body); status != 200 || strings.Contains(out, `"isError":true`) {
+			b.Fatalf("bind: %d %s", status, out)
+		}
+	}
+	for i := 0; i < 20; i++ { // warm up pools and caches
+		open()
+	}
+	// One measurement of 1,000 sessions, whatever b.N: the metric is per session, not per op.
+	b.ResetTimer()
+	before := mcpHeap()
+	for j := 0; j < n; j++ {
+		open()
+	}
+	after := mcpHeap()
+	b.ReportMetric(float64(after-before)/n/1024, "KB/session")
+}
+
+func mcpHeap() uint64 {
+	var m runtime.MemStats
+	for i := 0; i < 3; i++ {
+		runtime.GC()
+	}
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc
+}
+
+// mcpRawOpen initializes a session over plain HTTP and returns its id.
+func mcpRawOpen(tb testing.TB, hc *http.Client, url, tok string) string {
+	tb.Helper()
+	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(mcpInitializeBody))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Authorization", "Bearer "+tok)
+	resp, err := hc.Do(req)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	resp.Body.Close()
+	id := resp.Header.Get("Mcp-Session-Id")
+	if resp.StatusCode != 200 || id == "" {
+		tb.Fatalf("initialize: %s", resp.Status)
+	}
+	mcpRawPost(tb, hc, url, tok, id, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	return id
+}
+
+func mcpRawPost(tb testing.TB, hc *http.Client, url, tok, id, body string) (int, string) {
+	tb.Helper()
+	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Authorization", "Bearer "+tok)
+	req.Header.Set("Mcp-Session-Id", id)
+	req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+	resp, err := hc.Do(req)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var sb strings.Builder
+	buf := make([]byte, 4096)
+	for {
+		k, err := resp.Body.Read(buf)
+		sb.Write(buf[:k])
+		if err != nil {
+			break
+		}
+	}
+	return resp.StatusCode, sb.String()
+}
+
+// BenchmarkMCPToolListSize reports the bytes and o200k tokens of each profile's tools array,
+// exactly as /mcp serves it.
+func BenchmarkMCPToolListSize(b *testing.B) {
+	tiktoken.SetBpeLoader(tiktoken_loader.NewOfflineLoader())
+	enc, err := tiktoken.GetEncoding("o200k_base")
+	if err != nil {
+		b.Fatal(err)
+	}
+	s := startMCPStack(b, mcpStackOptions{Profile: "legacy"})
+	tok := s.token(backend.ScopeAgent)
+	for _, p := range mcptools.Profiles {
+		b.Run(string(p), func(b *testing.B) {
+			var raw []byte
+			for i := 0; i < b.N; i++ {
+				raw = mcpServedTools(b, s, tok, p)
+			}
+			b.ReportMetric(float64(len(raw)), "bytes")
+			b.ReportMetric(float64(len(enc.Encode(string(raw), nil, nil))), "o200k-tokens")
+		})
+	}
+}
+
+// mcpServedTools returns the raw tools array a new session of profile p is served.
+func mcpServedTools(tb testing.TB, s *mcpStack, tok string, p mcptools.Profile) []byte {
+	tb.Helper()
+	url := s.URL + "/mcp?profile=" + string(p)
+	id := mcpRawOpen(tb, http.DefaultClient, url, tok)
+	status, out := mcpRawPost(tb, http.DefaultClient, url, tok, id, mcpToolsListBody)
+	var r struct {
+		Result struct {
+			Tools json.RawMessage `json:"tools"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal([]byte(out), &r); status != 200 || err != nil {
+		tb.Fatalf("tools/list: %d %s", status, out)
+	}
+	return r.Result.Tools
+}
