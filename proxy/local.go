@@ -232,8 +232,23 @@ func (ch *child) stop(ctx context.Context) {
 		ch.signal(syscall.SIGKILL)
 		<-ch.exited
 		ch.signal(syscall.SIGKILL)
+		ch.waitGroupGone(time.Second)
 		_ = ch.stdout.Close()
 	})
+}
+
+// waitGroupGone waits (bounded) until no process of the child's group is left, so that a stop
+// returns only once whatever the server started is gone too. Zombies awaiting their reaper still
+// count as present, hence the bound.
+func (ch *child) waitGroupGone(bound time.Duration) {
+	if ch.pgid <= 1 {
+		return
+	}
+	for deadline := time.Now().Add(bound); time.Now().Before(deadline); time.Sleep(2 * time.Millisecond) {
+		if err := syscall.Kill(-ch.pgid, 0); errors.Is(err, syscall.ESRCH) {
+			return
+		}
+	}
 }
 
 // waitExit waits up to d for the child to exit; false when it still runs.
