@@ -118,7 +118,8 @@ func describe(name string, err error, ph phase, timeout time.Duration) *backend.
 	case errors.As(err, &execE):
 		return backend.Errorf(backend.CodeDownstreamUnreachable, "the command of %s could not be started", name).
 			WithHint("check local_command (an absolute path, or a name on PATH) and local_working_dir")
-	case ph == phaseConnect && errors.As(err, &pathE):
+	case ph == phaseConnect && errors.As(err, &pathE) && pathE.Op != "write" && pathE.Op != "read" && pathE.Op != "close":
+		// A start failure (fork/exec, chdir); a broken pipe to a child that already exited is not one.
 		return backend.Errorf(backend.CodeDownstreamUnreachable, "the command or working directory of %s could not be used", name).
 			WithHint("check local_command and local_working_dir: both must exist and be accessible")
 	}
