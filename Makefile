@@ -51,7 +51,7 @@ check: fmt vet staticcheck test
 
 ## bench: the performance targets, measured side by side
 bench: test-deps
-	$(GO) test -run='^$$' -bench=. -benchmem -benchtime=2s -timeout 30m $(PKGS)
+	$(GO) test -run='^$$' -bench=. -benchmem -count=1 -timeout 40m $(PKGS)
 
 clean:
 	rm -rf bin
