@@ -148,6 +148,18 @@ func TestServeEmbeddedPostgres(t *testing.T) {
 	if code, body := first.do(t, "POST", "/api/v1/decks", `{"name":"Survivor"}`); code != http.StatusCreated {
 		t.Fatalf("create deck: %d %s", code, body)
 	}
+	code, metrics := first.do(t, "GET", "/metrics", "")
+	if code != http.StatusOK || !strings.Contains(metrics, `agent_deck_http_requests_total{method="POST",status="201",surface="api"} 1`) {
+		t.Errorf("metrics: %d, no count of the deck creation in:\n%.2000s", code, metrics)
+	}
+	resp, err := http.Get(first.url + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("metrics without a token: %d, want 401", resp.StatusCode)
+	}
 	first.stop(t)
 	if left := postgresProcesses(t, home); len(left) > 0 {
 		t.Fatalf("postgres still running after SIGTERM:\n%s", strings.Join(left, "\n"))
