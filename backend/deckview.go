@@ -9,14 +9,7 @@ import (
 // round trip (LinkedCardsLoader) that is all it costs; otherwise it lists the links and each card
 // type the deck holds. Links to cards that vanished concurrently are skipped.
 func (s *Service) snapshot(ctx context.Context, d Deck) (DeckSnapshot, error) {
-	var cards LinkedCards
-	var err error
-	if l, ok := s.store.(LinkedCardsLoader); ok {
-		cards, err = l.LinkedCards(ctx, d.ID)
-		err = storeErr("loading deck cards", err)
-	} else {
-		cards, err = linkedCardsByLists(ctx, s.store, d.ID)
-	}
+	cards, err := s.linkedCards(ctx, d)
 	if err != nil {
 		return DeckSnapshot{}, err
 	}
