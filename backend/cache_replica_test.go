@@ -247,3 +247,29 @@ func TestReplicaListenerLoss(t *testing.T) {
 		t.Error("B accepts the revoked token after reconnecting")
 	}
 }
+
+// TestSnapshotHealthStaysLive checks that a cached deck still shows the proxy's current health
+// on every snapshot.
+func TestSnapshotHealthStaysLive(t *testing.T) {
+	f := newCoreFixture(t)
+	d := coreMust[backend.Deck](t)(f.svc.CreateDeck(f.admin, backend.DeckInput{Name: "d"}))
+	svc := coreMust[backend.ServiceCard](t)(f.svc.CreateService(f.admin, backend.ServiceInput{
+		Name: "remote", Type: backend.ServiceRemote, URL: "http://127.0.0.1:1/mcp"}))
+	coreMust[backend.CardsResult](t)(f.svc.LinkCard(f.admin, backend.LinkCardInput{
+		CardRef: backend.CardRef{Deck: d.ID, CardType: backend.CardService, CardID: svc.ID}}))
+	health := func() backend.HealthStatus {
+		t.Helper()
+		snap := coreMust[backend.DeckSnapshot](t)(f.svc.DeckSnapshot(f.reader, d.ID))
+		return snap.Services[0].Health.Status
+	}
+	for _, want := range []backend.HealthStatus{backend.HealthUnknown, backend.HealthHealthy, backend.HealthHealthy,
+		backend.HealthUnhealthy} {
+		now := time.Now()
+		f.ds.mu.Lock()
+		f.ds.status[svc.ID] = backend.DownstreamStatus{Health: backend.Health{Status: want, LastCheckedAt: &now}}
+		f.ds.mu.Unlock()
+		if got := health(); got != want {
+			t.Errorf("health = %s, want %s", got, want)
+		}
+	}
+}

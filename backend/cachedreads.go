@@ -2,10 +2,10 @@ package backend
 
 import "context"
 
-// deckEntry is a deck with the cards a snapshot shows, cached together.
+// deckEntry is a deck with its snapshot views, cached together.
 type deckEntry struct {
 	deck  Deck
-	cards LinkedCards
+	views *deckViews
 }
 
 func deckMap(c *caches) map[string]deckEntry { return c.decks }
@@ -16,11 +16,10 @@ func (s *Service) cachedDeck(ref string) (Deck, bool) {
 	return e.deck, ok
 }
 
-// linkedCards returns the deck's snapshot cards, from the cache when it holds them. The cached
-// value is shared: callers only read it.
-func (s *Service) linkedCards(ctx context.Context, d Deck) (LinkedCards, error) {
+// deckViews returns what a snapshot of the deck shows, from the cache when it holds it.
+func (s *Service) deckViews(ctx context.Context, d Deck) (*deckViews, error) {
 	if e, ok := cacheGet(s.cache, deckMap, d.ID); ok {
-		return e.cards, nil
+		return e.views, nil
 	}
 	gen, _ := s.cache.generation()
 	var cards LinkedCards
@@ -32,10 +31,11 @@ func (s *Service) linkedCards(ctx context.Context, d Deck) (LinkedCards, error) 
 		cards, err = linkedCardsByLists(ctx, s.store, d.ID)
 	}
 	if err != nil {
-		return LinkedCards{}, err
+		return nil, err
 	}
-	cachePut(s.cache, deckMap, gen, d.ID, deckEntry{deck: d, cards: cards})
-	return cards, nil
+	v := newDeckViews(cards)
+	cachePut(s.cache, deckMap, gen, d.ID, deckEntry{deck: d, views: v})
+	return v, nil
 }
 
 // deckLinks returns the deck's links from the cache when it holds them; callers only read them.
