@@ -30,6 +30,7 @@ type caches struct {
 	services map[string]serviceEntry // by service id
 	links    map[string][]CardLink   // deck id → its links
 	decks    map[string]deckEntry    // deck id → the deck and its snapshot cards
+	deckRefs map[string]string       // lower-cased deck name (or id) asked for → deck id
 }
 
 func newCaches() *caches {
@@ -45,6 +46,7 @@ func (c *caches) resetLocked() {
 	c.services = map[string]serviceEntry{}
 	c.links = map[string][]CardLink{}
 	c.decks = map[string]deckEntry{}
+	c.deckRefs = map[string]string{}
 }
 
 // generation returns the stamp a fill must carry; ok is false while caches are bypassed.
@@ -131,8 +133,10 @@ func (c *caches) invalidate(table, id string) {
 		delete(c.links, id)
 		delete(c.decks, id)
 	case "decks":
-		// A session shows its deck's name, and a deleted deck unbinds its sessions.
+		// A session shows its deck's name, and a deleted deck unbinds its sessions; any deck
+		// change may change what a name resolves to.
 		clear(c.sessions)
+		clear(c.deckRefs)
 		delete(c.links, id)
 		delete(c.decks, id)
 	case "services", "credentials", "playbooks":

@@ -273,3 +273,22 @@ func TestSnapshotHealthStaysLive(t *testing.T) {
 		}
 	}
 }
+
+func TestReplicaSeesDeckRename(t *testing.T) {
+	r := newReplicas(t)
+	coreMust[backend.Deck](t)(r.a.CreateDeck(r.admin, backend.DeckInput{Name: "old"}))
+	byName := func(name string) error {
+		_, err := r.b.DeckSnapshot(r.agent, name)
+		return err
+	}
+	for range 2 { // the second lookup by name is a cache hit
+		if err := byName("OLD"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	coreMust[backend.Deck](t)(r.a.RenameDeck(r.admin, "old", backend.DeckInput{Name: "new"}))
+	eventually(t, "B no longer finds the old name", func() bool { return backend.ErrorCode(byName("old")) == backend.CodeNotFound })
+	if err := byName("new"); err != nil {
+		t.Errorf("B by the new name: %v", err)
+	}
+}

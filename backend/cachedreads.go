@@ -1,6 +1,9 @@
 package backend
 
-import "context"
+import (
+	"context"
+	"strings"
+)
 
 // deckEntry is a deck with its snapshot views, cached together.
 type deckEntry struct {
@@ -10,10 +13,32 @@ type deckEntry struct {
 
 func deckMap(c *caches) map[string]deckEntry { return c.decks }
 
-// cachedDeck returns a cached deck when ref is its id.
+func deckRefMap(c *caches) map[string]string { return c.deckRefs }
+
+// cachedDeck returns a cached deck when ref is its id or a name it was last found by.
 func (s *Service) cachedDeck(ref string) (Deck, bool) {
-	e, ok := cacheGet(s.cache, deckMap, ref)
+	if e, ok := cacheGet(s.cache, deckMap, ref); ok {
+		return e.deck, true
+	}
+	id, ok := cacheGet(s.cache, deckRefMap, strings.ToLower(strings.TrimSpace(ref)))
+	if !ok {
+		return Deck{}, false
+	}
+	e, ok := cacheGet(s.cache, deckMap, id)
 	return e.deck, ok
+}
+
+// deckByRefCached is deckByRef remembering what a name resolved to, until any deck changes.
+func (s *Service) deckByRefCached(ctx context.Context, ref string) (Deck, error) {
+	if d, ok := s.cachedDeck(ref); ok {
+		return d, nil
+	}
+	gen, _ := s.cache.generation()
+	d, err := s.deckByRef(ctx, s.store, ref)
+	if err == nil {
+		cachePut(s.cache, deckRefMap, gen, strings.ToLower(strings.TrimSpace(ref)), d.ID)
+	}
+	return d, err
 }
 
 // deckViews returns what a snapshot of the deck shows, from the cache when it holds it.
