@@ -38,10 +38,11 @@ func (s *Service) boundServiceID(ctx context.Context, sessionID, ref string) (st
 	if err != nil {
 		return "", err
 	}
-	ids, err := linkedIDs(ctx, s.store, sess.DeckID, CardService)
+	links, err := s.deckLinks(ctx, sess.DeckID)
 	if err != nil {
-		return "", err
+		return "", storeErr("listing deck cards", err)
 	}
+	ids := idsOfType(links, CardService)
 	ref = strings.TrimSpace(ref)
 	if ref != "" {
 		if id, ok := findLinked(ctx, s.store, CardService, ids, ref); ok {

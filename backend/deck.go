@@ -152,7 +152,7 @@ func (s *Service) DeckSnapshot(ctx context.Context, ref string) (DeckSnapshot, e
 	if _, err := requireRead(ctx, "read decks"); err != nil {
 		return DeckSnapshot{}, err
 	}
-	d, err := s.deckByRef(ctx, s.store, ref)
+	d, err := s.deckByRefCached(ctx, ref)
 	if err != nil {
 		return DeckSnapshot{}, err
 	}

@@ -13,6 +13,11 @@ func linkedIDs(ctx context.Context, st Store, deckID string, t CardType) ([]stri
 	if err != nil {
 		return nil, storeErr("listing deck cards", err)
 	}
+	return idsOfType(links, t), nil
+}
+
+// idsOfType picks the ids of one card type out of a deck's links, in position order.
+func idsOfType(links []CardLink, t CardType) []string {
 	var typed []CardLink
 	for _, l := range links {
 		if l.CardType == t {
@@ -24,7 +29,7 @@ func linkedIDs(ctx context.Context, st Store, deckID string, t CardType) ([]stri
 	for _, l := range typed {
 		ids = append(ids, l.CardID)
 	}
-	return ids, nil
+	return ids
 }
 
 // lockedDeck resolves the deck and locks it for the rest of the transaction.

@@ -9,33 +9,11 @@ import (
 // round trip (LinkedCardsLoader) that is all it costs; otherwise it lists the links and each card
 // type the deck holds. Links to cards that vanished concurrently are skipped.
 func (s *Service) snapshot(ctx context.Context, d Deck) (DeckSnapshot, error) {
-	var cards LinkedCards
-	var err error
-	if l, ok := s.store.(LinkedCardsLoader); ok {
-		cards, err = l.LinkedCards(ctx, d.ID)
-		err = storeErr("loading deck cards", err)
-	} else {
-		cards, err = linkedCardsByLists(ctx, s.store, d.ID)
-	}
+	v, err := s.deckViews(ctx, d)
 	if err != nil {
 		return DeckSnapshot{}, err
 	}
-	snap := DeckSnapshot{
-		Deck:        d,
-		Services:    make([]DeckService, 0, len(cards.Services)),
-		Credentials: make([]Credential, 0, len(cards.Credentials)),
-		Playbooks:   make([]PlaybookSummary, 0, len(cards.Playbooks)),
-	}
-	for i := range cards.Services {
-		snap.Services = append(snap.Services, s.deckService(&cards.Services[i]))
-	}
-	for _, c := range cards.Credentials {
-		snap.Credentials = append(snap.Credentials, credentialView(c))
-	}
-	for _, p := range cards.Playbooks {
-		snap.Playbooks = append(snap.Playbooks, PlaybookSummary{ID: p.ID, Title: p.Title, Triggers: orEmpty(p.Triggers)})
-	}
-	return snap, nil
+	return DeckSnapshot{Deck: d, Services: v.services(s), Credentials: v.credentials, Playbooks: v.playbooks}, nil
 }
 
 // linkedCardsByLists is LinkedCards for a Store without the one-round-trip loader.

@@ -37,6 +37,10 @@ type Service struct {
 	clock      Clock
 	log        *slog.Logger
 	cfg        Config
+	// cache holds this replica's copies of hot rows; nil when the Store has no ChangeFeed.
+	cache *caches
+	// linked is the Store's one-round-trip snapshot loader, if it has one.
+	linked LinkedCardsLoader
 }
 
 // NewService wires the core. downstream may be nil until the proxy exists; calls that need it
@@ -54,7 +58,16 @@ func NewService(store Store, downstream Downstream, sealer Sealer, clock Clock, 
 	if cfg.DefaultServiceTimeout <= 0 {
 		cfg.DefaultServiceTimeout = 60 * time.Second
 	}
-	return &Service{store: store, downstream: downstream, sealer: sealer, clock: clock, log: log, cfg: cfg}
+	s := &Service{store: store, downstream: downstream, sealer: sealer, clock: clock, log: log, cfg: cfg}
+	s.linked, _ = store.(LinkedCardsLoader)
+	if feed, ok := store.(ChangeFeed); ok {
+		// Caching is safe only with every change announced: the feed runs for the Store's
+		// lifetime, and until it listens (or whenever it stops) every read goes to the Store.
+		s.cache = newCaches()
+		s.store = &invalidatingStore{Store: store, c: s.cache}
+		go func() { _ = feed.Subscribe(context.Background(), s.cache.apply) }()
+	}
+	return s
 }
 
 // Ready reports whether the service can serve requests (the database answers).

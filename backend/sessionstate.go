@@ -33,14 +33,19 @@ func (s *Service) LookupSession(ctx context.Context, id string) (MCPSession, err
 	if !isUUIDText(id) {
 		return MCPSession{}, sessionGone()
 	}
-	sess, err := s.store.GetSession(ctx, id)
+	sess, cached, err := s.liveSession(ctx, id)
+	now := s.clock()
+	if err == nil && cached && now.Sub(sess.LastSeenAt) >= s.touchInterval() {
+		// Other replicas refresh last-seen without announcing it: ask the database before
+		// expiring or touching on the strength of a cached time.
+		sess, err = s.store.GetSession(ctx, id)
+	}
 	if isNotFound(err) {
 		return MCPSession{}, sessionGone()
 	}
 	if err != nil {
 		return MCPSession{}, storeErr("finding a session", err)
 	}
-	now := s.clock()
 	idle := now.Sub(sess.LastSeenAt)
 	if idle > s.cfg.SessionIdleTimeout {
 		if err := s.store.TerminateSession(ctx, id, now); err != nil && !isNotFound(err) {
@@ -53,6 +58,7 @@ func (s *Service) LookupSession(ctx context.Context, id string) (MCPSession, err
 			s.log.Warn("could not refresh session last-seen time", "error", err)
 		} else {
 			sess.LastSeenAt = now
+			s.cache.touchSession(id, now)
 		}
 	}
 	return sess, nil

@@ -99,7 +99,8 @@ func (s *Service) Authenticate(ctx context.Context, secret string, kind ActorKin
 		return Actor{}, Errorf(CodeUnauthenticated, "a token is required").
 			WithHint("send Authorization: Bearer <token>")
 	}
-	rec, err := s.store.TokenByHash(ctx, hashToken(secret))
+	hash := hashToken(secret)
+	rec, err := s.tokenByHash(ctx, hash)
 	if isNotFound(err) {
 		return Actor{}, Errorf(CodeUnauthenticated, "the token is not valid").
 			WithHint("create one with: agent-deck token create")
@@ -115,6 +116,8 @@ func (s *Service) Authenticate(ctx context.Context, secret string, kind ActorKin
 	if rec.LastUsedAt == nil || now.Sub(*rec.LastUsedAt) >= touchInterval {
 		if err := s.store.TouchToken(ctx, rec.ID, now); err != nil {
 			s.log.Warn("recording token use failed", "token_id", rec.ID, "error", err)
+		} else {
+			s.cache.touchToken(string(hash), now)
 		}
 	}
 	if kind != ActorAgent {

@@ -136,6 +136,10 @@ func (s *Service) CheckService(ctx context.Context, ref string) (Health, error) 
 // serviceTarget resolves a service and builds its target. rec is set whenever the service was
 // found, even if the target could not be built.
 func (s *Service) serviceTarget(ctx context.Context, ref string) (ServiceRecord, Target, error) {
+	if rec, t, ok := s.cachedServiceTarget(ref); ok {
+		return rec, t, nil
+	}
+	gen, _ := s.cache.generation()
 	rec, err := serviceByRef(ctx, s.store, ref)
 	if err != nil {
 		return ServiceRecord{}, Target{}, err
@@ -148,6 +152,7 @@ func (s *Service) serviceTarget(ctx context.Context, ref string) (ServiceRecord,
 	if err != nil {
 		return rec, Target{}, err
 	}
+	cachePut(s.cache, serviceMap, gen, rec.ID, serviceEntry{rec: rec, target: t})
 	return rec, t, nil
 }
 

@@ -143,6 +143,9 @@ func (h *Handler) filterTools(ctx context.Context, tools []mcp.Tool) []mcp.Tool 
 		readOnly = !st.actor.Scope.CanWrite() && st.method != string(mcp.MethodToolsCall)
 	}
 	vis := h.visible[visibility{p, readOnly}]
+	if allVisible(tools, vis) {
+		return tools // the transport filters the one tool of every call: keep that free
+	}
 	out := make([]mcp.Tool, 0, len(tools))
 	for _, t := range tools {
 		if vis[t.Name] {
@@ -191,6 +194,15 @@ func (h *Handler) toolHandler(spec ToolSpec) server.ToolHandlerFunc {
 		}
 		return r, nil
 	}
+}
+
+func allVisible(tools []mcp.Tool, vis map[string]bool) bool {
+	for _, t := range tools {
+		if !vis[t.Name] {
+			return false
+		}
+	}
+	return true
 }
 
 func rawArguments(req mcp.CallToolRequest) json.RawMessage {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"reflect"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -38,6 +39,11 @@ type service struct {
 	stale    bool
 	listing  chan struct{}
 	listErr  error
+	// statusTools is list rendered with the disabled set, shared read-only by Status callers
+	// until the list or the set changes: health is read on every call, the tools rarely change.
+	statusTools    []backend.DownstreamTool
+	statusList     *toolSet
+	statusDisabled map[string]bool
 }
 
 func newService(p *Proxy, id, name string) *service {
@@ -263,7 +269,8 @@ func (s *service) markChecked() {
 func (s *service) status() backend.DownstreamStatus {
 	s.mu.Lock()
 	h := s.health
-	list, disabled, scrub := s.list, s.disabled, s.scrub
+	list, scrub := s.list, s.scrub
+	tools := s.statusToolsLocked()
 	s.mu.Unlock()
 	if ns := s.lastSuccess.Load(); ns != 0 {
 		t := time.Unix(0, ns)
@@ -276,9 +283,30 @@ func (s *service) status() backend.DownstreamStatus {
 	h.Stderr = scrub.String(s.stderr.String())
 	st := backend.DownstreamStatus{Health: h}
 	if list != nil {
-		st.Tools = list.withEnabled(disabled)
+		st.Tools = tools
 	}
 	return st
+}
+
+// statusToolsLocked returns the tool list with Enabled set, rendering it only when the list or
+// the disabled set was replaced since the last time (both are replaced, never changed in place).
+func (s *service) statusToolsLocked() []backend.DownstreamTool {
+	if s.list == nil {
+		return nil
+	}
+	if s.statusList != s.list || !sameMap(s.statusDisabled, s.disabled) {
+		s.statusTools = s.list.withEnabled(s.disabled)
+		s.statusList, s.statusDisabled = s.list, s.disabled
+	}
+	return s.statusTools
+}
+
+// sameMap reports whether a and b are the same map (not merely equal ones).
+func sameMap(a, b map[string]bool) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
 }
 
 // takeConn detaches the current connection for the caller to close.

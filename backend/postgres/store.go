@@ -6,6 +6,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -32,6 +33,11 @@ type Store struct {
 	pool *pgxpool.Pool
 	db   dbtx
 	inTx bool
+	// closeCtx ends change listeners when the Store closes; listeners is waited for, so no
+	// listening connection outlives the Store.
+	closeCtx  context.Context
+	closeFn   context.CancelFunc
+	listeners *sync.WaitGroup
 }
 
 var _ backend.Store = (*Store)(nil)
@@ -55,11 +61,15 @@ func Open(ctx context.Context, url string) (*Store, error) {
 		pool.Close()
 		return nil, classify("connect to the database", err)
 	}
-	return &Store{pool: pool, db: pool}, nil
+	closeCtx, closeFn := context.WithCancel(context.Background())
+	return &Store{pool: pool, db: pool, closeCtx: closeCtx, closeFn: closeFn, listeners: &sync.WaitGroup{}}, nil
 }
 
-// Close closes every connection. The Store must not be used afterwards.
+// Close closes every connection, the change listeners' included. The Store must not be used
+// afterwards.
 func (s *Store) Close() {
+	s.closeFn()
+	s.listeners.Wait()
 	s.pool.Close()
 }
 
@@ -88,7 +98,7 @@ func (s *Store) Transact(ctx context.Context, fn func(backend.Store) error) (err
 			panic(p)
 		}
 	}()
-	if err := fn(&Store{pool: s.pool, db: tx, inTx: true}); err != nil {
+	if err := fn(&Store{pool: s.pool, db: tx, inTx: true, closeCtx: s.closeCtx, closeFn: s.closeFn, listeners: s.listeners}); err != nil {
 		_ = tx.Rollback(context.WithoutCancel(ctx))
 		return err
 	}

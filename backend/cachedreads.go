@@ -1,0 +1,111 @@
+package backend
+
+import (
+	"context"
+	"strings"
+)
+
+// deckEntry is a deck with its snapshot views, cached together.
+type deckEntry struct {
+	deck  Deck
+	views *deckViews
+}
+
+func deckMap(c *caches) map[string]deckEntry { return c.decks }
+
+func deckRefMap(c *caches) map[string]string { return c.deckRefs }
+
+// cachedDeck returns a cached deck when ref is its id or a name it was last found by.
+func (s *Service) cachedDeck(ref string) (Deck, bool) {
+	if e, ok := cacheGet(s.cache, deckMap, ref); ok {
+		return e.deck, true
+	}
+	id, ok := cacheGet(s.cache, deckRefMap, strings.ToLower(strings.TrimSpace(ref)))
+	if !ok {
+		return Deck{}, false
+	}
+	e, ok := cacheGet(s.cache, deckMap, id)
+	return e.deck, ok
+}
+
+// deckByRefCached is deckByRef remembering what a name resolved to, until any deck changes.
+func (s *Service) deckByRefCached(ctx context.Context, ref string) (Deck, error) {
+	if d, ok := s.cachedDeck(ref); ok {
+		return d, nil
+	}
+	gen, _ := s.cache.generation()
+	d, err := s.deckByRef(ctx, s.store, ref)
+	if err == nil {
+		cachePut(s.cache, deckRefMap, gen, strings.ToLower(strings.TrimSpace(ref)), d.ID)
+	}
+	return d, err
+}
+
+// deckViews returns what a snapshot of the deck shows, from the cache when it holds it.
+func (s *Service) deckViews(ctx context.Context, d Deck) (*deckViews, error) {
+	if e, ok := cacheGet(s.cache, deckMap, d.ID); ok {
+		return e.views, nil
+	}
+	gen, _ := s.cache.generation()
+	var cards LinkedCards
+	var err error
+	if s.linked != nil {
+		cards, err = s.linked.LinkedCards(ctx, d.ID)
+		err = storeErr("loading deck cards", err)
+	} else {
+		cards, err = linkedCardsByLists(ctx, s.store, d.ID)
+	}
+	if err != nil {
+		return nil, err
+	}
+	v := newDeckViews(cards)
+	cachePut(s.cache, deckMap, gen, d.ID, deckEntry{deck: d, views: v})
+	return v, nil
+}
+
+// deckLinks returns the deck's links from the cache when it holds them; callers only read them.
+func (s *Service) deckLinks(ctx context.Context, deckID string) ([]CardLink, error) {
+	if links, ok := cacheGet(s.cache, linkMap, deckID); ok {
+		return links, nil
+	}
+	gen, _ := s.cache.generation()
+	links, err := s.store.ListLinks(ctx, deckID)
+	if err != nil {
+		return nil, err
+	}
+	cachePut(s.cache, linkMap, gen, deckID, links)
+	return links, nil
+}
+
+// cachedServiceTarget returns the service and its target when ref is a cached service's id.
+func (s *Service) cachedServiceTarget(ref string) (ServiceRecord, Target, bool) {
+	e, ok := cacheGet(s.cache, serviceMap, ref)
+	return e.rec, e.target, ok
+}
+
+// tokenByHash finds a token, from the cache when it holds it.
+func (s *Service) tokenByHash(ctx context.Context, hash []byte) (TokenRecord, error) {
+	key := string(hash)
+	if t, ok := cacheGet(s.cache, tokenMap, key); ok {
+		return t, nil
+	}
+	gen, _ := s.cache.generation()
+	t, err := s.store.TokenByHash(ctx, hash)
+	if err == nil {
+		cachePut(s.cache, tokenMap, gen, key, t)
+	}
+	return t, err
+}
+
+// liveSession finds a live session, from the cache when it holds it.
+func (s *Service) liveSession(ctx context.Context, id string) (MCPSession, bool, error) {
+	if m, ok := cacheGet(s.cache, sessionMap, id); ok {
+		return m, true, nil
+	}
+	gen, _ := s.cache.generation()
+	m, err := s.store.GetSession(ctx, id)
+	if err == nil {
+		cachePut(s.cache, sessionMap, gen, id, m)
+	}
+	return m, false, err
+}

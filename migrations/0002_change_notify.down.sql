@@ -1,0 +1,11 @@
+DROP TRIGGER IF EXISTS mcp_sessions_notify_update ON mcp_sessions;
+DROP TRIGGER IF EXISTS mcp_sessions_notify ON mcp_sessions;
+DROP TRIGGER IF EXISTS tokens_notify_update ON tokens;
+DROP TRIGGER IF EXISTS tokens_notify ON tokens;
+DROP TRIGGER IF EXISTS deck_cards_notify ON deck_cards;
+DROP TRIGGER IF EXISTS playbooks_notify ON playbooks;
+DROP TRIGGER IF EXISTS services_notify ON services;
+DROP TRIGGER IF EXISTS credentials_notify ON credentials;
+DROP TRIGGER IF EXISTS decks_notify ON decks;
+DROP FUNCTION IF EXISTS agent_deck_notify_deck_card();
+DROP FUNCTION IF EXISTS agent_deck_notify_row();
