@@ -204,8 +204,10 @@ func TestReplicaSeesDeckLinks(t *testing.T) {
 		snap := coreMust[backend.DeckSnapshot](t)(r.b.DeckSnapshot(r.agent, d.ID))
 		return len(snap.Services)
 	}
-	if services() != 0 || services() != 0 {
-		t.Fatal("empty deck has services")
+	for range 2 { // the second read is served from B's cache
+		if services() != 0 {
+			t.Fatal("empty deck has services")
+		}
 	}
 	link := backend.CardRef{Deck: d.ID, CardType: backend.CardService, CardID: svc.ID}
 	coreMust[backend.CardsResult](t)(r.a.LinkCard(r.admin, backend.LinkCardInput{CardRef: link}))
@@ -223,8 +225,10 @@ func TestReplicaSeesDeckLinks(t *testing.T) {
 func TestReplicaListenerLoss(t *testing.T) {
 	r := newReplicas(t)
 	tok := coreMust[backend.NewToken](t)(r.a.CreateToken(r.admin, backend.TokenInput{Name: "t", Scope: backend.ScopeAgent}))
-	if !authOK(r.b, tok.Secret) || !authOK(r.b, tok.Secret) {
-		t.Fatal("fresh token refused")
+	for range 2 { // the second check is served from B's cache
+		if !authOK(r.b, tok.Secret) {
+			t.Fatal("fresh token refused")
+		}
 	}
 	withConn(t, r.url, func(c *pgx.Conn) error {
 		return pgx.BeginFunc(context.Background(), c, func(tx pgx.Tx) error {

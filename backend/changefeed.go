@@ -17,8 +17,9 @@ type Change struct {
 // core keeps per-replica caches of tokens, sessions, services and decks; without it (or while
 // the feed is not listening) every request reads the Store.
 type ChangeFeed interface {
-	// Subscribe calls fn for each change until ctx ends. It first reports Listening true once
-	// changes flow, Listening false whenever they may have been missed (connection lost), and
-	// Listening true again when they flow again.
-	Subscribe(ctx context.Context, fn func(Change)) error
+	// Subscribe starts listening in the background and returns at once; it calls fn for each
+	// change until ctx ends or the Store closes. It first reports Listening true once changes
+	// flow, Listening false whenever they may have been missed (connection lost), and Listening
+	// true again when they flow again.
+	Subscribe(ctx context.Context, fn func(Change))
 }

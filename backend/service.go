@@ -65,7 +65,7 @@ func NewService(store Store, downstream Downstream, sealer Sealer, clock Clock, 
 		// lifetime, and until it listens (or whenever it stops) every read goes to the Store.
 		s.cache = newCaches()
 		s.store = &invalidatingStore{Store: store, c: s.cache}
-		go func() { _ = feed.Subscribe(context.Background(), s.cache.apply) }()
+		feed.Subscribe(context.Background(), s.cache.apply)
 	}
 	return s
 }

@@ -26,13 +26,22 @@ var _ backend.ChangeFeed = (*Store)(nil)
 // LISTEN is in place; when the connection is lost it receives Listening false, and the
 // listener reconnects with backoff. Changes made while not listening are never delivered, so a
 // subscriber must not trust anything cached before the next Listening true.
-func (s *Store) Subscribe(ctx context.Context, fn func(backend.Change)) error {
+func (s *Store) Subscribe(ctx context.Context, fn func(backend.Change)) {
+	// Registered before the goroutine starts, so Close always waits for it.
+	s.listeners.Add(1)
+	go func() {
+		defer s.listeners.Done()
+		s.follow(ctx, fn)
+	}()
+}
+
+// follow keeps one listening connection up, reconnecting with backoff, until ctx ends or the
+// Store closes.
+func (s *Store) follow(ctx context.Context, fn func(backend.Change)) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	stop := context.AfterFunc(s.closeCtx, cancel)
 	defer stop()
-	s.listeners.Add(1)
-	defer s.listeners.Done()
 	wait := listenRetryMin
 	for ctx.Err() == nil {
 		listened, err := s.listen(ctx, fn)
@@ -50,7 +59,6 @@ func (s *Store) Subscribe(ctx context.Context, fn func(backend.Change)) error {
 		}
 		wait = min(2*wait, listenRetryMax)
 	}
-	return ctx.Err()
 }
 
 // listen runs one listening connection until it fails; listened says LISTEN succeeded.
