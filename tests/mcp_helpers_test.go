@@ -5,14 +5,12 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"log/slog"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -24,6 +22,7 @@ import (
 	"github.com/agent-deck/agent-deck/backend/postgres"
 	"github.com/agent-deck/agent-deck/backend/postgres/pgtest"
 	"github.com/agent-deck/agent-deck/cli"
+	"github.com/agent-deck/agent-deck/tests/peertest"
 )
 
 // mcpStackOptions configure one deck for MCP tests.
@@ -304,31 +303,10 @@ func mcpText(res *mcp.CallToolResult) string {
 	return b.String()
 }
 
-var (
-	mcpPeerOnce sync.Once
-	mcpPeerPath string
-	mcpPeerErr  error
-)
-
-// mcpPeerBinary builds the Go test peer once per test binary.
+// mcpPeerBinary is the Go test peer, built once (and cached by source hash) by peertest.
 func mcpPeerBinary(t testing.TB) string {
 	t.Helper()
-	mcpPeerOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "agent-deck-mcp-peer-")
-		if err != nil {
-			mcpPeerErr = err
-			return
-		}
-		mcpPeerPath = filepath.Join(dir, "peer")
-		out, err := exec.Command("go", "build", "-o", mcpPeerPath, "./peer").CombinedOutput()
-		if err != nil {
-			mcpPeerErr = errors.New("go build ./peer: " + err.Error() + "\n" + string(out))
-		}
-	})
-	if mcpPeerErr != nil {
-		t.Fatal(mcpPeerErr)
-	}
-	return mcpPeerPath
+	return peertest.Build(t)
 }
 
 // startHTTPPeer runs the Go test peer over Streamable HTTP and returns its MCP URL; env adds
