@@ -118,7 +118,7 @@ func (s *Service) newSession(ctx context.Context, a Actor, in OpenSessionInput) 
 	}
 	now := s.clock()
 	sess := MCPSession{ID: id, WorkspaceRoot: ws, ClientName: clip(printableLine(in.ClientName), 100),
-		Profile: profile, Scope: a.Scope, CreatedAt: now, LastSeenAt: now}
+		Profile: profile, Scope: a.Scope, TokenID: a.TokenID, CreatedAt: now, LastSeenAt: now}
 	d, err := s.preBoundDeck(ctx, in.Deck)
 	sess.DeckID, sess.DeckName = d.ID, d.Name
 	return sess, err

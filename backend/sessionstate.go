@@ -27,7 +27,8 @@ func (s *Service) touchInterval() time.Duration {
 // which the MCP endpoint answers with HTTP 404 so the client starts a new session. The
 // session's last-seen time is refreshed at most every 30 s.
 func (s *Service) LookupSession(ctx context.Context, id string) (MCPSession, error) {
-	if _, err := requireRead(ctx, "use an MCP session"); err != nil {
+	a, err := requireRead(ctx, "use an MCP session")
+	if err != nil {
 		return MCPSession{}, err
 	}
 	if !isUUIDText(id) {
@@ -46,6 +47,11 @@ func (s *Service) LookupSession(ctx context.Context, id string) (MCPSession, err
 	if err != nil {
 		return MCPSession{}, storeErr("finding a session", err)
 	}
+	if a.TokenID != "" {
+		if err := CheckSessionOwner(sess, a); err != nil {
+			return MCPSession{}, err
+		}
+	}
 	idle := now.Sub(sess.LastSeenAt)
 	if idle > s.cfg.SessionIdleTimeout {
 		if err := s.store.TerminateSession(ctx, id, now); err != nil && !isNotFound(err) {
@@ -62,6 +68,16 @@ func (s *Service) LookupSession(ctx context.Context, id string) (MCPSession, err
 		}
 	}
 	return sess, nil
+}
+
+// CheckSessionOwner refuses a session opened by another token as if it did not exist (NOT_FOUND,
+// HTTP 404 on /mcp), so a session id is worth nothing without the token that opened it. Sessions
+// opened without a token (bootstrap, older rows) have no owner.
+func CheckSessionOwner(sess MCPSession, a Actor) error {
+	if sess.TokenID != "" && sess.TokenID != a.TokenID {
+		return sessionGone()
+	}
+	return nil
 }
 
 // TerminateSession ends a session (the client's DELETE); its id then gets NOT_FOUND.

@@ -209,6 +209,8 @@ type MCPSession struct {
 	CreatedAt     time.Time  `json:"created_at"`
 	LastSeenAt    time.Time  `json:"last_seen_at"`
 	TerminatedAt  *time.Time `json:"terminated_at,omitempty"`
+	// TokenID is the token that opened the session; only it may use the session.
+	TokenID string `json:"-"`
 }
 
 // ExecAudit records one `agent-deck exec`: which credentials, which command, how it ended.

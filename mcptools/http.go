@@ -73,6 +73,9 @@ func (h *Handler) prepare(w http.ResponseWriter, r *http.Request) (*reqState, in
 	st.actor = actor
 	if lookup != nil {
 		res := <-lookup
+		if res.err == nil {
+			res.err = backend.CheckSessionOwner(res.sess, actor)
+		}
 		if res.err != nil {
 			return nil, statusOf(res.err), res.err
 		}

@@ -168,7 +168,7 @@ func TestMCPRestart(t *testing.T) {
 		t.Errorf("binding changed across the restart (-before +after):\n%s", diff)
 	}
 
-	mcpDeleteSession(t, s, id)
+	mcpDeleteSession(t, s, tok, id)
 	status, _ := mcpRaw(t, s, tok, nil, id, mcpToolsListBody)
 	if status != http.StatusNotFound {
 		t.Errorf("terminated session: status %d, want 404", status)
@@ -184,6 +184,29 @@ func TestMCPRestart(t *testing.T) {
 	status, _ = mcpRaw(t, s, tok, nil, "", mcpToolsListBody)
 	if status != http.StatusBadRequest {
 		t.Errorf("no session id: status %d, want 400", status)
+	}
+}
+
+// TestMCPSessionBelongsToItsToken: a session id is refused (404, as if unknown) with any token
+// but the one that opened it, even a valid admin token, and still served with its own.
+func TestMCPSessionBelongsToItsToken(t *testing.T) {
+	s := startMCPStack(t, mcpStackOptions{})
+	s.seedDeck(t, "dev", "http://127.0.0.1:9/mcp")
+	owner, other := s.token(backend.ScopeAgent), s.token(backend.ScopeAgent)
+	c := s.connect(t, owner, nil, "")
+	c.ok("bind_workspace", map[string]any{"workspaceRoot": "/w", "deckId": "dev"}, nil)
+	for name, tok := range map[string]string{"another agent token": other, "the admin token": s.AdminToken} {
+		if status, _ := mcpRaw(t, s, tok, nil, c.sessionID(), mcpToolsListBody); status != http.StatusNotFound {
+			t.Errorf("%s on someone else's session: status %d, want 404", name, status)
+		}
+	}
+	if status, _ := mcpRaw(t, s, owner, nil, c.sessionID(), mcpToolsListBody); status != http.StatusOK {
+		t.Errorf("the owner's own session: status %d, want 200", status)
+	}
+	var b backend.Binding
+	c.ok("get_session_binding", nil, &b)
+	if !b.Bound || b.DeckName != "dev" {
+		t.Errorf("binding after the refused attempts = %+v", b)
 	}
 }
 
@@ -204,7 +227,7 @@ func TestMCPReplicas(t *testing.T) {
 	if deck.Name != "dev" || deck.Badge != bound.Badge {
 		t.Errorf("replica B sees %+v, want deck dev with badge %s", deck, bound.Badge)
 	}
-	mcpDeleteSession(t, b, onA.sessionID())
+	mcpDeleteSession(t, b, tok, onA.sessionID())
 	if status, _ := mcpRaw(t, a, tok, nil, onA.sessionID(), mcpToolsListBody); status != http.StatusNotFound {
 		t.Errorf("ended on B, still served by A: %d", status)
 	}
@@ -243,10 +266,10 @@ const (
 )
 
 // mcpDeleteSession ends a session the way a client does, with DELETE /mcp.
-func mcpDeleteSession(t testing.TB, s *mcpStack, id string) {
+func mcpDeleteSession(t testing.TB, s *mcpStack, token, id string) {
 	t.Helper()
 	req, _ := http.NewRequest(http.MethodDelete, s.URL+"/mcp", nil)
-	req.Header.Set("Authorization", "Bearer "+s.AdminToken)
+	req.Header.Set("Authorization", "Bearer "+token)
 	req.Header.Set("Mcp-Session-Id", id)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {

@@ -56,7 +56,8 @@ func stdioBridge(t *testing.T, opts cli.StdioBridgeOptions) (*client.Client, *sy
 func TestMCPStdioBridge(t *testing.T) {
 	s := startMCPStack(t, mcpStackOptions{})
 	f := s.seedDeck(t, "dev", startHTTPPeer(t))
-	c, stdout, stop := stdioBridge(t, cli.StdioBridgeOptions{URL: s.URL + "/mcp", Token: s.token(backend.ScopeAgent),
+	agentToken := s.token(backend.ScopeAgent)
+	c, stdout, stop := stdioBridge(t, cli.StdioBridgeOptions{URL: s.URL + "/mcp", Token: agentToken,
 		Deck: "dev", Profile: "runtime"})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -93,7 +94,7 @@ func TestMCPStdioBridge(t *testing.T) {
 	if r.IsError || mcpText(r) != `{"message":"over stdio"}` {
 		t.Errorf("call over stdio: %+v", r)
 	}
-	mcpDeleteSession(t, s, b.SessionID)
+	mcpDeleteSession(t, s, agentToken, b.SessionID)
 	var again backend.Binding
 	if err := json.Unmarshal([]byte(mcpText(call("get_session_binding", nil))), &again); err != nil ||
 		again.SessionID == b.SessionID || !again.Bound {

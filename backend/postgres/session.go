@@ -10,7 +10,7 @@ import (
 )
 
 const sessionColumns = `m.id, m.workspace_root, COALESCE(m.deck_id::text, ''), COALESCE(d.name, ''), m.badge,
-	m.client_name, m.profile, m.scope, m.created_at, m.last_seen_at, m.terminated_at`
+	m.client_name, m.profile, m.scope, m.created_at, m.last_seen_at, m.terminated_at, COALESCE(m.token_id::text, '')`
 
 // sessionFrom joins the bound deck for its name.
 const sessionFrom = ` FROM mcp_sessions m LEFT JOIN decks d ON d.id = m.deck_id`
@@ -19,7 +19,7 @@ func scanSession(row pgx.Row) (backend.MCPSession, error) {
 	var m backend.MCPSession
 	var scope string
 	err := row.Scan(&m.ID, &m.WorkspaceRoot, &m.DeckID, &m.DeckName, &m.Badge, &m.ClientName, &m.Profile,
-		&scope, &m.CreatedAt, &m.LastSeenAt, &m.TerminatedAt)
+		&scope, &m.CreatedAt, &m.LastSeenAt, &m.TerminatedAt, &m.TokenID)
 	m.Scope = backend.Scope(scope)
 	return m, err
 }
@@ -30,14 +30,14 @@ func (s *Store) CreateSession(ctx context.Context, m *backend.MCPSession) error 
 	const q = `
 		WITH m AS (
 			INSERT INTO mcp_sessions (id, workspace_root, deck_id, badge, client_name, profile, scope,
-				created_at, last_seen_at)
+				created_at, last_seen_at, token_id)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, COALESCE($8::timestamptz, now()),
-				COALESCE($9::timestamptz, $8::timestamptz, now()))
+				COALESCE($9::timestamptz, $8::timestamptz, now()), $10::uuid)
 			RETURNING deck_id, created_at, last_seen_at
 		)
 		SELECT COALESCE(d.name, ''), m.created_at, m.last_seen_at FROM m LEFT JOIN decks d ON d.id = m.deck_id`
 	err := s.db.QueryRow(ctx, q, m.ID, m.WorkspaceRoot, nullString(m.DeckID), m.Badge, m.ClientName, m.Profile,
-		string(m.Scope), nullTime(m.CreatedAt), nullTime(m.LastSeenAt)).Scan(&m.DeckName, &m.CreatedAt, &m.LastSeenAt)
+		string(m.Scope), nullTime(m.CreatedAt), nullTime(m.LastSeenAt), nullString(m.TokenID)).Scan(&m.DeckName, &m.CreatedAt, &m.LastSeenAt)
 	return classify("create session", err)
 }
 

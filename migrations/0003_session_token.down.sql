@@ -1,0 +1,1 @@
+ALTER TABLE mcp_sessions DROP COLUMN token_id;
