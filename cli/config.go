@@ -60,6 +60,8 @@ func serveFlags() []cli.Flag {
 			Value: 10 * time.Minute, Usage: "idle local MCP servers are stopped after this long"},
 		&cli.IntFlag{Name: "result-cap", EnvVars: []string{"AGENT_DECK_RESULT_CAP"}, Value: 48 * 1024,
 			Usage: "tool results larger than this many bytes are spilled to <home>/tool-results"},
+		&cli.DurationFlag{Name: "result-retention", EnvVars: []string{"AGENT_DECK_RESULT_RETENTION"}, Value: 24 * time.Hour,
+			Usage: "spilled tool results are deleted after this long"},
 		&cli.StringFlag{Name: "log-level", EnvVars: []string{"AGENT_DECK_LOG_LEVEL"}, Value: "info",
 			Usage: "debug, info, warn or error"},
 	}
@@ -78,6 +80,7 @@ type ServeConfig struct {
 	SessionIdleTimeout time.Duration
 	LocalIdleTimeout   time.Duration
 	ResultCap          int
+	ResultRetention    time.Duration
 	LogLevel           string
 	// Logger receives structured logs; nil logs text to stderr at LogLevel.
 	Logger *slog.Logger
@@ -96,6 +99,7 @@ func serveConfigFrom(c *cli.Context) ServeConfig {
 		SessionIdleTimeout: c.Duration("session-idle-timeout"),
 		LocalIdleTimeout:   c.Duration("local-idle-timeout"),
 		ResultCap:          c.Int("result-cap"),
+		ResultRetention:    c.Duration("result-retention"),
 		LogLevel:           c.String("log-level"),
 	}
 }

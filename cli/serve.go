@@ -99,10 +99,11 @@ func Start(ctx context.Context, cfg ServeConfig) (srv *Server, err error) {
 		return nil, err
 	}
 	px := proxy.New(proxy.Options{
-		Home:           cfg.Home,
-		Logger:         s.log.With("component", "proxy"),
-		IdleTimeout:    cfg.LocalIdleTimeout,
-		MaxResultBytes: cfg.ResultCap,
+		Home:            cfg.Home,
+		Logger:          s.log.With("component", "proxy"),
+		IdleTimeout:     cfg.LocalIdleTimeout,
+		MaxResultBytes:  cfg.ResultCap,
+		ResultRetention: cfg.ResultRetention,
 	})
 	s.push("proxy", px.Close)
 

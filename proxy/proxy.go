@@ -30,6 +30,9 @@ type Options struct {
 	IdleTimeout time.Duration
 	// MaxResultBytes is the largest result returned inline (default 48 KB).
 	MaxResultBytes int
+	// ResultRetention is how long a spilled result file is kept before it is deleted
+	// (default 24 h), so tool-results does not grow without bound.
+	ResultRetention time.Duration
 	// RestartBackoff spaces reconnects after consecutive failures (default 500 ms .. 30 s).
 	// The first reconnect after a failure is immediate.
 	RestartBackoff Backoff
@@ -71,10 +74,15 @@ func New(opts Options) *Proxy {
 	opts = withDefaults(opts)
 	ctx, cancel := context.WithCancel(context.Background())
 	p := &Proxy{opts: opts, log: opts.Logger, ctx: ctx, cancel: cancel, services: map[string]*service{}}
-	p.wg.Add(1)
+	p.pruneResults(time.Now())
+	p.wg.Add(2)
 	go func() {
 		defer p.wg.Done()
 		p.reapIdle()
+	}()
+	go func() {
+		defer p.wg.Done()
+		p.prunePeriodically()
 	}()
 	return p
 }
@@ -94,6 +102,7 @@ func withDefaults(o Options) Options {
 	setDur(&o.ConnectTimeout, 10*time.Second)
 	setDur(&o.ToolsTTL, 5*time.Minute)
 	setDur(&o.IdleTimeout, 10*time.Minute)
+	setDur(&o.ResultRetention, 24*time.Hour)
 	setDur(&o.DefaultTimeout, 60*time.Second)
 	setDur(&o.RestartBackoff.Min, 500*time.Millisecond)
 	setDur(&o.RestartBackoff.Max, 30*time.Second)

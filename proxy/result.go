@@ -162,7 +162,7 @@ type spillDescriptor struct {
 // right program); anything else as the result's JSON.
 func (p *Proxy) spill(service, tool string, raw []byte, isError bool) ([]byte, error) {
 	data, mime, ext := spillContent(raw)
-	dir := filepath.Join(p.opts.Home, "tool-results")
+	dir := p.resultsDir()
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("create spill dir: %w", err)
 	}
