@@ -10,38 +10,13 @@ import (
 	"github.com/agent-deck/agent-deck/backend"
 )
 
-// statusByCode is the one place a backend error code becomes an HTTP status.
-//
-// NOT_BOUND and NOT_ON_BOUND_DECK come from the agent-session use cases; a REST caller meets them
-// only when a shared Service method refuses because of session state, which is a conflict with
-// the current state rather than a malformed request, hence 409. Downstream failures are 503
-// (the deck is fine, what it fronts is not), except a downstream timeout, which is 504.
-var statusByCode = map[backend.Code]int{
-	backend.CodeInvalidArgument:       http.StatusBadRequest,
-	backend.CodeUnauthenticated:       http.StatusUnauthorized,
-	backend.CodeForbidden:             http.StatusForbidden,
-	backend.CodeNotFound:              http.StatusNotFound,
-	backend.CodeNotBound:              http.StatusConflict,
-	backend.CodeNotOnBoundDeck:        http.StatusConflict,
-	backend.CodeConflict:              http.StatusConflict,
-	backend.CodePlaybookDependency:    http.StatusConflict,
-	backend.CodeToolDisabled:          http.StatusConflict,
-	backend.CodeDownstreamUnreachable: http.StatusServiceUnavailable,
-	backend.CodeDownstreamAuth:        http.StatusServiceUnavailable,
-	backend.CodeDownstreamError:       http.StatusServiceUnavailable,
-	backend.CodeDownstreamTimeout:     http.StatusGatewayTimeout,
-	backend.CodeUnavailable:           http.StatusServiceUnavailable,
-	backend.CodeInternal:              http.StatusInternalServerError,
-}
-
 const jsonContentType = "application/json; charset=utf-8"
 
-// statusFor returns the HTTP status of a code; an unknown code is an internal error.
+// statusFor returns the HTTP status of a code (backend's one table); an unknown code is an
+// internal error.
 func statusFor(code backend.Code) int {
-	if s, ok := statusByCode[code]; ok {
-		return s
-	}
-	return http.StatusInternalServerError
+	s, _ := backend.HTTPStatus(code)
+	return s
 }
 
 // ErrorResponse is the body of every failed request (SPEC §6).

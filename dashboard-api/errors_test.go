@@ -15,18 +15,6 @@ import (
 	"github.com/agent-deck/agent-deck/backend"
 )
 
-func TestEveryCodeHasAStatus(t *testing.T) {
-	for _, code := range backend.AllCodes {
-		if _, ok := statusByCode[code]; !ok {
-			t.Errorf("code %s has no HTTP status in statusByCode", code)
-		}
-	}
-	if len(statusByCode) != len(backend.AllCodes) {
-		t.Errorf("statusByCode has %d entries, backend.AllCodes %d: a stale code is mapped",
-			len(statusByCode), len(backend.AllCodes))
-	}
-}
-
 // leakyCause stands for driver or Go error text that must stay in the log.
 const leakyCause = `pq: relation "secret_table" does not exist at character 17`
 

@@ -173,21 +173,10 @@ func (h *Handler) peekBody(w http.ResponseWriter, r *http.Request, st *reqState)
 	return nil
 }
 
-// statusOf maps a failure before the transport to its HTTP status.
+// statusOf maps a failure before the transport to its HTTP status (backend's one table).
 func statusOf(err error) int {
-	switch backend.ErrorCode(err) {
-	case backend.CodeUnauthenticated:
-		return http.StatusUnauthorized
-	case backend.CodeForbidden:
-		return http.StatusForbidden
-	case backend.CodeNotFound:
-		return http.StatusNotFound
-	case backend.CodeInvalidArgument:
-		return http.StatusBadRequest
-	case backend.CodeUnavailable:
-		return http.StatusServiceUnavailable
-	}
-	return http.StatusInternalServerError
+	s, _ := backend.HTTPStatus(backend.ErrorCode(err))
+	return s
 }
 
 // writeError answers a request the transport never saw with a JSON-RPC error body.
