@@ -16,15 +16,7 @@ const bundleCanary = "canary-7f3e9a1c-secret"
 // newBundleCore is a Service on a fresh database and an admin context for it.
 func newBundleCore(tb testing.TB) (*backend.Service, context.Context) {
 	tb.Helper()
-	key, err := backend.GenerateKey()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	sealer, err := backend.NewSealer(key)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	svc := backend.NewService(pgtest.NewStore(tb), nil, sealer, nil, nil, backend.Config{})
+	svc := backend.NewService(pgtest.NewStore(tb), nil, newTestSealer(tb), nil, nil, backend.Config{})
 	admin := backend.WithActor(context.Background(), backend.Actor{TokenID: "", Scope: backend.ScopeAdmin, Kind: backend.ActorUser})
 	return svc, admin
 }

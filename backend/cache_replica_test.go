@@ -50,14 +50,7 @@ type replicas struct {
 func newReplicas(t *testing.T) *replicas {
 	t.Helper()
 	url := pgtest.NewDB(t)
-	key, err := backend.GenerateKey()
-	if err != nil {
-		t.Fatal(err)
-	}
-	sealer, err := backend.NewSealer(key)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sealer := newTestSealer(t)
 	open := func(ds backend.Downstream) *backend.Service {
 		st, err := postgres.Open(context.Background(), url)
 		if err != nil {

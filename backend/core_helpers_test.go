@@ -29,17 +29,31 @@ func newCoreFixture(t *testing.T) *coreFixture {
 	return newCoreFixtureTB(t)
 }
 
-func newCoreFixtureTB(t testing.TB) *coreFixture {
-	t.Helper()
-	st := pgtest.NewStore(t)
+// newTestKey makes a fresh random key and its sealer, as a first start without a key file does.
+func newTestKey(tb testing.TB) ([]byte, backend.Sealer) {
+	tb.Helper()
 	key, err := backend.GenerateKey()
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	sealer, err := backend.NewSealer(key)
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
+	return key, sealer
+}
+
+// newTestSealer is newTestKey for callers that never need the key itself.
+func newTestSealer(tb testing.TB) backend.Sealer {
+	tb.Helper()
+	_, sealer := newTestKey(tb)
+	return sealer
+}
+
+func newCoreFixtureTB(t testing.TB) *coreFixture {
+	t.Helper()
+	st := pgtest.NewStore(t)
+	key, sealer := newTestKey(t)
 	ds := &fakeDownstream{status: map[string]backend.DownstreamStatus{}}
 	ctx := context.Background()
 	return &coreFixture{

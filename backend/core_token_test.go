@@ -51,9 +51,7 @@ func TestTokens(t *testing.T) {
 func TestTokenTouchIsThrottled(t *testing.T) {
 	st := newCoreFixture(t).store
 	now := time.Date(2030, 1, 1, 12, 0, 0, 0, time.UTC)
-	key, _ := backend.GenerateKey()
-	sealer, _ := backend.NewSealer(key)
-	svc := backend.NewService(st, nil, sealer, func() time.Time { return now }, nil, backend.Config{})
+	svc := backend.NewService(st, nil, newTestSealer(t), func() time.Time { return now }, nil, backend.Config{})
 	admin := backend.WithActor(t.Context(), backend.SystemActor)
 	nt := coreMust[backend.NewToken](t)(svc.CreateToken(admin, backend.TokenInput{Name: "n", Scope: backend.ScopeAdmin}))
 	lastUsed := func() time.Time {
