@@ -75,15 +75,9 @@ func New(opts Options) *Proxy {
 	ctx, cancel := context.WithCancel(context.Background())
 	p := &Proxy{opts: opts, log: opts.Logger, ctx: ctx, cancel: cancel, services: map[string]*service{}}
 	p.pruneResults(time.Now())
-	p.wg.Add(2)
-	go func() {
-		defer p.wg.Done()
-		p.reapIdle()
-	}()
-	go func() {
-		defer p.wg.Done()
-		p.prunePeriodically()
-	}()
+	idleEvery := max(min(opts.IdleTimeout/4, time.Minute), 10*time.Millisecond)
+	p.every(idleEvery, p.reapIdle)
+	p.every(max(min(opts.ResultRetention/4, time.Hour), time.Second), p.pruneResults)
 	return p
 }
 
@@ -250,25 +244,32 @@ func (p *Proxy) Close(ctx context.Context) error {
 }
 
 // reapIdle stops local servers that have been idle longer than IdleTimeout.
-func (p *Proxy) reapIdle() {
-	every := p.opts.IdleTimeout / 4
-	every = max(min(every, time.Minute), 10*time.Millisecond)
-	tick := time.NewTicker(every)
-	defer tick.Stop()
-	for {
-		select {
-		case <-p.ctx.Done():
-			return
-		case now := <-tick.C:
-			p.mu.Lock()
-			all := make([]*service, 0, len(p.services))
-			for _, s := range p.services {
-				all = append(all, s)
-			}
-			p.mu.Unlock()
-			for _, s := range all {
-				s.reapIfIdle(now, p.opts.IdleTimeout)
+func (p *Proxy) reapIdle(now time.Time) {
+	p.mu.Lock()
+	all := make([]*service, 0, len(p.services))
+	for _, s := range p.services {
+		all = append(all, s)
+	}
+	p.mu.Unlock()
+	for _, s := range all {
+		s.reapIfIdle(now, p.opts.IdleTimeout)
+	}
+}
+
+// every runs fn on a ticker in a goroutine owned by the proxy, until Close.
+func (p *Proxy) every(d time.Duration, fn func(now time.Time)) {
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		tick := time.NewTicker(d)
+		defer tick.Stop()
+		for {
+			select {
+			case <-p.ctx.Done():
+				return
+			case now := <-tick.C:
+				fn(now)
 			}
 		}
-	}
+	}()
 }

@@ -30,17 +30,3 @@ func (p *Proxy) pruneResults(now time.Time) {
 		p.log.Info("deleted old spilled tool results", "files", removed, "retention", p.opts.ResultRetention)
 	}
 }
-
-// prunePeriodically prunes a few times per retention period (at least hourly) until Close.
-func (p *Proxy) prunePeriodically() {
-	tick := time.NewTicker(min(p.opts.ResultRetention/4, time.Hour))
-	defer tick.Stop()
-	for {
-		select {
-		case <-p.ctx.Done():
-			return
-		case now := <-tick.C:
-			p.pruneResults(now)
-		}
-	}
-}
