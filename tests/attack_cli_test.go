@@ -1,0 +1,8 @@
+package tests
+
+import "testing"
+
+// Attacks on the agent-deck CLI.
+func TestAttacksCLI(t *testing.T) {
+	runAttacks(t, []attack{})
+}
