@@ -40,17 +40,19 @@ func attackRESTUnlinkCredentialAndMove(t *testing.T) {
 	d.stillHome(t)
 }
 
-// attackRESTRepointOwnServiceAfterAdminLinks: an agent registers a harmless service, waits
-// for an admin to link a credential to it, then points it at itself.
-func attackRESTRepointOwnServiceAfterAdminLinks(t *testing.T) {
+// attackRESTRepointOwnServiceAfterAdminAddsSecret: an agent registers a service that
+// inherits nothing secret, waits for an admin to give it a secret header, then points it at
+// itself.
+func attackRESTRepointOwnServiceAfterAdminAddsSecret(t *testing.T) {
 	d := startPolicyDeck(t)
 	var own backend.ServiceCard
 	a := d.rest(t, d.agent, http.MethodPost, "/services", map[string]any{"name": "own", "type": "mcp", "url": d.home})
 	if a.Status != http.StatusCreated || jsonInto(a.Body, &own) != nil {
 		t.Fatalf("agent registers a service: %d %s", a.Status, a.Body)
 	}
-	if a := d.rest(t, d.stack.AdminToken, http.MethodPatch, "/services/"+own.ID, map[string]any{"credential_id": d.fx.Cred.ID}); a.Status != http.StatusOK {
-		t.Fatalf("admin links the credential: %d %s", a.Status, a.Body)
+	if a := d.rest(t, d.stack.AdminToken, http.MethodPatch, "/services/"+own.ID,
+		map[string]any{"headers": map[string]string{"Authorization": "Bearer " + d.secret}}); a.Status != http.StatusOK {
+		t.Fatalf("admin adds a secret header: %d %s", a.Status, a.Body)
 	}
 	wantRefused(t, d.rest(t, d.agent, http.MethodPatch, "/services/"+own.ID, map[string]any{"url": d.evil}),
 		http.StatusForbidden, backend.CodeForbidden)
