@@ -278,3 +278,24 @@ func attackMCPBindRelativeWorkspace(t *testing.T) {
 		m.ok("bind_workspace", map[string]any{"workspaceRoot": ws, "deckId": "ops"}, nil)
 	}
 }
+
+// attackCLICredentialSecretWithLineBreak: a secret piped with a line break inside (two lines
+// pasted, a key file with a header) is stored and breaks every call later.
+func attackCLICredentialSecretWithLineBreak(t *testing.T) {
+	e := startCLIEnv(t)
+	if _, err := e.svc.CreateCredential(e.ctx, backend.CredentialInput{Label: "OpenAI", Value: "sk-one-line"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"credential", "add", "Pasted"}, {"credential", "rotate", "cred_openai"}} {
+		r := e.run("sk-first-line\nsecond-line-0c3e\n", args...)
+		if r.code == 0 {
+			t.Fatalf("%v accepted a two-line secret: %s", args, r.stdout)
+		}
+		if !strings.Contains(r.stderr, "value") || strings.Contains(r.stdout+r.stderr, "second-line-0c3e") {
+			t.Errorf("%v: the refusal must name the field and not echo the secret: %s%s", args, r.stdout, r.stderr)
+		}
+	}
+	if _, err := e.svc.GetCredential(e.ctx, "cred_pasted"); backend.ErrorCode(err) != backend.CodeNotFound {
+		t.Errorf("the refused credential was stored: %v", err)
+	}
+}
