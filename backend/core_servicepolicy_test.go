@@ -188,6 +188,12 @@ func TestServiceURLUserinfo(t *testing.T) {
 	noCanary(t, "create", s, canary)
 	noCanary(t, "list", list, canary)
 	noCanary(t, "export", bundle, canary)
+	f.deck(t, "d")
+	f.link(t, "d", backend.CardService, s.ID)
+	snap := coreMust[backend.DeckSnapshot](t)(f.svc.DeckSnapshot(f.admin, "d"))
+	if len(snap.Services) != 1 || snap.Services[0].URL != s.URL {
+		t.Errorf("snapshot services = %+v, want the masked url %q", snap.Services, s.URL)
+	}
 	basic := "Basic " + base64.StdEncoding.EncodeToString([]byte("alice:"+canary))
 	tg := coreMust[backend.Target](t)(f.svc.TargetForTest(f.admin, s.ID))
 	if tg.URL != "https://u.test/mcp?x=1" || tg.Headers["Authorization"] != basic {

@@ -28,11 +28,15 @@ func (s *Service) checkPatchScope(ctx context.Context, rec ServiceRecord, p Serv
 	if !carriesSecret(rec) {
 		return checkLocalPatch(ctx, rec, p)
 	}
-	sealed, err := s.openMap(rec.SealedHeaders)
-	if err != nil {
+	var stored storedSecrets
+	var err error
+	if stored.headers, err = s.openMap(rec.SealedHeaders); err != nil {
 		return err
 	}
-	if fields := patchedFields(rec, sealed, p); len(fields) > 0 {
+	if stored.env, err = s.openMap(rec.SealedEnv); err != nil {
+		return err
+	}
+	if fields := patchedFields(rec, stored, p); len(fields) > 0 {
 		_, err := requireAdmin(ctx, "change "+strings.Join(fields, ", ")+" of a service that carries a secret")
 		return withSecretHint(err, rec, fields)
 	}
@@ -61,7 +65,7 @@ func carriesSecret(rec ServiceRecord) bool {
 
 // patchedFields names the fields a patch really changes, other than the description. A field
 // sent with its stored value (or a secret sent back masked) is no change.
-func patchedFields(rec ServiceRecord, sealedHeaders map[string]string, p ServicePatch) []string {
+func patchedFields(rec ServiceRecord, stored storedSecrets, p ServicePatch) []string {
 	var out []string
 	add := func(changed bool, field string) {
 		if changed {
@@ -70,20 +74,23 @@ func patchedFields(rec ServiceRecord, sealedHeaders map[string]string, p Service
 	}
 	add(p.Name != nil && strings.TrimSpace(*p.Name) != rec.Name, "name")
 	add(p.URL != nil && strings.TrimSpace(*p.URL) != maskedURL(rec), "url")
-	add(p.Transport != nil && *p.Transport != rec.Transport && *p.Transport != "", "transport")
-	add(p.Headers != nil && !sameHeaders(rec.PlainHeaders, sealedHeaders, *p.Headers), "headers")
+	add(p.Transport != nil && orAuto(*p.Transport) != orAuto(rec.Transport), "transport")
+	add(p.Headers != nil && !sameSecrets(rec.PlainHeaders, stored.headers, *p.Headers), "headers")
 	add(p.CredentialID != nil && strings.TrimSpace(*p.CredentialID) != rec.CredentialID, "credential_id")
 	add(p.LocalCommand != nil && strings.TrimSpace(*p.LocalCommand) != rec.LocalCommand, "local_command")
 	add(p.LocalArgs != nil && !slices.Equal(*p.LocalArgs, rec.LocalArgs), "local_args")
 	add(p.LocalWorkingDir != nil && strings.TrimSpace(*p.LocalWorkingDir) != rec.LocalWorkingDir, "local_working_dir")
-	add(p.LocalEnv != nil && !allMasked(*p.LocalEnv), "local_env")
+	add(p.LocalEnv != nil && !sameSecrets(nil, stored.env, *p.LocalEnv), "local_env")
 	add(p.TimeoutSeconds != nil && *p.TimeoutSeconds != rec.TimeoutSeconds, "timeout_seconds")
 	return out
 }
 
-// sameHeaders reports whether a headers patch leaves them as stored: the same names
+// storedSecrets are a service's sealed headers and env, opened.
+type storedSecrets struct{ headers, env map[string]string }
+
+// sameSecrets reports whether a headers or env patch leaves them as stored: the same names
 // (case-insensitively), plain values unchanged, sealed ones sent back masked.
-func sameHeaders(plain, sealed, patch map[string]string) bool {
+func sameSecrets(plain, sealed, patch map[string]string) bool {
 	if len(patch) != len(plain)+len(sealed) {
 		return false
 	}
@@ -108,13 +115,12 @@ func lookupFold(m map[string]string, key string) (string, bool) {
 	return "", false
 }
 
-func allMasked(m map[string]string) bool {
-	for _, v := range m {
-		if v != MaskedValue {
-			return false
-		}
+// orAuto reads an empty transport as auto, as buildRemote stores it.
+func orAuto(t Transport) Transport {
+	if t == "" {
+		return TransportAuto
 	}
-	return true
+	return t
 }
 
 // withSecretHint tells an agent refused by checkPatchScope what it may still do.
