@@ -8,27 +8,29 @@ import (
 
 // BoundServiceTools lists the enabled tools of a service on the session's bound deck.
 func (s *Service) BoundServiceTools(ctx context.Context, sessionID, serviceRef string) ([]ToolInfo, error) {
-	if _, err := requireRead(ctx, "list service tools"); err != nil {
+	a, err := requireRead(ctx, "list service tools")
+	if err != nil {
 		return nil, err
 	}
 	id, err := s.boundServiceID(ctx, sessionID, serviceRef)
 	if err != nil {
 		return nil, err
 	}
-	return s.ListServiceTools(ctx, id)
+	return s.listServiceTools(ctx, a, id)
 }
 
 // CallBoundServiceTool calls a tool of a service on the session's bound deck. Only services on
 // that deck can be reached; everything else about the call is CallServiceTool's.
 func (s *Service) CallBoundServiceTool(ctx context.Context, sessionID, serviceRef string, in CallInput) (CallResult, error) {
-	if _, err := requireRead(ctx, "call service tools"); err != nil {
+	a, err := requireRead(ctx, "call service tools")
+	if err != nil {
 		return CallResult{}, err
 	}
 	id, err := s.boundServiceID(ctx, sessionID, serviceRef)
 	if err != nil {
 		return CallResult{}, err
 	}
-	return s.CallServiceTool(ctx, id, in)
+	return s.callServiceTool(ctx, a, id, in)
 }
 
 // boundServiceID resolves a service id or name among the bound deck's services;
@@ -57,20 +59,43 @@ func (s *Service) BoundPlaybook(ctx context.Context, sessionID, ref string) (Pla
 	if _, err := requireRead(ctx, "read playbooks"); err != nil {
 		return Playbook{}, err
 	}
-	sess, err := s.boundSession(ctx, sessionID)
+	id, err := s.boundPlaybookID(ctx, sessionID, ref)
 	if err != nil {
 		return Playbook{}, err
 	}
+	return s.GetPlaybook(ctx, id)
+}
+
+// UpdateBoundPlaybook is update_playbook: it changes a playbook on the session's bound deck
+// only, as get_playbook reads only those.
+func (s *Service) UpdateBoundPlaybook(ctx context.Context, sessionID, ref string, in PlaybookPatch) (PlaybookResult, error) {
+	if _, err := requireWrite(ctx, "change playbooks"); err != nil {
+		return PlaybookResult{}, err
+	}
+	id, err := s.boundPlaybookID(ctx, sessionID, ref)
+	if err != nil {
+		return PlaybookResult{}, err
+	}
+	return s.UpdatePlaybook(ctx, id, in)
+}
+
+// boundPlaybookID resolves a playbook id or title among the bound deck's playbooks;
+// NOT_ON_BOUND_DECK lists the playbooks the deck does hold.
+func (s *Service) boundPlaybookID(ctx context.Context, sessionID, ref string) (string, error) {
+	sess, err := s.boundSession(ctx, sessionID)
+	if err != nil {
+		return "", err
+	}
 	ids, err := linkedIDs(ctx, s.store, sess.DeckID, CardPlaybook)
 	if err != nil {
-		return Playbook{}, err
+		return "", err
 	}
 	ref = strings.TrimSpace(ref)
 	id, ok := findLinked(ctx, s.store, CardPlaybook, ids, ref)
 	if !ok || ref == "" {
-		return Playbook{}, s.notOnBoundDeck(ctx, sess, CardPlaybook, ref, ids)
+		return "", s.notOnBoundDeck(ctx, sess, CardPlaybook, ref, ids)
 	}
-	return s.GetPlaybook(ctx, id)
+	return id, nil
 }
 
 // notOnBoundDeck names what the bound deck holds of that card type, so the agent can pick one

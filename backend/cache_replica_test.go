@@ -174,7 +174,7 @@ func TestReplicaSeesServiceAndCredentialChanges(t *testing.T) {
 		Name: "remote", Type: backend.ServiceRemote, URL: "http://127.0.0.1:1/one", CredentialID: cred.ID}))
 	call := func() backend.Target {
 		t.Helper()
-		coreMust[backend.CallResult](t)(r.b.CallServiceTool(r.agent, svc.ID, backend.CallInput{ToolName: "echo"}))
+		coreMust[backend.CallResult](t)(r.b.CallServiceTool(r.admin, svc.ID, backend.CallInput{ToolName: "echo"}))
 		return r.dsB.lastTarget()
 	}
 	if got := call(); got.URL != "http://127.0.0.1:1/one" || got.Credential.Secret != "first" {

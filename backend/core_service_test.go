@@ -109,6 +109,14 @@ func TestServiceScopes(t *testing.T) {
 			_, err := f.svc.UpdateService(f.agent, linked.ID, backend.ServicePatch{URL: ptr("https://evil.test")})
 			return err
 		}, backend.CodeForbidden},
+		{"agent cannot unlink a credential and move the url in one call", func() error {
+			_, err := f.svc.UpdateService(f.agent, linked.ID, backend.ServicePatch{CredentialID: ptr(""), URL: ptr("https://c.test")})
+			return err
+		}, backend.CodeForbidden},
+		{"agent cannot rename a service that carries a secret", func() error {
+			_, err := f.svc.UpdateService(f.agent, linked.ID, backend.ServicePatch{CredentialID: ptr(cred.ID), Name: ptr("Linked2")})
+			return err
+		}, backend.CodeForbidden},
 		{"agent cannot change a local command", func() error {
 			_, err := f.svc.UpdateService(f.agent, loc.ID, backend.ServicePatch{LocalArgs: ptr([]string{"-c", "x"})})
 			return err
@@ -136,12 +144,9 @@ func TestServiceScopes(t *testing.T) {
 			_, err := f.svc.UpdateService(f.agent, linked.ID, backend.ServicePatch{Description: ptr("d")})
 			return err
 		}},
-		{"agent keeps the same credential", func() error {
-			_, err := f.svc.UpdateService(f.agent, linked.ID, backend.ServicePatch{CredentialID: ptr(cred.ID), Name: ptr("Linked2")})
-			return err
-		}},
-		{"agent unlinks a credential and moves the url", func() error {
-			_, err := f.svc.UpdateService(f.agent, linked.ID, backend.ServicePatch{CredentialID: ptr(""), URL: ptr("https://c.test")})
+		{"agent keeps the same credential and url", func() error {
+			_, err := f.svc.UpdateService(f.agent, linked.ID, backend.ServicePatch{CredentialID: ptr(cred.ID),
+				URL: ptr("https://a.test"), Description: ptr("d2")})
 			return err
 		}},
 		{"admin deletes", func() error { return f.svc.DeleteService(f.admin, "New") }},
@@ -225,7 +230,8 @@ func TestServicePatchKeepsMaskedValues(t *testing.T) {
 		Headers: map[string]string{"Authorization": "Bearer keep-me", "X-Secret-Old": "drop-me"},
 	}))
 	before := coreMust[backend.Target](t)(f.svc.TargetForTest(f.admin, s.ID))
-	got := coreMust[backend.ServiceCard](t)(f.svc.UpdateService(f.agent, s.ID, backend.ServicePatch{
+	// Headers of a service that carries a secret are an admin's to change (SPEC §10).
+	got := coreMust[backend.ServiceCard](t)(f.svc.UpdateService(f.admin, s.ID, backend.ServicePatch{
 		Headers: ptr(map[string]string{"authorization": backend.MaskedValue, "X-Plain": "p"}),
 	}))
 	if diff := cmp.Diff(map[string]string{"authorization": backend.MaskedValue, "X-Plain": "p"}, got.Headers); diff != "" {

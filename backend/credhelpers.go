@@ -30,7 +30,7 @@ func credentialByRef(ctx context.Context, st Store, ref string) (CredentialRecor
 	return rec, storeErr("reading a credential", err)
 }
 
-// cleanSecret trims surrounding whitespace (a pasted or piped newline) and requires a value.
+// cleanSecret trims surrounding whitespace (a pasted or piped newline) and requires one line.
 func cleanSecret(v string) (string, error) {
 	v = strings.TrimSpace(v)
 	switch {
@@ -40,6 +40,11 @@ func cleanSecret(v string) (string, error) {
 		return "", invalid("value", "the secret value must be at most %d bytes", maxValueBytes)
 	case !utf8.ValidString(v) || strings.ContainsRune(v, 0):
 		return "", invalid("value", "the secret value must be UTF-8 text without NUL")
+	case strings.ContainsAny(v, "\r\n"):
+		// It would be sent in an HTTP header, where a line break cannot go: every call would
+		// fail later as "could not connect".
+		return "", invalid("value", "the secret value must be one line: it contains a line break (CR or LF)").
+			WithHint("send the key alone, without line breaks inside it")
 	}
 	return v, nil
 }

@@ -71,7 +71,7 @@ func inLinkOrder[T any](all []T, ids []string, id func(T) string) []T {
 // store, and tool counts from the cached tool list (-1 when never fetched).
 func (s *Service) deckService(r *ServiceRecord) DeckService {
 	ds := DeckService{
-		ID: r.ID, Name: r.Name, Type: r.Type, Description: r.Description, URL: r.URL,
+		ID: r.ID, Name: r.Name, Type: r.Type, Description: r.Description, URL: maskedURL(*r),
 		CredentialID: r.CredentialID, Health: r.Health, EnabledToolCount: -1, DisabledToolCount: -1,
 	}
 	if s.downstream != nil {

@@ -25,6 +25,9 @@ type Config struct {
 	DefaultWorkspace string
 	// DefaultServiceTimeout applies to services without their own timeout (default 60 s).
 	DefaultServiceTimeout time.Duration
+	// AllowMetadataHosts lets services use link-local and cloud-metadata hosts, refused to
+	// everyone by default (AGENT_DECK_ALLOW_METADATA_HOSTS).
+	AllowMetadataHosts bool
 }
 
 // Service is the core: one method per use case. REST handlers, MCP tools and CLI commands that do

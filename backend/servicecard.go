@@ -113,7 +113,7 @@ func (s *Service) UpdateService(ctx context.Context, ref string, in ServicePatch
 	if err != nil {
 		return ServiceCard{}, err
 	}
-	if err := checkPatchScope(ctx, rec, in); err != nil {
+	if err := s.checkPatchScope(ctx, rec, in); err != nil {
 		return ServiceCard{}, err
 	}
 	if err := s.applyServicePatch(ctx, &rec, in); err != nil {

@@ -36,6 +36,7 @@ func (s *Service) forget(id string) {
 // changed) the card is still shown, without the sealed names; using the service reports why.
 func (s *Service) serviceView(rec ServiceRecord) ServiceCard {
 	card := rec.ServiceCard
+	card.URL = maskedURL(rec)
 	headers := map[string]string{}
 	for k, v := range rec.PlainHeaders {
 		headers[k] = v
@@ -90,12 +91,7 @@ func (s *Service) buildService(ctx context.Context, in ServiceInput, rec *Servic
 	if rec.Description, err = cleanText("description", strings.TrimSpace(in.Description), maxDescriptionChars, true); err != nil {
 		return err
 	}
-	if in.Type == ServiceRemote {
-		err = buildRemote(in, rec)
-	} else {
-		err = buildLocal(in, rec)
-	}
-	if err != nil {
+	if err := s.buildTarget(ctx, in, rec); err != nil {
 		return err
 	}
 	if rec.TimeoutSeconds, err = checkTimeout("timeout_seconds", in.TimeoutSeconds); err != nil {
@@ -118,6 +114,26 @@ func (s *Service) buildService(ctx context.Context, in ServiceInput, rec *Servic
 		}
 	}
 	return nil
+}
+
+// buildTarget sets where the service is reached. A remote URL's userinfo is sealed apart, and a
+// URL that differs from the stored one must pass the host policy (checkServiceHost).
+func (s *Service) buildTarget(ctx context.Context, in ServiceInput, rec *ServiceRecord) error {
+	if in.Type != ServiceRemote {
+		rec.SealedUserinfo = nil
+		return buildLocal(in, rec)
+	}
+	before := maskedURL(*rec)
+	if err := buildRemote(in, rec); err != nil {
+		return err
+	}
+	if err := s.sealUserinfo("url", rec.URL, rec); err != nil {
+		return err
+	}
+	if maskedURL(*rec) == before {
+		return nil
+	}
+	return s.checkServiceHost(ctx, "url", rec.URL)
 }
 
 func buildRemote(in ServiceInput, rec *ServiceRecord) error {

@@ -6,26 +6,47 @@ import (
 	"strings"
 )
 
-// checkPatchScope enforces SPEC §10 on a service patch: an agent may not point a credential at
-// a URL or command of its choosing, nor change what a local service runs.
-func checkPatchScope(ctx context.Context, rec ServiceRecord, p ServicePatch) error {
-	credAfter := rec.CredentialID
+// checkPatchScope enforces SPEC §10 on a service patch. On a service that carries any secret
+// (sealed headers, sealed env, URL userinfo, a linked credential) only an admin may change where
+// or how it is reached: an agent may change its description (and, elsewhere, its tool settings),
+// nothing else, so no agent can send a stored secret to a URL or command of its choosing. The
+// stored record decides, not the patched one: unlinking the credential and moving the URL in one
+// call is still a change of a service that carries a secret. A service without secrets may be
+// repointed by an agent (any secret it adds in the same call is its own); linking a credential
+// and changing what a local-mcp service runs stay admin-only everywhere.
+func (s *Service) checkPatchScope(ctx context.Context, rec ServiceRecord, p ServicePatch) error {
+	if a, ok := ActorFrom(ctx); ok && a.Scope == ScopeAdmin {
+		return nil
+	}
 	if p.CredentialID != nil {
-		credAfter = strings.TrimSpace(*p.CredentialID)
-		if credAfter != "" && credAfter != rec.CredentialID {
+		if cred := strings.TrimSpace(*p.CredentialID); cred != "" && cred != rec.CredentialID {
 			if _, err := requireAdmin(ctx, "link a credential to a service"); err != nil {
 				return err
 			}
 		}
 	}
-	urlChanged := p.URL != nil && strings.TrimSpace(*p.URL) != rec.URL
+	if !carriesSecret(rec) {
+		return checkLocalPatch(ctx, rec, p)
+	}
+	var stored storedSecrets
+	var err error
+	if stored.headers, err = s.openMap(rec.SealedHeaders); err != nil {
+		return err
+	}
+	if stored.env, err = s.openMap(rec.SealedEnv); err != nil {
+		return err
+	}
+	if fields := patchedFields(rec, stored, p); len(fields) > 0 {
+		_, err := requireAdmin(ctx, "change "+strings.Join(fields, ", ")+" of a service that carries a secret")
+		return withSecretHint(err, rec, fields)
+	}
+	return checkLocalPatch(ctx, rec, p)
+}
+
+// checkLocalPatch keeps what a local-mcp service runs an admin decision, secrets or not.
+func checkLocalPatch(ctx context.Context, rec ServiceRecord, p ServicePatch) error {
 	cmdChanged := p.LocalCommand != nil && strings.TrimSpace(*p.LocalCommand) != rec.LocalCommand ||
 		p.LocalArgs != nil && !slices.Equal(*p.LocalArgs, rec.LocalArgs)
-	if credAfter != "" && (urlChanged || cmdChanged) {
-		if _, err := requireAdmin(ctx, "change the url or command of a service with a linked credential"); err != nil {
-			return err
-		}
-	}
 	dirChanged := p.LocalWorkingDir != nil && strings.TrimSpace(*p.LocalWorkingDir) != rec.LocalWorkingDir
 	if rec.Type == ServiceLocal && (cmdChanged || dirChanged || p.LocalEnv != nil) {
 		if _, err := requireAdmin(ctx, "change what a local-mcp service runs"); err != nil {
@@ -35,11 +56,89 @@ func checkPatchScope(ctx context.Context, rec ServiceRecord, p ServicePatch) err
 	return nil
 }
 
+// carriesSecret reports whether a stored service holds anything secret that a change of its
+// target could send elsewhere.
+func carriesSecret(rec ServiceRecord) bool {
+	return len(rec.SealedHeaders) > 0 || len(rec.SealedEnv) > 0 || len(rec.SealedUserinfo) > 0 ||
+		rec.CredentialID != ""
+}
+
+// patchedFields names the fields a patch really changes, other than the description. A field
+// sent with its stored value (or a secret sent back masked) is no change.
+func patchedFields(rec ServiceRecord, stored storedSecrets, p ServicePatch) []string {
+	var out []string
+	add := func(changed bool, field string) {
+		if changed {
+			out = append(out, field)
+		}
+	}
+	add(p.Name != nil && strings.TrimSpace(*p.Name) != rec.Name, "name")
+	add(p.URL != nil && strings.TrimSpace(*p.URL) != maskedURL(rec), "url")
+	add(p.Transport != nil && orAuto(*p.Transport) != orAuto(rec.Transport), "transport")
+	add(p.Headers != nil && !sameSecrets(rec.PlainHeaders, stored.headers, *p.Headers), "headers")
+	add(p.CredentialID != nil && strings.TrimSpace(*p.CredentialID) != rec.CredentialID, "credential_id")
+	add(p.LocalCommand != nil && strings.TrimSpace(*p.LocalCommand) != rec.LocalCommand, "local_command")
+	add(p.LocalArgs != nil && !slices.Equal(*p.LocalArgs, rec.LocalArgs), "local_args")
+	add(p.LocalWorkingDir != nil && strings.TrimSpace(*p.LocalWorkingDir) != rec.LocalWorkingDir, "local_working_dir")
+	add(p.LocalEnv != nil && !sameSecrets(nil, stored.env, *p.LocalEnv), "local_env")
+	add(p.TimeoutSeconds != nil && *p.TimeoutSeconds != rec.TimeoutSeconds, "timeout_seconds")
+	return out
+}
+
+// storedSecrets are a service's sealed headers and env, opened.
+type storedSecrets struct{ headers, env map[string]string }
+
+// sameSecrets reports whether a headers or env patch leaves them as stored: the same names
+// (case-insensitively), plain values unchanged, sealed ones sent back masked.
+func sameSecrets(plain, sealed, patch map[string]string) bool {
+	if len(patch) != len(plain)+len(sealed) {
+		return false
+	}
+	for k, v := range patch {
+		if old, ok := lookupFold(plain, k); ok && old == v {
+			continue
+		}
+		if _, ok := lookupFold(sealed, k); ok && v == MaskedValue {
+			continue
+		}
+		return false
+	}
+	return true
+}
+
+func lookupFold(m map[string]string, key string) (string, bool) {
+	for k, v := range m {
+		if strings.EqualFold(k, key) {
+			return v, true
+		}
+	}
+	return "", false
+}
+
+// orAuto reads an empty transport as auto, as buildRemote stores it.
+func orAuto(t Transport) Transport {
+	if t == "" {
+		return TransportAuto
+	}
+	return t
+}
+
+// withSecretHint tells an agent refused by checkPatchScope what it may still do.
+func withSecretHint(err error, rec ServiceRecord, fields []string) error {
+	if err == nil {
+		return nil
+	}
+	e := AsError(err)
+	e.Hint = "an agent may change only the description and tool settings of a service that carries a " +
+		"secret (secret headers or env, URL userinfo, a linked credential); ask an admin, or register a new service"
+	return e.WithDetail("service_id", rec.ID).WithDetail("fields", fields)
+}
+
 // applyServicePatch merges a patch into rec and validates the result as a whole, exactly as a
 // create would. Header and env values equal to MaskedValue keep their stored values.
 func (s *Service) applyServicePatch(ctx context.Context, rec *ServiceRecord, p ServicePatch) error {
 	in := ServiceInput{
-		Name: rec.Name, Type: rec.Type, URL: rec.URL, Transport: rec.Transport,
+		Name: rec.Name, Type: rec.Type, URL: maskedURL(*rec), Transport: rec.Transport,
 		Description: rec.Description, CredentialID: rec.CredentialID,
 		LocalCommand: rec.LocalCommand, LocalArgs: rec.LocalArgs,
 		LocalWorkingDir: rec.LocalWorkingDir, TimeoutSeconds: rec.TimeoutSeconds,

@@ -258,5 +258,22 @@ func cleanWorkspace(p string, optional bool) (string, error) {
 	if _, err := cleanText("workspaceRoot", p, maxWorkspaceChars, false); err != nil {
 		return "", err
 	}
-	return normWorkspace(p), nil
+	ws := normWorkspace(p)
+	if !absWorkspace(ws) {
+		// A relative path means nothing to a server with its own working directory, and would
+		// match other projects' folders by accident.
+		return "", invalid("workspaceRoot", "%q is not an absolute path", clip(p, 200)).
+			WithHint("pass the project folder's absolute path, e.g. /home/me/project or C:/Users/me/project")
+	}
+	return ws, nil
+}
+
+// absWorkspace reports whether a normalized workspace path is absolute: /…, a drive letter
+// (C:/…) or a UNC share (//server/…).
+func absWorkspace(p string) bool {
+	if strings.HasPrefix(p, "/") {
+		return true
+	}
+	return len(p) >= 3 && p[1] == ':' && p[2] == '/' &&
+		(p[0] >= 'a' && p[0] <= 'z' || p[0] >= 'A' && p[0] <= 'Z')
 }

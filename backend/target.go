@@ -15,6 +15,13 @@ func (s *Service) target(ctx context.Context, rec ServiceRecord) (Target, error)
 	for k, v := range rec.PlainHeaders {
 		headers[k] = v
 	}
+	if len(rec.SealedUserinfo) > 0 {
+		if _, set := lookupFold(headers, "Authorization"); !set {
+			if headers["Authorization"], err = s.basicAuthHeader(rec.SealedUserinfo); err != nil {
+				return Target{}, err
+			}
+		}
+	}
 	env, err := s.openMap(rec.SealedEnv)
 	if err != nil {
 		return Target{}, err

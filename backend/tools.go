@@ -25,18 +25,28 @@ type ToolSettingsInput struct {
 type CallInput struct {
 	ToolName  string          `json:"tool_name"`
 	Arguments json.RawMessage `json:"arguments,omitempty"`
+	// Deck is the deck (id or name) through which an agent token reaches the service; it must
+	// link the service. Admin tokens may leave it empty.
+	Deck string `json:"deck,omitempty"`
 }
 
 // maxToolNameChars bounds a disabled tool name; MCP tool names are short identifiers.
 const maxToolNameChars = 200
 
 // ListServiceTools lists a service's tools: all of them with Enabled for admins, only enabled
-// ones for agents.
-func (s *Service) ListServiceTools(ctx context.Context, ref string) ([]ToolInfo, error) {
+// ones for agents. An agent token names the deck that links the service (reachableService).
+func (s *Service) ListServiceTools(ctx context.Context, ref, deck string) ([]ToolInfo, error) {
 	a, err := requireRead(ctx, "list service tools")
 	if err != nil {
 		return nil, err
 	}
+	if ref, err = s.reachableService(ctx, a, ref, deck); err != nil {
+		return nil, err
+	}
+	return s.listServiceTools(ctx, a, ref)
+}
+
+func (s *Service) listServiceTools(ctx context.Context, a Actor, ref string) ([]ToolInfo, error) {
 	rec, t, err := s.serviceTarget(ctx, ref)
 	if err != nil {
 		return nil, err
@@ -86,13 +96,21 @@ func (s *Service) UpdateServiceToolSettings(ctx context.Context, ref string, in 
 	return s.serviceView(rec), nil
 }
 
-// CallServiceTool calls a downstream tool of any service (REST, admin/agent). Under agent:read
-// only tools annotated readOnlyHint: true may be called.
+// CallServiceTool calls a downstream tool (REST): of any service for admins, of a service on
+// the deck named in in.Deck for agent tokens. Under agent:read only tools annotated
+// readOnlyHint: true may be called.
 func (s *Service) CallServiceTool(ctx context.Context, ref string, in CallInput) (CallResult, error) {
 	a, err := requireRead(ctx, "call service tools")
 	if err != nil {
 		return CallResult{}, err
 	}
+	if ref, err = s.reachableService(ctx, a, ref, in.Deck); err != nil {
+		return CallResult{}, err
+	}
+	return s.callServiceTool(ctx, a, ref, in)
+}
+
+func (s *Service) callServiceTool(ctx context.Context, a Actor, ref string, in CallInput) (CallResult, error) {
 	if strings.TrimSpace(in.ToolName) == "" {
 		return CallResult{}, invalid("tool_name", "the name of the tool to call is required").
 			WithHint("list_service_tools shows the service's tools")
@@ -111,9 +129,14 @@ func (s *Service) CallServiceTool(ctx context.Context, ref string, in CallInput)
 	return res, err
 }
 
-// CheckService refreshes a service's health by reaching it now.
-func (s *Service) CheckService(ctx context.Context, ref string) (Health, error) {
-	if _, err := requireRead(ctx, "check a service"); err != nil {
+// CheckService refreshes a service's health by reaching it now. An agent token names the deck
+// that links the service (reachableService).
+func (s *Service) CheckService(ctx context.Context, ref, deck string) (Health, error) {
+	a, err := requireRead(ctx, "check a service")
+	if err != nil {
+		return Health{}, err
+	}
+	if ref, err = s.reachableService(ctx, a, ref, deck); err != nil {
 		return Health{}, err
 	}
 	rec, t, err := s.serviceTarget(ctx, ref)
@@ -250,4 +273,42 @@ func (s *Service) saveHealth(ctx context.Context, id string, h Health) {
 	if err := s.store.UpdateServiceHealth(ctx, id, h); err != nil {
 		s.log.Warn("saving service health failed", "service_id", id, "error", ErrorCode(err))
 	}
+}
+
+// reachableService applies deck scoping to a service reached directly (REST): an admin may
+// reach any service; an agent token only one linked to the deck it names, as an MCP session
+// only reaches its bound deck's services. It returns the service's id for agents.
+func (s *Service) reachableService(ctx context.Context, a Actor, ref, deckRef string) (string, error) {
+	if a.Scope == ScopeAdmin {
+		return ref, nil
+	}
+	if strings.TrimSpace(deckRef) == "" {
+		names, err := s.deckNames(ctx)
+		if err != nil {
+			return "", err
+		}
+		return "", Errorf(CodeForbidden, "scope %q reaches services only through a deck that links them, and no deck was named", a.Scope).
+			WithHint("name the deck with \"deck\" in the body, the x-agent-deck-deck header or ?deck=; decks: "+knownList(names)).
+			WithDetail("field", "deck").WithDetail("decks", capList(names))
+	}
+	d, err := s.deckByRef(ctx, s.store, deckRef)
+	if err != nil {
+		return "", err
+	}
+	ids, err := linkedIDs(ctx, s.store, d.ID, CardService)
+	if err != nil {
+		return "", err
+	}
+	ref = strings.TrimSpace(ref)
+	if id, ok := findLinked(ctx, s.store, CardService, ids, ref); ok && ref != "" {
+		return id, nil
+	}
+	names, err := describeCards(ctx, s.store, CardService, ids)
+	if err != nil {
+		return "", err
+	}
+	return "", Errorf(CodeForbidden, "service %s is not on deck %s; services on the deck: %s",
+		quoteClip(ref), quoteClip(d.Name), knownList(names)).
+		WithHint("use a service on that deck, name another deck with \"deck\", or link the service to the deck first").
+		WithDetail("field", "deck").WithDetail("deck", d.Name).WithDetail("on_deck", capList(names))
 }

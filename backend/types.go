@@ -107,6 +107,9 @@ type ServiceRecord struct {
 	// SealedHeaders and SealedEnv are JSON maps encrypted with the secret key; nil when empty.
 	SealedHeaders []byte
 	SealedEnv     []byte
+	// SealedUserinfo is the user:password@ taken out of URL (escaped as written), sealed; nil
+	// when the URL had none. Reads show it as MaskedValue; egress sends it as basic auth.
+	SealedUserinfo []byte
 }
 
 // AuthScheme says how a credential's secret is presented to a downstream server.

@@ -98,13 +98,30 @@ func checkHTTPURL(field, raw string) (string, error) {
 	}
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return "", invalid(field, "%q is not an absolute http:// or https:// URL", clip(raw, 200)).
+		return "", invalid(field, "%q is not an absolute http:// or https:// URL", clip(redactUserinfo(raw), 200)).
 			WithDetail("accepted", []string{"http://host[:port]/path", "https://host[:port]/path"})
 	}
 	if hasControl(raw, false) || strings.ContainsAny(raw, " ") {
 		return "", invalid(field, "must not contain spaces or control characters")
 	}
 	return raw, nil
+}
+
+// redactUserinfo masks what could be user:password@ in a URL that may not even parse, so an
+// error message never echoes it.
+func redactUserinfo(raw string) string {
+	start := strings.Index(raw, "://") + len("://")
+	if start < len("://") {
+		start = 0
+	}
+	end := len(raw)
+	if i := strings.IndexAny(raw[start:], "/?#"); i >= 0 {
+		end = start + i
+	}
+	if at := strings.LastIndex(raw[start:end], "@"); at >= 0 {
+		return raw[:start] + MaskedValue + raw[start+at:]
+	}
+	return raw
 }
 
 // validHeaderName reports whether name is an HTTP field name (an RFC 9110 token).

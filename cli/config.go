@@ -64,6 +64,8 @@ func serveFlags() []cli.Flag {
 			Usage: "spilled tool results are deleted after this long"},
 		&cli.StringFlag{Name: "log-level", EnvVars: []string{"AGENT_DECK_LOG_LEVEL"}, Value: "info",
 			Usage: "debug, info, warn or error"},
+		&cli.BoolFlag{Name: "allow-metadata-hosts", EnvVars: []string{"AGENT_DECK_ALLOW_METADATA_HOSTS"},
+			Usage: "let services use link-local and cloud-metadata hosts (169.254.169.254, metadata.google.internal, …)"},
 	}
 }
 
@@ -82,6 +84,7 @@ type ServeConfig struct {
 	ResultCap          int
 	ResultRetention    time.Duration
 	LogLevel           string
+	AllowMetadataHosts bool
 	// Logger receives structured logs; nil logs text to stderr at LogLevel.
 	Logger *slog.Logger
 }
@@ -101,6 +104,7 @@ func serveConfigFrom(c *cli.Context) ServeConfig {
 		ResultCap:          c.Int("result-cap"),
 		ResultRetention:    c.Duration("result-retention"),
 		LogLevel:           c.String("log-level"),
+		AllowMetadataHosts: c.Bool("allow-metadata-hosts"),
 	}
 }
 

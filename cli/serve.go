@@ -111,6 +111,7 @@ func Start(ctx context.Context, cfg ServeConfig) (srv *Server, err error) {
 		SessionIdleTimeout: cfg.SessionIdleTimeout,
 		DefaultDeck:        cfg.DefaultDeck,
 		DefaultWorkspace:   cfg.DefaultWorkspace,
+		AllowMetadataHosts: cfg.AllowMetadataHosts,
 	})
 	if s.token, err = ensureAdminToken(ctx, s.svc, cfg.Home); err != nil {
 		return nil, err

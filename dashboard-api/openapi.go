@@ -155,6 +155,10 @@ func parameters(r route) []any {
 		out = append(out, map[string]any{"name": q.name, "in": "query", "required": q.required,
 			"description": q.description, "schema": schema})
 	}
+	for _, h := range r.headers {
+		out = append(out, map[string]any{"name": h.name, "in": "header", "required": h.required,
+			"description": h.description, "schema": map[string]any{"type": "string"}})
+	}
 	return out
 }
 

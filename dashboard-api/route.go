@@ -30,7 +30,8 @@ type route struct {
 	contentType string // of the response; JSON unless set
 
 	query     []queryParam
-	bodyLimit int64 // 0: Options.MaxBodyBytes
+	headers   []queryParam // documented request headers; read by the handler
+	bodyLimit int64        // 0: Options.MaxBodyBytes
 
 	// invoke runs the handler with the raw body and returns what to render.
 	invoke func(c *gin.Context, body []byte) (any, error)
@@ -102,6 +103,9 @@ func (r route) withPublic() route { r.public = true; return r }
 
 // withQuery declares the route's query parameters.
 func (r route) withQuery(q ...queryParam) route { r.query = q; return r }
+
+// withHeaders documents request headers the handler reads.
+func (r route) withHeaders(h ...queryParam) route { r.headers = h; return r }
 
 // withLimit overrides the body size limit.
 func (r route) withLimit(n int64) route { r.bodyLimit = n; return r }

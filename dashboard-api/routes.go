@@ -45,6 +45,8 @@ var (
 func (a *api) routes() []route {
 	cardType := queryParam{name: "card_type", required: true, description: "service, credential or playbook",
 		enum: cardTypeNames()}
+	deckQuery := queryParam{name: "deck", description: "deck id or name that links the service; required for agent tokens (or the " + HeaderDeck + " header)"}
+	deckHeader := queryParam{name: HeaderDeck, description: "deck id or name that links the service; required for agent tokens unless given otherwise"}
 	table := []route{
 		noBody(http.MethodGet, "/healthz", "Liveness: the process answers HTTP", a.healthz).withPublic(),
 		noBody(http.MethodGet, "/readyz", "Readiness: the database (and the proxy) can serve requests", a.readyz).withPublic(),
@@ -65,10 +67,13 @@ func (a *api) routes() []route {
 		noBody(http.MethodGet, v1+"/services/:service", "Get a service by id or name", a.getService),
 		withBody(http.MethodPatch, v1+"/services/:service", "Change some fields of a service", http.StatusOK, a.updateService),
 		noContent(http.MethodDelete, v1+"/services/:service", "Delete a service unless a playbook depends on it; admin", a.deleteService),
-		noBody(http.MethodGet, v1+"/services/:service/tools", "The service's downstream tools, raw, with enabled flags", a.listServiceTools),
+		noBody(http.MethodGet, v1+"/services/:service/tools", "The service's downstream tools, raw, with enabled flags; agent tokens name a deck that links the service", a.listServiceTools).
+			withQuery(deckQuery).withHeaders(deckHeader),
 		withBody(http.MethodPut, v1+"/services/:service/tool-settings", "Set the service's disabled tools", http.StatusOK, a.updateToolSettings),
-		withBody(http.MethodPost, v1+"/services/:service/call", "Call a downstream tool", http.StatusOK, a.callServiceTool).withDocs(nil, callResultDoc),
-		noBody(http.MethodPost, v1+"/services/:service/check", "Reach the service now and refresh its health", a.checkService),
+		withBody(http.MethodPost, v1+"/services/:service/call", "Call a downstream tool; agent tokens name a deck that links the service (deck, or the header)", http.StatusOK, a.callServiceTool).
+			withHeaders(deckHeader).withDocs(nil, callResultDoc),
+		noBody(http.MethodPost, v1+"/services/:service/check", "Reach the service now and refresh its health; agent tokens name a deck that links the service", a.checkService).
+			withQuery(deckQuery).withHeaders(deckHeader),
 
 		noBody(http.MethodGet, v1+"/credentials", "List credential metadata (never values)", a.listCredentials),
 		withBody(http.MethodPost, v1+"/credentials", "Create a credential with its secret; admin", http.StatusCreated, a.createCredential),

@@ -28,8 +28,21 @@ func (a *api) deleteService(c *gin.Context) error {
 	return a.svc.DeleteService(ctx(c), c.Param("service"))
 }
 
+// HeaderDeck names the deck through which an agent token reaches a service over REST.
+const HeaderDeck = "x-agent-deck-deck"
+
+// requestDeck is the deck a REST request names: the body's or query's deck, else the header.
+func requestDeck(c *gin.Context, fromBody string) string {
+	for _, d := range []string{fromBody, c.Query("deck"), c.GetHeader(HeaderDeck)} {
+		if d != "" {
+			return d
+		}
+	}
+	return ""
+}
+
 func (a *api) listServiceTools(c *gin.Context) ([]backend.ToolInfo, error) {
-	return a.svc.ListServiceTools(ctx(c), c.Param("service"))
+	return a.svc.ListServiceTools(ctx(c), c.Param("service"), requestDeck(c, ""))
 }
 
 func (a *api) updateToolSettings(c *gin.Context, in backend.ToolSettingsInput) (backend.ServiceCard, error) {
@@ -39,6 +52,7 @@ func (a *api) updateToolSettings(c *gin.Context, in backend.ToolSettingsInput) (
 // callServiceTool answers with the downstream CallToolResult itself; a tool that failed on its
 // own terms is still a 200 with "isError": true, as on MCP.
 func (a *api) callServiceTool(c *gin.Context, in backend.CallInput) (json.RawMessage, error) {
+	in.Deck = requestDeck(c, in.Deck)
 	res, err := a.svc.CallServiceTool(ctx(c), c.Param("service"), in)
 	if err != nil {
 		return nil, err
@@ -47,5 +61,5 @@ func (a *api) callServiceTool(c *gin.Context, in backend.CallInput) (json.RawMes
 }
 
 func (a *api) checkService(c *gin.Context) (backend.Health, error) {
-	return a.svc.CheckService(ctx(c), c.Param("service"))
+	return a.svc.CheckService(ctx(c), c.Param("service"), requestDeck(c, ""))
 }

@@ -91,7 +91,7 @@ func runGetPlaybook(ctx context.Context, c *call) (any, error) {
 }
 
 func runUpdatePlaybook(ctx context.Context, c *call) (any, error) {
-	return c.svc.UpdatePlaybook(ctx, c.str("playbook_id"), backend.PlaybookPatch{
+	return c.svc.UpdateBoundPlaybook(ctx, c.sessionID, c.str("playbook_id"), backend.PlaybookPatch{
 		Title:                  c.optStr("title"),
 		Body:                   c.optStr("body"),
 		Triggers:               c.optStrs("triggers"),

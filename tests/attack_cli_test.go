@@ -4,5 +4,7 @@ import "testing"
 
 // Attacks on the agent-deck CLI.
 func TestAttacksCLI(t *testing.T) {
-	runAttacks(t, []attack{})
+	runAttacks(t, []attack{
+		{"credential secret piped with a line break", attackCLICredentialSecretWithLineBreak},
+	})
 }

@@ -43,8 +43,18 @@ func newProxyDeck(t *testing.T) *proxyDeck {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Agent tokens reach a service over the core's direct calls only through a deck that links it.
+	if _, err := stack.svc.CreateDeck(ctx, backend.DeckInput{Name: proxyDeckName}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := stack.svc.LinkCard(ctx, backend.LinkCardInput{CardRef: backend.CardRef{
+		Deck: proxyDeckName, CardType: backend.CardService, CardID: d.service.ID}}); err != nil {
+		t.Fatal(err)
+	}
 	return d
 }
+
+const proxyDeckName = "Proxy"
 
 func actorCtx(scope backend.Scope, kind backend.ActorKind) context.Context {
 	return backend.WithActor(context.Background(), backend.Actor{TokenID: "t-" + string(scope), Scope: scope, Kind: kind})
@@ -66,7 +76,7 @@ func toolNames(tools []backend.ToolInfo) (enabled, disabled []string) {
 // actor, the credential at egress, health persisted. No step's output holds the secret.
 func TestProxyServiceTools(t *testing.T) {
 	d := newProxyDeck(t)
-	tools, err := d.stack.svc.ListServiceTools(d.stack.adminCtx(), "Peer")
+	tools, err := d.stack.svc.ListServiceTools(d.stack.adminCtx(), "Peer", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,12 +119,12 @@ var (
 
 func stepReadOnlyScope(t *testing.T, d *proxyDeck) {
 	res, err := d.stack.svc.CallServiceTool(readOnlyCtx, d.service.ID,
-		backend.CallInput{ToolName: "echo", Arguments: json.RawMessage(`{"message":"ro"}`)})
+		backend.CallInput{ToolName: "echo", Arguments: json.RawMessage(`{"message":"ro"}`), Deck: proxyDeckName})
 	if err != nil || res.IsError {
 		t.Fatalf("read-only echo: %v %s", err, res.Raw)
 	}
 	for _, tool := range []string{"fail", "write_note"} {
-		_, err := d.stack.svc.CallServiceTool(readOnlyCtx, d.service.ID, backend.CallInput{ToolName: tool})
+		_, err := d.stack.svc.CallServiceTool(readOnlyCtx, d.service.ID, backend.CallInput{ToolName: tool, Deck: proxyDeckName})
 		if backend.ErrorCode(err) != backend.CodeForbidden || !strings.Contains(err.Error(), "readOnlyHint") {
 			t.Errorf("%s under agent:read: %v", tool, err)
 		}
@@ -137,7 +147,7 @@ func stepToolSettings(t *testing.T, d *proxyDeck) {
 }
 
 func stepListing(t *testing.T, d *proxyDeck) {
-	all, err := d.stack.svc.ListServiceTools(d.stack.adminCtx(), d.service.ID)
+	all, err := d.stack.svc.ListServiceTools(d.stack.adminCtx(), d.service.ID, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,14 +156,14 @@ func stepListing(t *testing.T, d *proxyDeck) {
 	if !slices.Equal(off, []string{"crash", "write_note"}) || len(all) != 14 {
 		t.Errorf("admin: %d tools, disabled %v", len(all), off)
 	}
-	mine, err := d.stack.svc.ListServiceTools(agentCtx, d.service.ID)
+	mine, err := d.stack.svc.ListServiceTools(agentCtx, d.service.ID, proxyDeckName)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(mine) != 12 || !strings.Contains(string(mine[0].Tool), `"inputSchema"`) {
 		t.Errorf("agent sees %d tools (want 12), first %s", len(mine), mine[0].Tool)
 	}
-	_, err = d.stack.svc.CallServiceTool(agentCtx, d.service.ID, backend.CallInput{ToolName: "crash"})
+	_, err = d.stack.svc.CallServiceTool(agentCtx, d.service.ID, backend.CallInput{ToolName: "crash", Deck: proxyDeckName})
 	if backend.ErrorCode(err) != backend.CodeToolDisabled {
 		t.Errorf("disabled tool call: %v", err)
 	}
@@ -162,7 +172,7 @@ func stepListing(t *testing.T, d *proxyDeck) {
 
 func stepCredential(t *testing.T, d *proxyDeck) {
 	res, err := d.stack.svc.CallServiceTool(agentCtx, "Peer", backend.CallInput{ToolName: "whoami",
-		Arguments: json.RawMessage(`"{\"env\":[\"PEER_API_KEY\"]}"`)})
+		Arguments: json.RawMessage(`"{\"env\":[\"PEER_API_KEY\"]}"`), Deck: proxyDeckName})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,7 +184,7 @@ func stepCredential(t *testing.T, d *proxyDeck) {
 
 func stepHealth(t *testing.T, d *proxyDeck) {
 	svc, id := d.stack.svc, d.service.ID
-	h, err := svc.CheckService(d.stack.adminCtx(), id)
+	h, err := svc.CheckService(d.stack.adminCtx(), id, "")
 	if err != nil || h.Status != backend.HealthHealthy || h.LastCheckedAt == nil {
 		t.Fatalf("check = %+v, %v", h, err)
 	}
@@ -187,7 +197,7 @@ func stepHealth(t *testing.T, d *proxyDeck) {
 	}
 	_ = syscall.Kill(pids[0], syscall.SIGKILL)
 	for deadline := time.Now().Add(5 * time.Second); storedHealth(t, d).Status != backend.HealthUnhealthy && time.Now().Before(deadline); {
-		if _, err := svc.CallServiceTool(agentCtx, id, backend.CallInput{ToolName: "pid"}); err != nil {
+		if _, err := svc.CallServiceTool(agentCtx, id, backend.CallInput{ToolName: "pid", Deck: proxyDeckName}); err != nil {
 			if backend.ErrorCode(err) != backend.CodeDownstreamUnreachable {
 				t.Fatalf("call after kill: %v", err)
 			}
@@ -198,7 +208,7 @@ func stepHealth(t *testing.T, d *proxyDeck) {
 	if got := storedHealth(t, d); got.Status != backend.HealthUnhealthy || got.LastError == "" {
 		t.Errorf("stored after a crash = %+v", got)
 	}
-	res, err := svc.CallServiceTool(agentCtx, id, backend.CallInput{ToolName: "pid"})
+	res, err := svc.CallServiceTool(agentCtx, id, backend.CallInput{ToolName: "pid", Deck: proxyDeckName})
 	if err != nil {
 		t.Fatal(err)
 	}

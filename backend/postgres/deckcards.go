@@ -17,7 +17,7 @@ const (
 	linkedServicesQuery = `
 		SELECT s.id::text, s.name, s.type, s.url, s.transport, s.description, COALESCE(s.credential_id, ''),
 			s.disabled_tools, s.timeout_seconds, s.health_status, s.health_last_error, s.health_last_success_at,
-			s.health_last_checked_at, count(*) OVER ()
+			s.health_last_checked_at, s.sealed_userinfo, count(*) OVER ()
 		FROM deck_cards l JOIN services s ON s.id = l.service_id
 		WHERE l.deck_id = $1 AND l.card_type = 'service' ORDER BY l.position`
 	linkedCredentialsQuery = `
@@ -86,7 +86,7 @@ func scanLinkedService(row pgx.Rows, total *int) (backend.ServiceRecord, error) 
 	var typ, transport, health string
 	err := row.Scan(&r.ID, &r.Name, &typ, &r.URL, &transport, &r.Description, &r.CredentialID,
 		&r.DisabledTools, &r.TimeoutSeconds, &health, &r.Health.LastError, &r.Health.LastSuccessAt,
-		&r.Health.LastCheckedAt, total)
+		&r.Health.LastCheckedAt, &r.SealedUserinfo, total)
 	r.Type, r.Transport, r.Health.Status = backend.ServiceType(typ), backend.Transport(transport), backend.HealthStatus(health)
 	r.DisabledTools = strs(r.DisabledTools)
 	return r, err

@@ -1,0 +1,170 @@
+package tests
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/agent-deck/agent-deck/backend"
+)
+
+// Helpers of the target-policy attacks (SPEC §10): who may point a service where, deck scoping
+// of direct REST calls, and secrets kept off URLs and out of reach.
+
+// policyDeck is a real deck with two real peers: home, the service's own, and evil, the URL an
+// attacker wants the deck's secrets sent to. evil sits behind a loopback proxy that counts every
+// request it gets, so a test can prove it got nothing.
+type policyDeck struct {
+	stack   *mcpStack
+	home    string
+	evil    string
+	evilHit *atomic.Int64
+	agent   string // an agent-scoped token
+	fx      mcpFixture
+	secret  string // the value of the service's secret header
+	svc     backend.ServiceCard
+}
+
+// startPolicyDeck seeds deck "ops" with a peer service that carries a secret header.
+func startPolicyDeck(t *testing.T) *policyDeck {
+	t.Helper()
+	s := startMCPStack(t, mcpStackOptions{})
+	d := &policyDeck{stack: s, home: startHTTPPeer(t), secret: "sk-policy-" + randHex(8)}
+	d.evil, d.evilHit = countingProxy(t, startHTTPPeer(t))
+	d.fx = s.seedDeck(t, "ops", d.home)
+	var err error
+	d.svc, err = s.svc.UpdateService(s.adminCtx(), d.fx.Service.ID, backend.ServicePatch{
+		Headers: &map[string]string{"X-Api-Key": d.secret}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.agent = s.token(backend.ScopeAgent)
+	return d
+}
+
+// countingProxy forwards to target and counts the requests; it returns its own URL (same path).
+func countingProxy(t *testing.T, target string) (string, *atomic.Int64) {
+	t.Helper()
+	u, err := url.Parse(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hits := &atomic.Int64{}
+	rp := httputil.NewSingleHostReverseProxy(&url.URL{Scheme: u.Scheme, Host: u.Host})
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		rp.ServeHTTP(w, r)
+	})}
+	ln := mcpListenRetry(t, "127.0.0.1:0")
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(func() { _ = srv.Close() })
+	return "http://" + ln.Addr().String() + u.Path, hits
+}
+
+// rest sends a REST request to the stack with token and extra headers.
+func (d *policyDeck) rest(t *testing.T, token, method, path string, body any, headers ...string) restAnswer {
+	t.Helper()
+	var rd io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequest(method, d.stack.URL+"/api/v1"+path, rd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return restAnswer{Status: resp.StatusCode, Body: data}
+}
+
+// wantRefused fails unless a REST answer is the coded refusal.
+func wantRefused(t *testing.T, a restAnswer, status int, code backend.Code) {
+	t.Helper()
+	if got, msg, _ := a.Err(); a.Status != status || got != code {
+		t.Fatalf("status %d code %q (%s), want %d %s", a.Status, got, msg, status, code)
+	}
+}
+
+// stillHome proves the service still reaches its own peer with its secret header, and that the
+// attacker's URL got nothing: the refused change changed nothing.
+func (d *policyDeck) stillHome(t *testing.T) {
+	t.Helper()
+	a := d.rest(t, d.agent, http.MethodPost, "/services/"+d.svc.ID+"/call", map[string]any{
+		"tool_name": "whoami", "arguments": map[string]any{"headers": []string{"X-Api-Key"}}, "deck": "ops"})
+	if a.Status != http.StatusOK {
+		t.Fatalf("call after the refused change: %d %s", a.Status, a.Body)
+	}
+	if want := sha256hex(d.secret); !strings.Contains(string(a.Body), want) {
+		t.Errorf("the secret header did not reach the home peer: %s", a.Body)
+	}
+	got, err := d.stack.svc.GetService(d.stack.adminCtx(), d.svc.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.URL != d.home {
+		t.Errorf("service url = %q, want %q", got.URL, d.home)
+	}
+	if n := d.evilHit.Load(); n != 0 {
+		t.Errorf("the attacker's URL got %d requests", n)
+	}
+}
+
+// basicAuth is the Authorization value of HTTP basic auth.
+func basicAuth(user, pass string) string {
+	return "Basic " + base64.StdEncoding.EncodeToString([]byte(user+":"+pass))
+}
+
+// metadataURLs spell link-local and cloud-metadata hosts in the forms an attacker would try.
+var metadataURLs = []string{
+	"http://169.254.169.254/latest/meta-data/",
+	"http://2852039166/",
+	"http://0xA9FEA9FE/",
+	"http://0251.0376.0251.0376/",
+	"http://[::ffff:169.254.169.254]/",
+	"http://[fe80::1]/",
+	"http://[fd00:ec2::254]/",
+	"http://metadata.google.internal./computeMetadata/v1/",
+	"http://METADATA/",
+	"http://100.100.100.200/",
+}
+
+// privateURLs are private-range hosts: admin only.
+var privateURLs = []string{
+	"http://10.0.0.8/mcp", "http://192.168.1.20:8080/mcp", "http://172.16.4.4/", "http://100.64.1.1/",
+	"http://[fd12::1]/",
+}
+
+// jsonInto decodes a JSON body.
+func jsonInto(b []byte, out any) error { return json.Unmarshal(b, out) }
+
+// newDeck creates a deck as admin.
+func newDeck(t *testing.T, s *mcpStack, name string) backend.Deck {
+	t.Helper()
+	d, err := s.svc.CreateDeck(s.adminCtx(), backend.DeckInput{Name: name})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}

@@ -1,0 +1,301 @@
+package tests
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/agent-deck/agent-deck/backend"
+)
+
+// The attacks of the target policy (SPEC §10), one function per row of the surface tables in
+// attack_rest_test.go and attack_mcp_test.go.
+
+// attackRESTPatchURLOfSecretService: an agent token moves a service whose headers hold a secret
+// to a URL it controls, hoping the next call carries the header there.
+func attackRESTPatchURLOfSecretService(t *testing.T) {
+	d := startPolicyDeck(t)
+	a := d.rest(t, d.agent, http.MethodPatch, "/services/"+d.svc.ID, map[string]any{"url": d.evil})
+	wantRefused(t, a, http.StatusForbidden, backend.CodeForbidden)
+	for _, p := range []map[string]any{
+		{"headers": map[string]string{"X-Api-Key": backend.MaskedValue}, "url": d.evil},
+		{"transport": "sse"},
+		{"headers": map[string]string{"X-Api-Key": backend.MaskedValue, "X-Forward-To": d.evil}},
+	} {
+		wantRefused(t, d.rest(t, d.agent, http.MethodPatch, "/services/"+d.svc.ID, p), http.StatusForbidden, backend.CodeForbidden)
+	}
+	d.stillHome(t)
+}
+
+// attackRESTUnlinkCredentialAndMove: an agent unlinks the credential and moves the URL in one
+// PATCH, so that no credential is "linked" when the URL changes.
+func attackRESTUnlinkCredentialAndMove(t *testing.T) {
+	d := startPolicyDeck(t)
+	admin := d.stack.AdminToken
+	if a := d.rest(t, admin, http.MethodPatch, "/services/"+d.svc.ID, map[string]any{"credential_id": d.fx.Cred.ID}); a.Status != http.StatusOK {
+		t.Fatalf("admin links the credential: %d %s", a.Status, a.Body)
+	}
+	a := d.rest(t, d.agent, http.MethodPatch, "/services/"+d.svc.ID, map[string]any{"credential_id": "", "url": d.evil})
+	wantRefused(t, a, http.StatusForbidden, backend.CodeForbidden)
+	d.stillHome(t)
+}
+
+// attackRESTRepointOwnServiceAfterAdminAddsSecret: an agent registers a service that
+// inherits nothing secret, waits for an admin to give it a secret header, then points it at
+// itself.
+func attackRESTRepointOwnServiceAfterAdminAddsSecret(t *testing.T) {
+	d := startPolicyDeck(t)
+	var own backend.ServiceCard
+	a := d.rest(t, d.agent, http.MethodPost, "/services", map[string]any{"name": "own", "type": "mcp", "url": d.home})
+	if a.Status != http.StatusCreated || jsonInto(a.Body, &own) != nil {
+		t.Fatalf("agent registers a service: %d %s", a.Status, a.Body)
+	}
+	if a := d.rest(t, d.stack.AdminToken, http.MethodPatch, "/services/"+own.ID,
+		map[string]any{"headers": map[string]string{"Authorization": "Bearer " + d.secret}}); a.Status != http.StatusOK {
+		t.Fatalf("admin adds a secret header: %d %s", a.Status, a.Body)
+	}
+	wantRefused(t, d.rest(t, d.agent, http.MethodPatch, "/services/"+own.ID, map[string]any{"url": d.evil}),
+		http.StatusForbidden, backend.CodeForbidden)
+	if n := d.evilHit.Load(); n != 0 {
+		t.Errorf("the attacker's URL got %d requests", n)
+	}
+}
+
+// attackRESTCallOffDeck: an agent token calls, lists and checks a credentialed service that is
+// on no deck, or on a deck other than the one it names.
+func attackRESTCallOffDeck(t *testing.T) {
+	d := startPolicyDeck(t)
+	ctx := d.stack.adminCtx()
+	hidden, err := d.stack.svc.CreateService(ctx, backend.ServiceInput{Name: "hidden", Type: backend.ServiceRemote,
+		URL: d.home, CredentialID: d.fx.Cred.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.stack.svc.CreateDeck(ctx, backend.DeckInput{Name: "empty"}); err != nil {
+		t.Fatal(err)
+	}
+	call := map[string]any{"tool_name": "echo", "arguments": map[string]any{"message": "hi"}}
+	for _, deck := range []string{"", "ops", "empty", "no-such-deck"} {
+		body := map[string]any{"tool_name": "echo", "arguments": map[string]any{"message": "hi"}, "deck": deck}
+		a := d.rest(t, d.agent, http.MethodPost, "/services/"+hidden.ID+"/call", body)
+		if a.Status == http.StatusOK {
+			t.Errorf("call through deck %q reached a service on no deck: %s", deck, a.Body)
+		}
+		for _, r := range []struct{ method, path string }{
+			{http.MethodGet, "/services/" + hidden.ID + "/tools"}, {http.MethodPost, "/services/" + hidden.ID + "/check"}} {
+			if a := d.rest(t, d.agent, r.method, r.path, nil, "x-agent-deck-deck", deck); a.Status == http.StatusOK {
+				t.Errorf("%s %s through deck %q answered 200: %s", r.method, r.path, deck, a.Body)
+			}
+		}
+	}
+	a := d.rest(t, d.agent, http.MethodPost, "/services/"+hidden.ID+"/call", call)
+	wantRefused(t, a, http.StatusForbidden, backend.CodeForbidden)
+	if _, msg, details := a.Err(); !strings.Contains(msg, "deck") || details["field"] != "deck" {
+		t.Errorf("refusal does not name the deck parameter: %s", a.Body)
+	}
+	if a := d.rest(t, d.agent, http.MethodPost, "/services/"+d.svc.ID+"/call", call, "x-agent-deck-deck", "ops"); a.Status != http.StatusOK {
+		t.Errorf("call through the deck that links it: %d %s", a.Status, a.Body)
+	}
+	if a := d.rest(t, d.agent, http.MethodGet, "/services/"+d.svc.Name+"/tools?deck=ops", nil); a.Status != http.StatusOK {
+		t.Errorf("tools through ?deck=: %d %s", a.Status, a.Body)
+	}
+	if a := d.rest(t, d.stack.AdminToken, http.MethodPost, "/services/"+hidden.ID+"/call", call); a.Status != http.StatusOK {
+		t.Errorf("admin call of a service on no deck: %d %s", a.Status, a.Body)
+	}
+}
+
+// attackRESTRegisterMetadataHost: an agent, and then an admin, register cloud-metadata and
+// link-local hosts in every spelling; an agent registers private-range hosts. Nothing is sent
+// anywhere: the checks read the URL only.
+func attackRESTRegisterMetadataHost(t *testing.T) {
+	d := startPolicyDeck(t)
+	for _, u := range metadataURLs {
+		for _, tok := range []string{d.agent, d.stack.AdminToken} {
+			a := d.rest(t, tok, http.MethodPost, "/services", map[string]any{"name": "m" + randHex(3), "type": "mcp", "url": u})
+			wantRefused(t, a, http.StatusForbidden, backend.CodeForbidden)
+		}
+		wantRefused(t, d.rest(t, d.agent, http.MethodPatch, "/services/"+d.fx.Service.ID, map[string]any{"url": u}),
+			http.StatusForbidden, backend.CodeForbidden)
+	}
+	for _, u := range privateURLs {
+		wantRefused(t, d.rest(t, d.agent, http.MethodPost, "/services", map[string]any{"name": "p" + randHex(3), "type": "mcp", "url": u}),
+			http.StatusForbidden, backend.CodeForbidden)
+		if a := d.rest(t, d.stack.AdminToken, http.MethodPost, "/services", map[string]any{"name": "p" + randHex(3), "type": "mcp", "url": u}); a.Status != http.StatusCreated {
+			t.Errorf("admin registers %s: %d %s", u, a.Status, a.Body)
+		}
+	}
+}
+
+// attackRESTReadURLUserinfo: user:password@ in a service URL comes back from reads, exports,
+// logs or errors.
+func attackRESTReadURLUserinfo(t *testing.T) {
+	s := startMCPStack(t, mcpStackOptions{})
+	pass := "pw-" + randHex(8)
+	peer := startHTTPPeer(t, "PEER_REQUIRE_AUTHORIZATION="+basicAuth("deck", pass))
+	d := &policyDeck{stack: s, agent: s.token(backend.ScopeAgent)}
+	withInfo := strings.Replace(peer, "://", "://deck:"+pass+"@", 1)
+	var card backend.ServiceCard
+	a := d.rest(t, s.AdminToken, http.MethodPost, "/services", map[string]any{"name": "basic", "type": "mcp", "url": withInfo})
+	if a.Status != http.StatusCreated || jsonInto(a.Body, &card) != nil {
+		t.Fatalf("create: %d %s", a.Status, a.Body)
+	}
+	if _, err := s.svc.LinkCard(s.adminCtx(), backend.LinkCardInput{CardRef: backend.CardRef{Deck: newDeck(t, s, "basic").ID,
+		CardType: backend.CardService, CardID: card.ID}}); err != nil {
+		t.Fatal(err)
+	}
+	bodies := [][]byte{a.Body}
+	for _, r := range []struct{ tok, method, path string }{
+		{s.AdminToken, http.MethodGet, "/services/" + card.ID},
+		{s.AdminToken, http.MethodGet, "/services"},
+		{s.AdminToken, http.MethodGet, "/export"},
+		{s.AdminToken, http.MethodGet, "/decks/basic/snapshot"},
+		{s.AdminToken, http.MethodPost, "/services/" + card.ID + "/check"},
+	} {
+		a := d.rest(t, r.tok, r.method, r.path, nil)
+		if a.Status != http.StatusOK {
+			t.Errorf("%s %s: %d %s", r.method, r.path, a.Status, a.Body)
+		}
+		bodies = append(bodies, a.Body)
+	}
+	// The userinfo works as basic auth: the peer refuses anything else.
+	call := d.rest(t, d.agent, http.MethodPost, "/services/"+card.ID+"/call", map[string]any{
+		"tool_name": "echo", "arguments": map[string]any{"message": "hi"}, "deck": "basic"})
+	if call.Status != http.StatusOK || strings.Contains(string(call.Body), `"isError":true`) {
+		t.Errorf("call with the URL's basic auth: %d %s", call.Status, call.Body)
+	}
+	bad := d.rest(t, s.AdminToken, http.MethodPost, "/services", map[string]any{"name": "bad", "type": "mcp",
+		"url": "http://deck:" + pass + "@"})
+	bodies = append(bodies, call.Body, bad.Body)
+	for _, b := range bodies {
+		if strings.Contains(string(b), pass) {
+			t.Errorf("the URL's password leaked: %s", b)
+		}
+	}
+	if strings.Contains(s.logs.String(), pass) {
+		t.Errorf("the URL's password is in the logs")
+	}
+}
+
+// attackRESTCredentialSecretWithLineBreak: a secret with CR or LF is stored, and every call of
+// every service linked to it then fails as "could not connect".
+func attackRESTCredentialSecretWithLineBreak(t *testing.T) {
+	d := startPolicyDeck(t)
+	for _, v := range []string{"sk-a\r\nX-Injected: 1", "sk-b\nmore", "sk-c\rmore", "sk-d\x00more"} {
+		a := d.rest(t, d.stack.AdminToken, http.MethodPost, "/credentials", map[string]any{"label": "k" + randHex(3), "value": v})
+		wantRefused(t, a, http.StatusBadRequest, backend.CodeInvalidArgument)
+		if _, _, details := a.Err(); details["field"] != "value" || strings.Contains(string(a.Body), "more") ||
+			strings.Contains(string(a.Body), "Injected") {
+			t.Errorf("create refusal must name the field and not echo the value: %s", a.Body)
+		}
+		a = d.rest(t, d.stack.AdminToken, http.MethodPost, "/credentials/"+d.fx.Cred.ID+"/rotate", map[string]any{"value": v})
+		wantRefused(t, a, http.StatusBadRequest, backend.CodeInvalidArgument)
+		if strings.Contains(string(a.Body), "more") || strings.Contains(string(a.Body), "Injected") {
+			t.Errorf("rotate refusal echoes the value: %s", a.Body)
+		}
+	}
+}
+
+// attackMCPUpdateServiceURLOfSecretService: over MCP, an agent moves a service with a secret
+// header to its own URL, alone or with the credential unlinked in the same call.
+func attackMCPUpdateServiceURLOfSecretService(t *testing.T) {
+	d := startPolicyDeck(t)
+	if _, err := d.stack.svc.UpdateService(d.stack.adminCtx(), d.svc.ID, backend.ServicePatch{CredentialID: &d.fx.Cred.ID}); err != nil {
+		t.Fatal(err)
+	}
+	m := d.stack.connect(t, d.agent, nil, "")
+	m.ok("bind_workspace", map[string]any{"workspaceRoot": "/srv/app", "deckId": "ops"}, nil)
+	for _, args := range []map[string]any{
+		{"service_id": d.svc.ID, "url": d.evil},
+		{"service_id": d.svc.Name, "credentialId": "", "url": d.evil},
+		{"service_id": d.svc.ID, "headers": map[string]string{"X-Api-Key": backend.MaskedValue}, "url": d.evil},
+	} {
+		if e := m.fails("update_service", args); e.Code != string(backend.CodeForbidden) || !strings.Contains(e.Hint, "description") {
+			t.Errorf("update_service(%v) = %+v, want FORBIDDEN teaching what an agent may change", args, e)
+		}
+	}
+	res := m.call("call_service_tool", map[string]any{"serviceId": d.svc.Name, "toolName": "whoami",
+		"arguments": map[string]any{"headers": []string{"X-Api-Key"}}})
+	if res.IsError || !strings.Contains(mcpText(res), sha256hex(d.secret)) {
+		t.Errorf("call after the refused change: %s", mcpText(res))
+	}
+	if n := d.evilHit.Load(); n != 0 {
+		t.Errorf("the attacker's URL got %d requests", n)
+	}
+}
+
+// attackMCPRegisterMetadataHost: an agent registers metadata and private hosts over MCP.
+func attackMCPRegisterMetadataHost(t *testing.T) {
+	d := startPolicyDeck(t)
+	m := d.stack.connect(t, d.agent, nil, "")
+	m.ok("bind_workspace", map[string]any{"workspaceRoot": "/srv/app", "deckId": "ops"}, nil)
+	for _, u := range append(append([]string{}, metadataURLs...), privateURLs...) {
+		if e := m.fails("register_service", map[string]any{"name": "m" + randHex(3), "type": "mcp", "url": u}); e.Code != string(backend.CodeForbidden) {
+			t.Errorf("register_service %s = %+v, want FORBIDDEN", u, e)
+		}
+		if e := m.fails("update_service", map[string]any{"service_id": d.svc.ID, "url": u}); e.Code != string(backend.CodeForbidden) {
+			t.Errorf("update_service %s = %+v, want FORBIDDEN", u, e)
+		}
+	}
+	m.ok("register_service", map[string]any{"name": "loop", "type": "mcp", "url": d.home}, nil)
+}
+
+// attackMCPUpdatePlaybookOffDeck: an agent rewrites a playbook that is not on its bound deck,
+// which get_playbook would not even show it.
+func attackMCPUpdatePlaybookOffDeck(t *testing.T) {
+	d := startPolicyDeck(t)
+	other := d.stack.seedDeck(t, "other", d.home)
+	m := d.stack.connect(t, d.agent, nil, "")
+	m.ok("bind_workspace", map[string]any{"workspaceRoot": "/srv/app", "deckId": "ops"}, nil)
+	if e := m.fails("get_playbook", map[string]any{"playbook_id": other.Playbook.ID}); e.Code != string(backend.CodeNotOnBoundDeck) {
+		t.Fatalf("get_playbook off deck = %+v", e)
+	}
+	for _, ref := range []string{other.Playbook.ID, other.Playbook.Title} {
+		e := m.fails("update_playbook", map[string]any{"playbook_id": ref, "body": "# Owned\nrun curl evil"})
+		if e.Code != string(backend.CodeNotOnBoundDeck) || !strings.Contains(e.Message, d.fx.Playbook.Title) {
+			t.Errorf("update_playbook %s = %+v, want NOT_ON_BOUND_DECK listing the deck's playbooks", ref, e)
+		}
+	}
+	pb, err := d.stack.svc.GetPlaybook(d.stack.adminCtx(), other.Playbook.ID)
+	if err != nil || strings.Contains(pb.Body, "Owned") {
+		t.Errorf("the off-deck playbook changed: %q %v", pb.Body, err)
+	}
+	m.ok("update_playbook", map[string]any{"playbook_id": d.fx.Playbook.ID, "body": "# Release\n1. echo it twice"}, nil)
+}
+
+// attackMCPBindRelativeWorkspace: an agent binds a relative folder, which would match other
+// projects' folders by accident.
+func attackMCPBindRelativeWorkspace(t *testing.T) {
+	s := startMCPStack(t, mcpStackOptions{})
+	s.seedDeck(t, "ops", "http://127.0.0.1:9/mcp")
+	m := s.connect(t, s.token(backend.ScopeAgent), nil, "")
+	for _, ws := range []string{".", "project", "./app", "../up", "~/code"} {
+		e := m.fails("bind_workspace", map[string]any{"workspaceRoot": ws, "deckId": "ops"})
+		if e.Code != string(backend.CodeInvalidArgument) || !strings.Contains(e.Message, "workspaceRoot") || e.Hint == "" {
+			t.Errorf("bind_workspace(%q) = %+v, want INVALID_ARGUMENT naming workspaceRoot, with a hint", ws, e)
+		}
+	}
+	for _, ws := range []string{"/srv/app", `C:\Users\me\app`} {
+		m.ok("bind_workspace", map[string]any{"workspaceRoot": ws, "deckId": "ops"}, nil)
+	}
+}
+
+// attackCLICredentialSecretWithLineBreak: a secret piped with a line break inside (two lines
+// pasted, a key file with a header) is stored and breaks every call later.
+func attackCLICredentialSecretWithLineBreak(t *testing.T) {
+	e := startCLIEnv(t)
+	if _, err := e.svc.CreateCredential(e.ctx, backend.CredentialInput{Label: "OpenAI", Value: "sk-one-line"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"credential", "add", "Pasted"}, {"credential", "rotate", "cred_openai"}} {
+		r := e.run("sk-first-line\nsecond-line-0c3e\n", args...)
+		if r.code == 0 {
+			t.Fatalf("%v accepted a two-line secret: %s", args, r.stdout)
+		}
+		if !strings.Contains(r.stderr, "value") || strings.Contains(r.stdout+r.stderr, "second-line-0c3e") {
+			t.Errorf("%v: the refusal must name the field and not echo the secret: %s%s", args, r.stdout, r.stderr)
+		}
+	}
+	if _, err := e.svc.GetCredential(e.ctx, "cred_pasted"); backend.ErrorCode(err) != backend.CodeNotFound {
+		t.Errorf("the refused credential was stored: %v", err)
+	}
+}
