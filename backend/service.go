@@ -25,6 +25,9 @@ type Config struct {
 	DefaultWorkspace string
 	// DefaultServiceTimeout applies to services without their own timeout (default 60 s).
 	DefaultServiceTimeout time.Duration
+	// Redactor learns every service secret as targets are built, so log lines can be masked
+	// by value (see NewRedactHandler); nil learns nothing.
+	Redactor *Redactor
 }
 
 // Service is the core: one method per use case. REST handlers, MCP tools and CLI commands that do

@@ -69,7 +69,10 @@ func Start(ctx context.Context, cfg ServeConfig) (srv *Server, err error) {
 	if cfg.Logger == nil {
 		cfg.Logger = newLogger(os.Stderr, cfg.LogLevel)
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger}
+	// Every logger below derives from this one, so no log line at any level carries a secret
+	// the server holds for a service, whoever echoes it.
+	redactor := backend.NewRedactor()
+	s := &Server{cfg: cfg, log: slog.New(backend.NewRedactHandler(cfg.Logger.Handler(), redactor))}
 	defer func() {
 		if err != nil {
 			cctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
@@ -111,6 +114,7 @@ func Start(ctx context.Context, cfg ServeConfig) (srv *Server, err error) {
 		SessionIdleTimeout: cfg.SessionIdleTimeout,
 		DefaultDeck:        cfg.DefaultDeck,
 		DefaultWorkspace:   cfg.DefaultWorkspace,
+		Redactor:           redactor,
 	})
 	if s.token, err = ensureAdminToken(ctx, s.svc, cfg.Home); err != nil {
 		return nil, err

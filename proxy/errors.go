@@ -49,6 +49,10 @@ func (e *exitedError) Error() string { return "local server stopped: " + e.state
 // errConnectTimeout marks a connection attempt that ran out of its connect timeout.
 var errConnectTimeout = errors.New("connect timed out")
 
+// errCallTimeout marks a request that ran out of the service's own timeout, as opposed to the
+// caller giving up: only the first says something about the service's health.
+var errCallTimeout = errors.New("call timed out")
+
 // errClosed is returned once the proxy is shutting down.
 var errClosed = errors.New("proxy closed")
 
