@@ -107,6 +107,8 @@ func Start(ctx context.Context, cfg ServeConfig) (srv *Server, err error) {
 		IdleTimeout:     cfg.LocalIdleTimeout,
 		MaxResultBytes:  cfg.ResultCap,
 		ResultRetention: cfg.ResultRetention,
+		ResultHardCap:   cfg.ResultHardCap,
+		ResultDirCap:    cfg.ResultDirCap,
 	})
 	s.push("proxy", px.Close)
 

@@ -395,6 +395,9 @@ func isConnFailure(err error) bool {
 	if errors.Is(err, transport.ErrSessionTerminated) {
 		return true
 	}
+	if errors.Is(err, errResultTooLarge) {
+		return false // only the answer was cut; the session goes on
+	}
 	var (
 		rpc *rpcError
 		st  *httpStatusError
