@@ -64,16 +64,20 @@ func (b *capBody) Close() error { return b.rc.Close() }
 // it cut off. A downstream sending it itself is believed only for ids lineCap cut.
 const codeResultTooLarge = -32099
 
-// idPattern finds a JSON-RPC message's id near its start, where encoders put it.
-var idPattern = regexp.MustCompile(`"id"\s*:\s*("(?:[^"\\]|\\.)*"|-?[0-9]+)`)
+// headID finds a JSON-RPC message's id near its start, where Go encoders put it; tailID at its
+// very end, where encoders that write the result first (the TypeScript SDK) put it.
+var (
+	headID = regexp.MustCompile(`^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*("(?:[^"\\]|\\.)*"|-?[0-9]+)`)
+	tailID = regexp.MustCompile(`[,{]\s*"id"\s*:\s*("(?:[^"\\]|\\.)*"|-?[0-9]+)\s*\}\s*$`)
+)
 
-// lineHead is how much of each line is kept to find its id.
-const lineHead = 512
+// lineEdge is how much of each line's start and end is kept to find its id.
+const lineEdge = 512
 
 // lineCap bounds a stdio server's output line by line (one line is one JSON-RPC message). A
 // line longer than max is cut: what was passed on is ended with a newline (the transport drops
-// it as malformed), the rest is discarded as it arrives, and an error answer to the same
-// request id is passed on instead, so the caller is told at once and the session goes on.
+// it as malformed), the rest is discarded as it arrives, and once the line ends an error answer
+// to the same request id is passed on instead, so the caller is told and the session goes on.
 type lineCap struct {
 	r   io.Reader
 	max int
@@ -83,8 +87,9 @@ type lineCap struct {
 	out      []byte
 	outBuf   []byte
 	err      error
-	n        int
-	head     []byte
+	n        int    // bytes of the current line passed on
+	head     []byte // the current line's first bytes
+	tail     []byte // the last bytes of a line being discarded
 	skipping bool
 }
 
@@ -117,29 +122,50 @@ func (l *lineCap) feed(chunk []byte) {
 		}
 		chunk = chunk[len(seg):]
 		ended := i >= 0
-		switch {
-		case l.skipping:
-			l.skipping = !ended
-		case l.n+len(seg) > l.max+1: // +1: the newline is not part of the message
+		if !l.skipping && l.n+len(seg) > l.max+1 { // +1: the newline is not part of the message
 			l.out = append(l.out, '\n')
-			if m := idPattern.FindSubmatch(append(l.head, seg[:min(len(seg), lineHead)]...)); m != nil {
-				l.cut.add(string(m[1]))
-				l.out = append(l.out, `{"jsonrpc":"2.0","id":`...)
-				l.out = append(l.out, m[1]...)
-				l.out = append(l.out, `,"error":{"code":-32099,"message":"result over the hard cap"}}`+"\n"...)
+			l.keepHead(seg)
+			l.skipping, l.tail = true, l.tail[:0]
+		}
+		if l.skipping {
+			l.tail = append(l.tail, seg...)
+			if len(l.tail) > 2*lineEdge {
+				l.tail = append(l.tail[:0], l.tail[len(l.tail)-lineEdge:]...)
 			}
-			l.n, l.head, l.skipping = 0, l.head[:0], !ended
-		default:
-			l.out = append(l.out, seg...)
-			if len(l.head) < lineHead {
-				l.head = append(l.head, seg[:min(len(seg), lineHead-len(l.head))]...)
-			}
-			l.n += len(seg)
 			if ended {
-				l.n, l.head = 0, l.head[:0]
+				l.answerCut()
+				l.n, l.head, l.skipping = 0, l.head[:0], false
 			}
+			continue
+		}
+		l.out = append(l.out, seg...)
+		l.keepHead(seg)
+		l.n += len(seg)
+		if ended {
+			l.n, l.head = 0, l.head[:0]
 		}
 	}
+}
+
+func (l *lineCap) keepHead(seg []byte) {
+	if len(l.head) < lineEdge {
+		l.head = append(l.head, seg[:min(len(seg), lineEdge-len(l.head))]...)
+	}
+}
+
+// answerCut passes on an error answer to the request whose answer was cut, if its id is found.
+func (l *lineCap) answerCut() {
+	m := tailID.FindSubmatch(l.tail)
+	if m == nil {
+		m = headID.FindSubmatch(l.head)
+	}
+	if m == nil {
+		return // the caller's own deadline ends its wait
+	}
+	l.cut.add(string(m[1]))
+	l.out = append(l.out, `{"jsonrpc":"2.0","id":`...)
+	l.out = append(l.out, m[1]...)
+	l.out = append(l.out, `,"error":{"code":-32099,"message":"result over the hard cap"}}`+"\n"...)
 }
 
 // cutIDs remembers the request ids whose answers lineCap cut off.
