@@ -45,11 +45,13 @@ type conn struct {
 
 	openedAt time.Time // set before ready closes; read only once ready
 
-	// cut holds the ids of stdio answers cut off at the hard cap.
-	cut      cutIDs
-	ids      atomic.Int64
-	inflight atomic.Int64
-	lastUsed atomic.Int64
+	// cut holds the ids of stdio answers cut off at the hard cap; streamCut is set when the
+	// legacy SSE event stream was.
+	cut       cutIDs
+	streamCut atomic.Bool
+	ids       atomic.Int64
+	inflight  atomic.Int64
+	lastUsed  atomic.Int64
 }
 
 func newConn(s *service, t backend.Target, fp string) *conn {
@@ -159,7 +161,7 @@ func (c *conn) request(ctx context.Context, method string, params any) (json.Raw
 		JSONRPC: mcp.JSONRPC_VERSION, ID: id, Method: method, Params: params,
 	})
 	if err != nil {
-		if rec.tooLarge.Load() {
+		if rec.tooLarge.Load() || c.streamCut.Load() {
 			return nil, errResultTooLarge // the session is fine: only this answer was cut
 		}
 		if cerr := ctx.Err(); cerr != nil {

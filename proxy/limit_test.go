@@ -27,9 +27,11 @@ func TestResultHardCap(t *testing.T) {
 	targets := map[string]backend.Target{
 		"stdio":           local,
 		"streamable_http": remoteTarget(peertest.Start(t, "http").URL, backend.TransportStreamableHTTP),
+		"sse":             remoteTarget(peertest.Start(t, "sse").URL, backend.TransportSSE),
 	}
 	for name, tg := range targets {
 		t.Run(name, func(t *testing.T) {
+			tg.Timeout = time.Minute // a cut answer must fail the call at once, not at its deadline
 			before := pidOf(t, p, tg)
 			_, err := tryCall(context.Background(), p, tg, "big", map[string]any{"bytes": 4 * hardCap})
 			wantCode(t, err, backend.CodeDownstreamResultTooLarge)

@@ -134,7 +134,19 @@ func (c *conn) httpClient() *http.Client {
 		TLSHandshakeTimeout:   timeout,
 		ExpectContinueTimeout: time.Second,
 	}
-	return &http.Client{Transport: statusTransport{base: tr, max: int64(c.svc.p.opts.ResultHardCap)}}
+	return &http.Client{Transport: statusTransport{base: tr, max: int64(c.svc.p.opts.ResultHardCap), onCut: c.bodyCut}}
+}
+
+// bodyCut handles a response body cut at the hard cap. A POST's answer is reported by its own
+// request (see statusRecorder). The legacy SSE transport carries every answer on its one event
+// stream, so a cut there ends the session: the connection is closed at once, so that the
+// request waiting for the cut answer fails now (as too large) rather than at its deadline.
+func (c *conn) bodyCut(req *http.Request) {
+	if req.Method != http.MethodGet || c.kind != "sse" {
+		return
+	}
+	c.streamCut.Store(true)
+	c.svc.p.closeAsync(c)
 }
 
 // transportLogger hands the MCP transport a logger that files everything at debug level: its
@@ -182,8 +194,9 @@ func withRecorder(ctx context.Context, r *statusRecorder) context.Context {
 // statusTransport records statuses and bounds every response body by the hard cap (max), so
 // no answer of a downstream is held in memory beyond it.
 type statusTransport struct {
-	base http.RoundTripper
-	max  int64
+	base  http.RoundTripper
+	max   int64
+	onCut func(*http.Request)
 }
 
 func (s statusTransport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -201,6 +214,7 @@ func (s statusTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			if rec != nil {
 				rec.tooLarge.Store(true)
 			}
+			s.onCut(req)
 		}}
 	}
 	return resp, nil
