@@ -3,6 +3,7 @@ package proxy_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -116,7 +117,8 @@ func TestRepeatedTimeoutsMarkUnhealthy(t *testing.T) {
 }
 
 // BenchmarkOversizedResultMemory asks the peer's big tool for 200 MB over stdio and Streamable
-// HTTP and reports the peak Go heap while the proxy refuses it (hard cap 32 MiB by default).
+// HTTP and reports the peak Go heap and the peak RSS of this process while the proxy refuses it
+// (hard cap 32 MiB by default). Peak RSS is reset before each call where Linux allows it.
 func BenchmarkOversizedResultMemory(b *testing.B) {
 	const size = 200 << 20
 	local, _ := localTarget(b)
@@ -133,6 +135,7 @@ func BenchmarkOversizedResultMemory(b *testing.B) {
 			for range b.N {
 				runtime.GC()
 				debug.FreeOSMemory()
+				resetPeakRSS()
 				peak := heapPeak(func() {
 					_, err := p.CallTool(context.Background(), tg, "big", args)
 					if backend.ErrorCode(err) != backend.CodeDownstreamResultTooLarge {
@@ -140,6 +143,9 @@ func BenchmarkOversizedResultMemory(b *testing.B) {
 					}
 				})
 				b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
+				if rss, ok := peakRSS(); ok {
+					b.ReportMetric(float64(rss)/(1<<20), "peak-rss-MiB")
+				}
 			}
 		})
 	}
@@ -166,6 +172,26 @@ func heapPeak(fn func()) uint64 {
 	fn()
 	close(done)
 	return peak.Load()
+}
+
+// resetPeakRSS resets the process's peak RSS (VmHWM) on Linux; elsewhere it does nothing.
+func resetPeakRSS() { _ = os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) }
+
+// peakRSS reads the process's peak RSS (VmHWM) in bytes, on Linux.
+func peakRSS() (uint64, bool) {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0, false
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			var kb uint64
+			if _, err := fmt.Sscan(strings.TrimSuffix(strings.TrimSpace(v), " kB"), &kb); err == nil {
+				return kb << 10, true
+			}
+		}
+	}
+	return 0, false
 }
 
 func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
