@@ -162,7 +162,7 @@ func (c *conn) request(ctx context.Context, method string, params any) (json.Raw
 	})
 	if err != nil {
 		if rec.tooLarge.Load() || c.streamCut.Load() {
-			return nil, errResultTooLarge // the session is fine: only this answer was cut
+			return nil, errResultTooLarge // over HTTP only this answer was cut; the session goes on
 		}
 		if cerr := ctx.Err(); cerr != nil {
 			c.cancelRemote(id, cerr)

@@ -214,7 +214,9 @@ func (s statusTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			if rec != nil {
 				rec.tooLarge.Store(true)
 			}
-			s.onCut(req)
+			if s.onCut != nil {
+				s.onCut(req)
+			}
 		}}
 	}
 	return resp, nil
