@@ -98,7 +98,7 @@ func urlUserinfo(raw string) []string {
 	if !ok {
 		return nil
 	}
-	written, _, _ := strings.Cut(strings.TrimPrefix(u.User.String(), u.User.Username()+":"), "@")
+	_, written, _ := strings.Cut(u.User.String(), ":") // a username's own colons are escaped
 	basic := base64.StdEncoding.EncodeToString([]byte(u.User.Username() + ":" + pass))
 	return []string{pass, written, basic}
 }
