@@ -24,6 +24,10 @@ type Target struct {
 	LocalWorkingDir string
 	LocalEnv        map[string]string
 
+	// Secrets are every value the server holds secret for the service (see targetSecrets), so
+	// the proxy can mask them by value wherever a downstream could echo them back.
+	Secrets []string
+
 	DisabledTools []string
 	Timeout       time.Duration
 	// Revision changes whenever the service's configuration changes; the proxy reconnects

@@ -26,6 +26,9 @@ const (
 	CodeDownstreamError       Code = "DOWNSTREAM_ERROR"
 	CodeUnavailable           Code = "UNAVAILABLE"
 	CodeInternal              Code = "INTERNAL"
+
+	// CodeDownstreamResultTooLarge is a result over the hard cap, aborted as it arrived.
+	CodeDownstreamResultTooLarge Code = "DOWNSTREAM_RESULT_TOO_LARGE"
 )
 
 // AllCodes lists every code; tests use it to prove each front end maps all of them.
@@ -34,6 +37,7 @@ var AllCodes = []Code{
 	CodePlaybookDependency, CodeUnauthenticated, CodeForbidden, CodeToolDisabled,
 	CodeDownstreamUnreachable, CodeDownstreamAuth, CodeDownstreamTimeout, CodeDownstreamError,
 	CodeUnavailable, CodeInternal,
+	CodeDownstreamResultTooLarge,
 }
 
 // Error is a classified failure whose Message and Hint are safe to show to a person or a model.

@@ -8,7 +8,8 @@ import "net/http"
 // NOT_BOUND and NOT_ON_BOUND_DECK come from the agent-session use cases; a REST caller meets them
 // only when a shared Service method refuses because of session state, which is a conflict with
 // the current state rather than a malformed request, hence 409. Downstream failures are 503
-// (the deck is fine, what it fronts is not), except a downstream timeout, which is 504.
+// (the deck is fine, what it fronts is not), except a downstream timeout, which is 504, and a
+// result over the hard cap, which is 502.
 func httpStatusByCode() map[Code]int {
 	return map[Code]int{
 		CodeInvalidArgument:       http.StatusBadRequest,
@@ -26,6 +27,9 @@ func httpStatusByCode() map[Code]int {
 		CodeDownstreamTimeout:     http.StatusGatewayTimeout,
 		CodeUnavailable:           http.StatusServiceUnavailable,
 		CodeInternal:              http.StatusInternalServerError,
+
+		// The downstream answered, with more than the deck accepts: a bad gateway response.
+		CodeDownstreamResultTooLarge: http.StatusBadGateway,
 	}
 }
 

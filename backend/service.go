@@ -28,6 +28,9 @@ type Config struct {
 	// AllowMetadataHosts lets services use link-local and cloud-metadata hosts, refused to
 	// everyone by default (AGENT_DECK_ALLOW_METADATA_HOSTS).
 	AllowMetadataHosts bool
+	// Redactor learns every service secret as targets are built, so log lines can be masked
+	// by value (see NewRedactHandler); nil learns nothing.
+	Redactor *Redactor
 }
 
 // Service is the core: one method per use case. REST handlers, MCP tools and CLI commands that do

@@ -26,6 +26,7 @@ func serviceByRef(ctx context.Context, st Store, ref string) (ServiceRecord, err
 
 // forget drops the proxy's connection and caches of a changed or deleted service.
 func (s *Service) forget(id string) {
+	s.cfg.Redactor.Forget(id)
 	if s.downstream != nil && id != "" {
 		s.downstream.Forget(id)
 	}

@@ -208,13 +208,10 @@ func (s *Service) sealUserinfo(field, raw string, rec *ServiceRecord) error {
 	return err
 }
 
-// basicAuthHeader turns sealed URL userinfo into an Authorization header value.
-func (s *Service) basicAuthHeader(sealed []byte) (string, error) {
-	raw, err := s.open(sealed)
-	if err != nil {
-		return "", err
-	}
-	u, err := url.Parse("http://" + string(raw) + "@h/")
+// basicAuthHeader turns opened URL userinfo (user:password, escaped as written) into an
+// Authorization header value.
+func basicAuthHeader(userinfo string) (string, error) {
+	u, err := url.Parse("http://" + userinfo + "@h/")
 	if err != nil || u.User == nil {
 		return "", errSecretsUnreadable(err)
 	}

@@ -2,22 +2,36 @@ package backend
 
 import (
 	"context"
+	"encoding/base64"
+	"net/url"
+	"slices"
+	"strings"
 	"time"
 )
 
 // target builds what the proxy needs to reach a service, with its secret headers, local env and
 // linked credential decrypted. The result must never be logged or returned to a client.
 func (s *Service) target(ctx context.Context, rec ServiceRecord) (Target, error) {
-	headers, err := s.openMap(rec.SealedHeaders)
+	sealedHeaders, err := s.openMap(rec.SealedHeaders)
 	if err != nil {
 		return Target{}, err
+	}
+	headers := make(map[string]string, len(sealedHeaders)+len(rec.PlainHeaders))
+	for k, v := range sealedHeaders {
+		headers[k] = v
 	}
 	for k, v := range rec.PlainHeaders {
 		headers[k] = v
 	}
+	var userinfo string
 	if len(rec.SealedUserinfo) > 0 {
+		raw, err := s.open(rec.SealedUserinfo)
+		if err != nil {
+			return Target{}, err
+		}
+		userinfo = string(raw)
 		if _, set := lookupFold(headers, "Authorization"); !set {
-			if headers["Authorization"], err = s.basicAuthHeader(rec.SealedUserinfo); err != nil {
+			if headers["Authorization"], err = basicAuthHeader(userinfo); err != nil {
 				return Target{}, err
 			}
 		}
@@ -45,18 +59,63 @@ func (s *Service) target(ctx context.Context, rec ServiceRecord) (Target, error)
 		Timeout:         timeout,
 		Revision:        rec.UpdatedAt.UTC().Format(time.RFC3339Nano) + "|" + rec.ID,
 	}
-	if rec.CredentialID == "" {
-		return t, nil
+	if rec.CredentialID != "" {
+		cred, err := s.targetCredential(ctx, rec)
+		if err != nil {
+			return Target{}, err
+		}
+		t.Credential = cred.TargetCredential
+		// A rotated secret must reach the live connection: the credential's change time is part
+		// of the revision, so the proxy reconnects.
+		t.Revision += "|" + cred.ID + "@" + cred.updatedAt
 	}
-	cred, err := s.targetCredential(ctx, rec)
-	if err != nil {
-		return Target{}, err
-	}
-	t.Credential = cred.TargetCredential
-	// A rotated secret must reach the live connection: the credential's change time is part of
-	// the revision, so the proxy reconnects.
-	t.Revision += "|" + cred.ID + "@" + cred.updatedAt
+	t.Secrets = targetSecrets(t, sealedHeaders, userinfo)
+	s.cfg.Redactor.Learn(t.ServiceID, t.Secrets)
 	return t, nil
+}
+
+// targetSecrets lists every value the server holds secret for a service, each also in the form
+// it takes on the wire, so a downstream echoing it back (in a result, an error body, its stderr)
+// is masked by value wherever it surfaces. A new kind of secret is one more line here.
+func targetSecrets(t Target, sealedHeaders map[string]string, userinfo string) []string {
+	var out []string
+	add := func(vs ...string) {
+		for _, v := range vs {
+			if v != "" && !slices.Contains(out, v) {
+				out = append(out, v)
+			}
+		}
+	}
+	if c := t.Credential; c != nil {
+		add(c.Secret, base64.StdEncoding.EncodeToString([]byte(c.Secret+":")))
+	}
+	for _, v := range sealedHeaders {
+		add(v)
+	}
+	for _, v := range t.LocalEnv { // every local_env value is stored sealed
+		add(v)
+	}
+	if userinfo != "" {
+		add(urlUserinfo("http://" + userinfo + "@h/")...)
+	}
+	slices.Sort(out) // a stable order: the proxy fingerprints it, the Redactor compares it
+	return out
+}
+
+// urlUserinfo returns the password of a URL's user:pass@ part, as written and decoded, and the
+// base64 of user:pass that basic auth sends.
+func urlUserinfo(raw string) []string {
+	u, err := url.Parse(raw)
+	if err != nil || u.User == nil {
+		return nil
+	}
+	pass, ok := u.User.Password()
+	if !ok {
+		return nil
+	}
+	_, written, _ := strings.Cut(u.User.String(), ":") // a username's own colons are escaped
+	basic := base64.StdEncoding.EncodeToString([]byte(u.User.Username() + ":" + pass))
+	return []string{pass, written, basic}
 }
 
 type targetCredentialWithTime struct {

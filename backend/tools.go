@@ -160,6 +160,8 @@ func (s *Service) CheckService(ctx context.Context, ref, deck string) (Health, e
 // found, even if the target could not be built.
 func (s *Service) serviceTarget(ctx context.Context, ref string) (ServiceRecord, Target, error) {
 	if rec, t, ok := s.cachedServiceTarget(ref); ok {
+		// Learned again: the service may have been forgotten (changed) since it was cached.
+		s.cfg.Redactor.Learn(t.ServiceID, t.Secrets)
 		return rec, t, nil
 	}
 	gen, _ := s.cache.generation()

@@ -62,6 +62,10 @@ func serveFlags() []cli.Flag {
 			Usage: "tool results larger than this many bytes are spilled to <home>/tool-results"},
 		&cli.DurationFlag{Name: "result-retention", EnvVars: []string{"AGENT_DECK_RESULT_RETENTION"}, Value: 24 * time.Hour,
 			Usage: "spilled tool results are deleted after this long"},
+		&cli.IntFlag{Name: "result-hard-cap", EnvVars: []string{"AGENT_DECK_RESULT_HARD_CAP"}, Value: 32 << 20,
+			Usage: "downstream results larger than this many bytes are cut off and the call fails with DOWNSTREAM_RESULT_TOO_LARGE"},
+		&cli.Int64Flag{Name: "result-dir-cap", EnvVars: []string{"AGENT_DECK_RESULT_DIR_CAP"}, Value: 1 << 30,
+			Usage: "total bytes kept in <home>/tool-results; the oldest files are deleted first"},
 		&cli.StringFlag{Name: "log-level", EnvVars: []string{"AGENT_DECK_LOG_LEVEL"}, Value: "info",
 			Usage: "debug, info, warn or error"},
 		&cli.BoolFlag{Name: "allow-metadata-hosts", EnvVars: []string{"AGENT_DECK_ALLOW_METADATA_HOSTS"},
@@ -83,6 +87,8 @@ type ServeConfig struct {
 	LocalIdleTimeout   time.Duration
 	ResultCap          int
 	ResultRetention    time.Duration
+	ResultHardCap      int   // bytes; 0 = 32 MiB
+	ResultDirCap       int64 // bytes; 0 = 1 GiB
 	LogLevel           string
 	AllowMetadataHosts bool
 	// Logger receives structured logs; nil logs text to stderr at LogLevel.
@@ -103,6 +109,8 @@ func serveConfigFrom(c *cli.Context) ServeConfig {
 		LocalIdleTimeout:   c.Duration("local-idle-timeout"),
 		ResultCap:          c.Int("result-cap"),
 		ResultRetention:    c.Duration("result-retention"),
+		ResultHardCap:      c.Int("result-hard-cap"),
+		ResultDirCap:       c.Int64("result-dir-cap"),
 		LogLevel:           c.String("log-level"),
 		AllowMetadataHosts: c.Bool("allow-metadata-hosts"),
 	}

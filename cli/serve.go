@@ -69,7 +69,10 @@ func Start(ctx context.Context, cfg ServeConfig) (srv *Server, err error) {
 	if cfg.Logger == nil {
 		cfg.Logger = newLogger(os.Stderr, cfg.LogLevel)
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger}
+	// Every logger below derives from this one, so no log line at any level carries a secret
+	// the server holds for a service, whoever echoes it.
+	redactor := backend.NewRedactor()
+	s := &Server{cfg: cfg, log: slog.New(backend.NewRedactHandler(cfg.Logger.Handler(), redactor))}
 	defer func() {
 		if err != nil {
 			cctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
@@ -104,6 +107,8 @@ func Start(ctx context.Context, cfg ServeConfig) (srv *Server, err error) {
 		IdleTimeout:     cfg.LocalIdleTimeout,
 		MaxResultBytes:  cfg.ResultCap,
 		ResultRetention: cfg.ResultRetention,
+		ResultHardCap:   cfg.ResultHardCap,
+		ResultDirCap:    cfg.ResultDirCap,
 	})
 	s.push("proxy", px.Close)
 
@@ -112,6 +117,7 @@ func Start(ctx context.Context, cfg ServeConfig) (srv *Server, err error) {
 		DefaultDeck:        cfg.DefaultDeck,
 		DefaultWorkspace:   cfg.DefaultWorkspace,
 		AllowMetadataHosts: cfg.AllowMetadataHosts,
+		Redactor:           redactor,
 	})
 	if s.token, err = ensureAdminToken(ctx, s.svc, cfg.Home); err != nil {
 		return nil, err

@@ -72,6 +72,7 @@ func TestCredentialsAtEgress(t *testing.T) {
 				tg.Headers = map[string]string{"X-Team": "platform"}
 				tg.Credential = &backend.TargetCredential{ID: "cred_x", Scheme: tc.scheme, HeaderName: tc.headerName,
 					EnvName: "X_API_KEY", Secret: planted}
+				tg.Secrets = []string{planted} // as the core lists them
 				got, raw := whoami(t, p, tg, map[string]any{"headers": []string{tc.header, "X-Team"}})
 				if h := got.Headers[tc.header]; !h.Present || h.SHA256 != sha(tc.want) {
 					t.Errorf("%s arrived as %+v, want the value with sha256 %s", tc.header, h, sha(tc.want))
@@ -93,6 +94,7 @@ func TestCredentialInLocalEnv(t *testing.T) {
 	p, logs := newProxy(t, proxyOptions{}.opts())
 	tg, _ := localTarget(t)
 	tg.Credential = &backend.TargetCredential{ID: "cred_x", Scheme: backend.SchemeBearer, EnvName: "X_API_KEY", Secret: planted}
+	tg.Secrets = []string{planted} // as the core lists them
 	got, raw := whoami(t, p, tg, map[string]any{"env": []string{"X_API_KEY", "PEER_MARKER", "AGENT_DECK_SECRET_KEY", "PATH"}})
 	if e := got.Env["X_API_KEY"]; !e.Present || e.SHA256 != sha(planted) {
 		t.Errorf("X_API_KEY arrived as %+v", e)

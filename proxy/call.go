@@ -32,7 +32,7 @@ func (p *Proxy) CallTool(ctx context.Context, t backend.Target, tool string, arg
 		return backend.CallResult{}, classify(&service{id: t.ServiceID, name: t.ServiceName}, err, phaseConnect, 0)
 	}
 	timeout := p.callTimeout(t)
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel := context.WithTimeoutCause(ctx, timeout, errCallTimeout)
 	defer cancel()
 	fp, scrub := s.note(t)
 
@@ -52,6 +52,9 @@ func (p *Proxy) CallTool(ctx context.Context, t backend.Target, tool string, arg
 		var rpc *rpcError
 		if errors.As(err, &rpc) && (rpc.code == -32601 || rpc.code == -32602) {
 			s.toolsChanged() // the server may no longer have the tool: refetch before the next call
+		}
+		if ph == phaseCall && errors.Is(context.Cause(ctx), errCallTimeout) {
+			err = errors.Join(errCallTimeout, err)
 		}
 		return backend.CallResult{}, s.failed(err, ph, timeout)
 	}

@@ -45,9 +45,13 @@ type conn struct {
 
 	openedAt time.Time // set before ready closes; read only once ready
 
-	ids      atomic.Int64
-	inflight atomic.Int64
-	lastUsed atomic.Int64
+	// cut holds the ids of stdio answers cut off at the hard cap; streamCut is set when the
+	// legacy SSE event stream was.
+	cut       cutIDs
+	streamCut atomic.Bool
+	ids       atomic.Int64
+	inflight  atomic.Int64
+	lastUsed  atomic.Int64
 }
 
 func newConn(s *service, t backend.Target, fp string) *conn {
@@ -147,7 +151,8 @@ func (c *conn) release() {
 
 // request sends one JSON-RPC request and returns its raw result.
 func (c *conn) request(ctx context.Context, method string, params any) (json.RawMessage, error) {
-	id := mcp.NewRequestId("adk-" + strconv.FormatInt(c.ids.Add(1), 10))
+	idText := "adk-" + strconv.FormatInt(c.ids.Add(1), 10)
+	id := mcp.NewRequestId(idText)
 	var rec statusRecorder
 	if !c.local {
 		ctx = withRecorder(ctx, &rec)
@@ -156,6 +161,9 @@ func (c *conn) request(ctx context.Context, method string, params any) (json.Raw
 		JSONRPC: mcp.JSONRPC_VERSION, ID: id, Method: method, Params: params,
 	})
 	if err != nil {
+		if rec.tooLarge.Load() || c.streamCut.Load() {
+			return nil, errResultTooLarge // over HTTP only this answer was cut; the session goes on
+		}
 		if cerr := ctx.Err(); cerr != nil {
 			c.cancelRemote(id, cerr)
 			return nil, errors.Join(cerr, err)
@@ -169,6 +177,9 @@ func (c *conn) request(ctx context.Context, method string, params any) (json.Raw
 		return nil, err
 	}
 	if resp.Error != nil {
+		if resp.Error.Code == codeResultTooLarge && c.cut.take(quote(idText)) {
+			return nil, errResultTooLarge
+		}
 		return nil, &rpcError{code: resp.Error.Code, message: resp.Error.Message}
 	}
 	return resp.Result, nil

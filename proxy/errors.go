@@ -49,6 +49,10 @@ func (e *exitedError) Error() string { return "local server stopped: " + e.state
 // errConnectTimeout marks a connection attempt that ran out of its connect timeout.
 var errConnectTimeout = errors.New("connect timed out")
 
+// errCallTimeout marks a request that ran out of the service's own timeout, as opposed to the
+// caller giving up: only the first says something about the service's health.
+var errCallTimeout = errors.New("call timed out")
+
 // errClosed is returned once the proxy is shutting down.
 var errClosed = errors.New("proxy closed")
 
@@ -93,6 +97,9 @@ func describe(name string, err error, ph phase, timeout time.Duration) *backend.
 		return backend.Errorf(backend.CodeDownstreamUnreachable,
 			"%s failed repeatedly and is not retried for another %s", name, back.wait.Round(time.Millisecond)).
 			WithHint("check the service's health (stderr, last error); POST /api/v1/services/{id}/check retries at once")
+	case errors.Is(err, errResultTooLarge):
+		return backend.Errorf(backend.CodeDownstreamResultTooLarge, "%s returned a result over the hard cap; it was discarded", name).
+			WithHint("ask for less (a narrower query, paging, a filter); an admin can raise --result-hard-cap")
 	case errors.Is(err, errConnectTimeout):
 		return backend.Errorf(backend.CodeDownstreamTimeout, "%s did not finish connecting in time", name).
 			WithHint("check that the server is running and answers MCP at the configured URL or command")

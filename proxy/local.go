@@ -76,7 +76,8 @@ func (c *conn) openLocal(t backend.Target) error {
 		return errClosed
 	}
 	out := &eofReader{r: ch.stdout, onEOF: func() { c.markDead(&exitedError{state: ch.stateAfterEOF()}) }}
-	return c.handshake(c.ctx, transport.NewIO(out, ch.stdin, nil))
+	capped := newLineCap(out, c.svc.p.opts.ResultHardCap, &c.cut)
+	return c.handshake(c.ctx, transport.NewIO(capped, ch.stdin, nil))
 }
 
 // watch waits for the child to exit, then kills whatever is left of its process group.

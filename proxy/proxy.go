@@ -30,6 +30,12 @@ type Options struct {
 	IdleTimeout time.Duration
 	// MaxResultBytes is the largest result returned inline (default 48 KB).
 	MaxResultBytes int
+	// ResultHardCap is the largest downstream message read at all (default 32 MiB): a result
+	// over it is cut off as it arrives and the call fails with DOWNSTREAM_RESULT_TOO_LARGE.
+	ResultHardCap int
+	// ResultDirCap bounds the total size of spilled result files (default 1 GiB); the oldest
+	// are deleted first.
+	ResultDirCap int64
 	// ResultRetention is how long a spilled result file is kept before it is deleted
 	// (default 24 h), so tool-results does not grow without bound.
 	ResultRetention time.Duration
@@ -60,6 +66,8 @@ type Proxy struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
+	// spillMu serialises keeping the spill folder under its cap.
+	spillMu sync.Mutex
 
 	mu       sync.Mutex
 	closed   bool
@@ -105,6 +113,12 @@ func withDefaults(o Options) Options {
 	}
 	if o.MaxResultBytes <= 0 {
 		o.MaxResultBytes = 48 * 1024
+	}
+	if o.ResultHardCap <= 0 {
+		o.ResultHardCap = 32 << 20
+	}
+	if o.ResultDirCap <= 0 {
+		o.ResultDirCap = 1 << 30
 	}
 	if o.StderrBytes <= 0 {
 		o.StderrBytes = 8 * 1024

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"log/slog"
+	"mime"
 	"net"
 	"net/http"
 	"sync/atomic"
@@ -133,7 +134,19 @@ func (c *conn) httpClient() *http.Client {
 		TLSHandshakeTimeout:   timeout,
 		ExpectContinueTimeout: time.Second,
 	}
-	return &http.Client{Transport: statusTransport{base: tr}}
+	return &http.Client{Transport: statusTransport{base: tr, max: int64(c.svc.p.opts.ResultHardCap), onCut: c.bodyCut}}
+}
+
+// bodyCut handles a response body cut at the hard cap. A POST's answer is reported by its own
+// request (see statusRecorder). The legacy SSE transport carries every answer on its one event
+// stream, so a cut there ends the session: the connection is closed at once, so that the
+// request waiting for the cut answer fails now (as too large) rather than at its deadline.
+func (c *conn) bodyCut(req *http.Request) {
+	if req.Method != http.MethodGet || c.kind != "sse" {
+		return
+	}
+	c.streamCut.Store(true)
+	c.svc.p.closeAsync(c)
 }
 
 // transportLogger hands the MCP transport a logger that files everything at debug level: its
@@ -157,8 +170,12 @@ func (d debugOnly) WithAttrs(as []slog.Attr) slog.Handler { return debugOnly{d.H
 func (d debugOnly) WithGroup(g string) slog.Handler       { return debugOnly{d.Handler.WithGroup(g)} }
 
 // statusRecorder keeps the first unsuccessful HTTP status seen by requests made with a context
-// carrying it; mcp-go reports some statuses only as text.
-type statusRecorder struct{ code atomic.Int32 }
+// carrying it (mcp-go reports some statuses only as text), and whether a body was cut off at
+// the hard cap.
+type statusRecorder struct {
+	code     atomic.Int32
+	tooLarge atomic.Bool
+}
 
 func (r *statusRecorder) get() int { return int(r.code.Load()) }
 
@@ -174,16 +191,35 @@ func withRecorder(ctx context.Context, r *statusRecorder) context.Context {
 	return context.WithValue(ctx, recorderKey{}, r)
 }
 
-type statusTransport struct{ base http.RoundTripper }
+// statusTransport records statuses and bounds every response body by the hard cap (max), so
+// no answer of a downstream is held in memory beyond it.
+type statusTransport struct {
+	base  http.RoundTripper
+	max   int64
+	onCut func(*http.Request)
+}
 
 func (s statusTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := s.base.RoundTrip(req)
-	if err == nil {
-		if rec, ok := req.Context().Value(recorderKey{}).(*statusRecorder); ok {
-			rec.set(resp.StatusCode)
-		}
+	if err != nil {
+		return resp, err
 	}
-	return resp, err
+	rec, _ := req.Context().Value(recorderKey{}).(*statusRecorder)
+	if rec != nil {
+		rec.set(resp.StatusCode)
+	}
+	if s.max > 0 {
+		mediaType, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+		resp.Body = &capBody{rc: resp.Body, max: s.max, stream: mediaType == "text/event-stream", onOver: func() {
+			if rec != nil {
+				rec.tooLarge.Store(true)
+			}
+			if s.onCut != nil {
+				s.onCut(req)
+			}
+		}}
+	}
+	return resp, nil
 }
 
 func (s statusTransport) CloseIdleConnections() {

@@ -182,6 +182,7 @@ func (p *Proxy) spill(service, tool string, raw []byte, isError bool) ([]byte, e
 	if err := f.Close(); err != nil {
 		return nil, fmt.Errorf("close spill file: %w", err)
 	}
+	p.capResults(name)
 	d := spillDescriptor{Spilled: true, Path: path, MimeType: mime, Size: len(data)}
 	text, _ := json.Marshal(d)
 	return json.Marshal(map[string]any{

@@ -3,74 +3,24 @@ package proxy
 import (
 	"bytes"
 	"crypto/sha256"
-	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"sort"
-	"strings"
 
 	"github.com/agent-deck/agent-deck/backend"
 )
 
-// minSecretLen is the shortest value the scrubber masks; shorter values would mangle ordinary
-// text and are not credentials worth the name.
-const minSecretLen = 6
-
-// scrubber masks a service's secrets wherever downstream text could carry them back: results,
-// downstream error messages, stderr, log lines. A downstream that echoes its credential must
-// not be a way to read it.
+// scrubber masks a service's secrets, by value, wherever downstream text could carry them
+// back: results, spilled files, downstream error messages and causes, stderr, log lines. A
+// downstream that echoes its credential must not be a way to read it.
 type scrubber struct {
-	secrets []string
+	mask *backend.Mask
 }
 
-// newScrubber collects the egress forms of t's secrets: the credential (raw, as sent in basic
-// auth, JSON-escaped) and secret-looking header and env values.
+// newScrubber masks every secret the target carries (backend.Target.Secrets), in every form
+// backend.NewMask derives.
 func newScrubber(t backend.Target) *scrubber {
-	var vals []string
-	if c := t.Credential; c != nil && c.Secret != "" {
-		vals = append(vals, c.Secret)
-		if c.Scheme == backend.SchemeHTTPBasicUser {
-			vals = append(vals, base64.StdEncoding.EncodeToString([]byte(c.Secret+":")))
-		}
-	}
-	for k, v := range t.Headers {
-		if looksSecret(k) {
-			vals = append(vals, v)
-		}
-	}
-	for k, v := range t.LocalEnv {
-		if looksSecret(k) {
-			vals = append(vals, v)
-		}
-	}
-	s := &scrubber{}
-	seen := map[string]bool{}
-	for _, v := range vals {
-		forms := []string{v}
-		if b, err := json.Marshal(v); err == nil {
-			forms = append(forms, string(b[1:len(b)-1]))
-		}
-		for _, f := range forms {
-			if len(f) >= minSecretLen && !seen[f] {
-				seen[f] = true
-				s.secrets = append(s.secrets, f)
-			}
-		}
-	}
-	// Longest first, so a secret containing another is masked whole.
-	sort.Slice(s.secrets, func(i, j int) bool { return len(s.secrets[i]) > len(s.secrets[j]) })
-	return s
-}
-
-// looksSecret reports whether a header or env name suggests its value is a secret.
-func looksSecret(name string) bool {
-	n := strings.ToLower(name)
-	for _, w := range []string{"auth", "token", "key", "secret", "password", "passwd", "cookie", "session", "credential"} {
-		if strings.Contains(n, w) {
-			return true
-		}
-	}
-	return false
+	return &scrubber{mask: backend.NewMask(t.Secrets)}
 }
 
 // String masks every secret in v.
@@ -78,30 +28,17 @@ func (s *scrubber) String(v string) string {
 	if s == nil {
 		return v
 	}
-	for _, sec := range s.secrets {
-		if strings.Contains(v, sec) {
-			v = strings.ReplaceAll(v, sec, backend.MaskedValue)
-		}
-	}
-	return v
+	return s.mask.String(v)
 }
 
 // JSON masks every secret in a JSON document. Secrets are masked inside string values; if a
 // replacement would break the document (a secret spanning JSON syntax), the document is decoded
 // and its strings are masked one by one.
 func (s *scrubber) JSON(b []byte) []byte {
-	if s == nil || len(s.secrets) == 0 {
+	if s == nil || !s.mask.Contains(b) {
 		return b
 	}
-	out := b
-	for _, sec := range s.secrets {
-		if bytes.Contains(out, []byte(sec)) {
-			out = bytes.ReplaceAll(out, []byte(sec), []byte(backend.MaskedValue))
-		}
-	}
-	if len(out) == len(b) && bytes.Equal(out, b) {
-		return b
-	}
+	out := s.mask.Bytes(b)
 	if json.Valid(out) {
 		return out
 	}
@@ -117,6 +54,27 @@ func (s *scrubber) JSON(b []byte) []byte {
 	}
 	return masked
 }
+
+// Error keeps err for errors.Is and errors.As but masks its text, so a cause that quotes a
+// downstream's answer (an error body echoing the key) is safe to log.
+func (s *scrubber) Error(err error) error {
+	if err == nil || s == nil {
+		return err
+	}
+	text := err.Error()
+	if masked := s.String(text); masked != text {
+		return &scrubbedError{text: masked, err: err}
+	}
+	return err
+}
+
+type scrubbedError struct {
+	text string
+	err  error
+}
+
+func (e *scrubbedError) Error() string { return e.text }
+func (e *scrubbedError) Unwrap() error { return e.err }
 
 func (s *scrubber) walk(v any) any {
 	switch x := v.(type) {
@@ -161,6 +119,7 @@ func fingerprint(t backend.Target) string {
 	}
 	writeMap(t.Headers)
 	writeMap(t.LocalEnv)
+	w(t.Secrets...)
 	if c := t.Credential; c != nil {
 		w(c.ID, string(c.Scheme), c.HeaderName, c.EnvName, c.Secret)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"reflect"
 	"sync"
@@ -32,6 +33,8 @@ type service struct {
 	disabled map[string]bool
 	conn     *conn
 	failures int
+	// timeouts counts consecutive call timeouts.
+	timeouts int
 	retryAt  time.Time
 	lastErr  error
 	health   backend.Health
@@ -201,18 +204,21 @@ func (s *service) succeeded() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.failures = 0
+	s.timeouts = 0
 	s.lastErr = nil
 	s.health.Status = backend.HealthHealthy
 	s.health.LastError = ""
 	s.clean.Store(true)
 }
 
-// failed classifies err, records what it says about health, logs it and returns it.
+// failed classifies err, records what it says about health, logs it and returns it. The
+// error's message and cause are masked of the service's secrets before anyone sees them.
 func (s *service) failed(err error, ph phase, timeout time.Duration) *backend.Error {
 	s.mu.Lock()
 	scrub := s.scrub
 	e := classify(s, err, ph, timeout)
 	e.Message = scrub.String(e.Message)
+	e.Err = scrub.Error(e.Err)
 	if callerGaveUp(err) {
 		// The caller's own deadline or cancellation says nothing about the service.
 	} else if status, keep := healthOf(e, ph); !keep {
@@ -223,14 +229,32 @@ func (s *service) failed(err error, ph phase, timeout time.Duration) *backend.Er
 		s.health.LastError = e.Message
 		s.clean.Store(false)
 	}
+	s.countTimeoutLocked(e, ph, err)
 	s.mu.Unlock()
-	s.logFailure(e, err, ph, scrub)
+	s.logFailure(e, scrub.Error(err), ph)
 	return e
+}
+
+// unhealthyAfterTimeouts is how many calls in a row must time out before the service is
+// marked unhealthy: one slow call says little, a server that answers none is not healthy.
+const unhealthyAfterTimeouts = 3
+
+// countTimeoutLocked counts consecutive call timeouts (any success resets the count, see
+// succeeded) and marks the service unhealthy once they repeat.
+func (s *service) countTimeoutLocked(e *backend.Error, ph phase, err error) {
+	if ph != phaseCall || e.Code != backend.CodeDownstreamTimeout || callerGaveUp(err) {
+		return
+	}
+	s.timeouts++
+	if s.timeouts >= unhealthyAfterTimeouts {
+		s.health.Status = backend.HealthUnhealthy
+		s.health.LastError = fmt.Sprintf("%d calls in a row timed out; last: %s", s.timeouts, e.Message)
+	}
 }
 
 // logFailure logs a failed request. A downstream's own error message is left out: it may
 // quote the call's arguments, which are never logged.
-func (s *service) logFailure(e *backend.Error, err error, ph phase, scrub *scrubber) {
+func (s *service) logFailure(e *backend.Error, err error, ph phase) {
 	level := slog.LevelWarn
 	if callerGaveUp(err) {
 		level = slog.LevelInfo
@@ -240,7 +264,7 @@ func (s *service) logFailure(e *backend.Error, err error, ph phase, scrub *scrub
 	if errors.As(err, &rpc) {
 		attrs = append(attrs, "downstream_code", rpc.code)
 	} else if err != nil {
-		attrs = append(attrs, "error", scrub.String(err.Error()))
+		attrs = append(attrs, "error", err.Error())
 	}
 	s.p.log.Log(context.Background(), level, "downstream request failed", attrs...)
 }
@@ -371,6 +395,9 @@ func isConnFailure(err error) bool {
 	if errors.Is(err, transport.ErrSessionTerminated) {
 		return true
 	}
+	if errors.Is(err, errResultTooLarge) {
+		return false // only the answer was cut; the session goes on
+	}
 	var (
 		rpc *rpcError
 		st  *httpStatusError
@@ -378,9 +405,10 @@ func isConnFailure(err error) bool {
 	return !errors.As(err, &rpc) && !errors.As(err, &st) && !ctxCause(err)
 }
 
-// callerGaveUp reports whether err is the caller's context ending, not a connect timeout.
+// callerGaveUp reports whether err is the caller's context ending, not a connect timeout nor
+// the service's own call timeout running out.
 func callerGaveUp(err error) bool {
-	return ctxCause(err) && !errors.Is(err, errConnectTimeout)
+	return ctxCause(err) && !errors.Is(err, errConnectTimeout) && !errors.Is(err, errCallTimeout)
 }
 
 func ctxCause(err error) bool {

@@ -144,10 +144,11 @@ func isContextErr(err error) bool {
 	return ok && e.Code == backend.CodeDownstreamTimeout && callerGaveUp(e.Err)
 }
 
-// fetchTools reads every page of tools/list raw.
+// fetchTools reads every page of tools/list raw, masked of the service's secrets (a hostile
+// server could quote them in a description).
 func (s *service) fetchTools(ctx context.Context, t backend.Target, force bool) (*toolSet, error) {
 	s.mu.Lock()
-	fp := s.fp // noted by the caller
+	fp, scrub := s.fp, s.scrub // noted by the caller
 	s.mu.Unlock()
 	timeout := s.p.callTimeout(t)
 	var raws []json.RawMessage
@@ -168,7 +169,7 @@ func (s *service) fetchTools(ctx context.Context, t backend.Target, force bool) 
 			Tools      []json.RawMessage `json:"tools"`
 			NextCursor string            `json:"nextCursor"`
 		}
-		if err := json.Unmarshal(res, &pageRes); err != nil {
+		if err := json.Unmarshal(scrub.JSON(res), &pageRes); err != nil {
 			return nil, s.failed(&rpcError{code: -32603, message: "tools/list returned a malformed result"}, phaseList, timeout)
 		}
 		raws = append(raws, pageRes.Tools...)

@@ -1,8 +1,131 @@
 package tests
 
-import "testing"
+import (
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/cli"
+)
 
 // Attacks on hostile or oversized downstream servers (results, errors, stderr, tool definitions).
 func TestAttacksDownstream(t *testing.T) {
-	runAttacks(t, []attack{})
+	runAttacks(t, []attack{
+		{"hostile server echoes its secrets into results, stderr, spill files and logs", attackEchoedSecrets},
+		{"downstream error body echoes the api key into errors and logs", attackErrorBodyEchoesKey},
+		{"200 MB result exhausts the server's memory", attackHugeResult},
+		{"spilled results fill the disk", attackSpillFolder},
+		{"a server that times out every call stays healthy", attackRepeatedTimeouts},
+	})
+}
+
+// attackEchoedSecrets: the capture tool returns (and prints to stderr) every header and env var
+// it got. A DATABASE_URL env value and an innocently named header carry the secret: masking by
+// name would miss both.
+func attackEchoedSecrets(t *testing.T) {
+	s := startHostileStack(t, func(c *cli.ServeConfig) { c.ResultCap = 512 })
+	secret := "echoed-" + randHex(12)
+	cred, err := s.svc.CreateCredential(s.adminCtx(), backend.CredentialInput{Label: "Echo", Value: "cred-" + secret})
+	must(t, err)
+	remote := s.addService(t, backend.ServiceInput{Name: "remote", Type: backend.ServiceRemote, URL: startHTTPPeer(t),
+		Transport: backend.TransportStreamableHTTP, CredentialID: cred.ID,
+		Headers: map[string]string{"X-Api-Key": "hdr-" + secret}})
+	local := s.addService(t, localPeer(t, "local", map[string]string{"DATABASE_URL": "postgres://app:" + secret + "@db/app"}))
+	texts := map[string]string{}
+	for _, id := range []string{remote.ID, local.ID} {
+		status, body := s.restCallTool(t, id, "capture", nil)
+		if status != http.StatusOK {
+			t.Fatalf("capture on %s: %d %s", id, status, body)
+		}
+		texts["result of "+id] = string(body)
+	}
+	texts["stderr"] = s.waitStderr(t, local.ID, "peer: captured")
+	if !strings.Contains(texts["stderr"], "DATABASE_URL") {
+		t.Fatalf("the capture never reached stderr: %q", texts["stderr"])
+	}
+	for name, content := range s.spilledFiles(t) {
+		texts["spill file "+name] = content
+	}
+	if len(texts) < 5 {
+		t.Fatalf("the captures were not spilled: %v", texts)
+	}
+	texts["logs"] = s.logs.String()
+	if where := leakSearch(secret, texts); len(where) > 0 {
+		t.Errorf("the secret is readable in %v", where)
+	}
+}
+
+// attackErrorBodyEchoesKey: a server's HTTP 500 page quotes the x-api-key it was sent; the
+// error the caller gets, the cause logged at WARN and the service's health must not.
+func attackErrorBodyEchoesKey(t *testing.T) {
+	s := startHostileStack(t, nil)
+	key := "errbody-" + randHex(12)
+	svc := s.addService(t, backend.ServiceInput{Name: "leaky", Type: backend.ServiceRemote,
+		URL: startHTTPPeer(t, "PEER_FAIL_CALLS_ECHOING_HEADERS=1"), Transport: backend.TransportStreamableHTTP,
+		Headers: map[string]string{"X-Api-Key": key}})
+	status, body := s.restCallTool(t, svc.ID, "echo", map[string]any{"message": "hi"})
+	if code := errorCode(body); status != http.StatusServiceUnavailable || code != backend.CodeDownstreamError {
+		t.Fatalf("call: %d %s, want 503 DOWNSTREAM_ERROR", status, body)
+	}
+	if !strings.Contains(s.logs.String(), "peer exploded") {
+		t.Fatalf("the downstream's error body was never logged, so this proves nothing:\n%s", s.logs.String())
+	}
+	h := s.serviceHealth(t, svc.ID)
+	texts := map[string]string{"error": string(body), "logs": s.logs.String(), "health": h.LastError + h.Stderr}
+	if where := leakSearch(key, texts); len(where) > 0 {
+		t.Errorf("the key is readable in %v", where)
+	}
+}
+
+// attackHugeResult: a local server answers 200 MB. The call fails at the hard cap with a coded
+// error and the same server answers the next call (peak memory: BenchmarkOversizedResultMemory).
+func attackHugeResult(t *testing.T) {
+	s := startHostileStack(t, nil)
+	svc := s.addService(t, localPeer(t, "huge", nil))
+	_, before := s.restCallTool(t, svc.ID, "pid", nil)
+	status, body := s.restCallTool(t, svc.ID, "big", map[string]any{"bytes": 200 << 20})
+	if code := errorCode(body); status != http.StatusBadGateway || code != backend.CodeDownstreamResultTooLarge {
+		t.Fatalf("200 MB result: %d %.300s, want 502 DOWNSTREAM_RESULT_TOO_LARGE", status, body)
+	}
+	status, after := s.restCallTool(t, svc.ID, "pid", nil)
+	if status != http.StatusOK || string(after) != string(before) {
+		t.Errorf("after the refused result: %d %s, want the same server (%s) answering", status, after, before)
+	}
+}
+
+// attackSpillFolder: results over the inline cap are written to disk; many of them must not
+// grow the folder past its cap.
+func attackSpillFolder(t *testing.T) {
+	const dirCap = 100_000
+	s := startHostileStack(t, func(c *cli.ServeConfig) { c.ResultCap = 1024; c.ResultDirCap = dirCap })
+	svc := s.addService(t, localPeer(t, "spiller", nil))
+	for range 10 {
+		if status, body := s.restCallTool(t, svc.ID, "big", map[string]any{"bytes": 30_000}); status != http.StatusOK {
+			t.Fatalf("big: %d %s", status, body)
+		}
+	}
+	if size := s.spillDirSize(t); size > dirCap {
+		t.Errorf("the spill folder holds %d bytes, cap %d", size, dirCap)
+	}
+}
+
+// attackRepeatedTimeouts: a server that never answers in time must not keep looking healthy.
+func attackRepeatedTimeouts(t *testing.T) {
+	s := startHostileStack(t, nil)
+	in := localPeer(t, "stuck", nil)
+	in.TimeoutSeconds = 1
+	svc := s.addService(t, in)
+	if status, body := s.restCallTool(t, svc.ID, "echo", map[string]any{"message": "up"}); status != http.StatusOK {
+		t.Fatalf("echo: %d %s", status, body)
+	}
+	for range 3 {
+		status, body := s.restCallTool(t, svc.ID, "sleep", map[string]any{"ms": 10_000})
+		if code := errorCode(body); status != http.StatusGatewayTimeout || code != backend.CodeDownstreamTimeout {
+			t.Fatalf("sleep: %d %s, want 504 DOWNSTREAM_TIMEOUT", status, body)
+		}
+	}
+	if h := s.serviceHealth(t, svc.ID); h.Status != backend.HealthUnhealthy || !strings.Contains(h.LastError, "in a row timed out") {
+		t.Errorf("after 3 timeouts in a row health = %+v, want unhealthy saying so", h)
+	}
 }

@@ -29,6 +29,8 @@ import (
 type mcpStackOptions struct {
 	Profile string
 	Config  backend.Config
+	// Serve, when set, adjusts the server's configuration (caps, log level) before it starts.
+	Serve func(*cli.ServeConfig)
 }
 
 // mcpStack is the real deck started by the composition root (cli.Start): Postgres, proxy,
@@ -85,12 +87,18 @@ func (s *mcpStack) start() {
 	t.Helper()
 	var err error
 	for i := 0; i < 50; i++ { // a restart may wait for the previous server to release the port
-		s.srv, err = cli.Start(context.Background(), cli.ServeConfig{
+		cfg := cli.ServeConfig{
 			Home: s.home, Addr: s.addr, DatabaseURL: s.dbURL, SecretKey: s.key, Profile: s.opts.Profile,
 			DefaultDeck: s.opts.Config.DefaultDeck, DefaultWorkspace: s.opts.Config.DefaultWorkspace,
 			SessionIdleTimeout: s.opts.Config.SessionIdleTimeout, LogLevel: "info",
-			Logger: slog.New(slog.NewTextHandler(s.logs, &slog.HandlerOptions{Level: slog.LevelInfo})),
-		})
+		}
+		if s.opts.Serve != nil {
+			s.opts.Serve(&cfg)
+		}
+		var level slog.Level
+		_ = level.UnmarshalText([]byte(cfg.LogLevel))
+		cfg.Logger = slog.New(slog.NewTextHandler(s.logs, &slog.HandlerOptions{Level: level}))
+		s.srv, err = cli.Start(context.Background(), cfg)
 		if err == nil || !strings.Contains(err.Error(), "address already in use") {
 			break
 		}

@@ -8,7 +8,9 @@
 //	peer -transport sse  -addr 127.0.0.1:0 [-url-file F]   (prints http://…/sse)
 //
 // PEER_REQUIRE_AUTHORIZATION, when set, makes the HTTP transports answer 401 to any request whose
-// Authorization header differs from it.
+// Authorization header differs from it. PEER_FAIL_CALLS_ECHOING_HEADERS, when set, makes them
+// answer every tools/call with HTTP 500 and an error body quoting every request header in clear:
+// a hostile or careless server whose error page echoes the key it was sent.
 package main
 
 import (
@@ -16,10 +18,12 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -81,7 +85,7 @@ func serveHTTP(s *server.MCPServer, transport, addr, urlFile string) error {
 		handler = server.NewSSEServer(s, server.WithBaseURL(base))
 		endpoint = base + "/sse"
 	}
-	srv := &http.Server{Handler: requireAuth(handler), ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: requireAuth(failCallsEchoingHeaders(handler)), ReadHeaderTimeout: 10 * time.Second}
 	if err := announce(endpoint, urlFile); err != nil {
 		return err
 	}
@@ -126,5 +130,27 @@ func requireAuth(next http.Handler) http.Handler {
 			return
 		}
 		next.ServeHTTP(w, r)
+	})
+}
+
+// failCallsEchoingHeaders answers tools/call with a 500 whose body quotes the request headers,
+// when PEER_FAIL_CALLS_ECHOING_HEADERS is set; the handshake and tools/list still work.
+func failCallsEchoingHeaders(next http.Handler) http.Handler {
+	if os.Getenv("PEER_FAIL_CALLS_ECHOING_HEADERS") == "" {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		if !strings.Contains(string(body), `"tools/call"`) {
+			r.Body = io.NopCloser(strings.NewReader(string(body)))
+			next.ServeHTTP(w, r)
+			return
+		}
+		var b strings.Builder
+		b.WriteString("peer exploded; request headers were:")
+		for k, v := range r.Header {
+			fmt.Fprintf(&b, " %s=%s", k, strings.Join(v, ","))
+		}
+		http.Error(w, b.String(), http.StatusInternalServerError)
 	})
 }
