@@ -8,7 +8,8 @@ import "net/http"
 // NOT_BOUND and NOT_ON_BOUND_DECK come from the agent-session use cases; a REST caller meets them
 // only when a shared Service method refuses because of session state, which is a conflict with
 // the current state rather than a malformed request, hence 409. Downstream failures are 503
-// (the deck is fine, what it fronts is not), except a downstream timeout, which is 504.
+// (the deck is fine, what it fronts is not), except a downstream timeout, which is 504. A held
+// tool (TOOL_CHANGED) is a conflict with the approved definition, like a disabled one.
 func httpStatusByCode() map[Code]int {
 	return map[Code]int{
 		CodeInvalidArgument:       http.StatusBadRequest,
@@ -20,6 +21,7 @@ func httpStatusByCode() map[Code]int {
 		CodeConflict:              http.StatusConflict,
 		CodePlaybookDependency:    http.StatusConflict,
 		CodeToolDisabled:          http.StatusConflict,
+		CodeToolChanged:           http.StatusConflict,
 		CodeDownstreamUnreachable: http.StatusServiceUnavailable,
 		CodeDownstreamAuth:        http.StatusServiceUnavailable,
 		CodeDownstreamError:       http.StatusServiceUnavailable,

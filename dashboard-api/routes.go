@@ -69,6 +69,7 @@ func (a *api) routes() []route {
 		withBody(http.MethodPut, v1+"/services/:service/tool-settings", "Set the service's disabled tools", http.StatusOK, a.updateToolSettings),
 		withBody(http.MethodPost, v1+"/services/:service/call", "Call a downstream tool", http.StatusOK, a.callServiceTool).withDocs(nil, callResultDoc),
 		noBody(http.MethodPost, v1+"/services/:service/check", "Reach the service now and refresh its health", a.checkService),
+		withBody(http.MethodPost, v1+"/services/:service/approve", "Approve the current definitions of held tools (those named, or all); admin", http.StatusOK, a.approveServiceTools),
 
 		noBody(http.MethodGet, v1+"/credentials", "List credential metadata (never values)", a.listCredentials),
 		withBody(http.MethodPost, v1+"/credentials", "Create a credential with its secret; admin", http.StatusCreated, a.createCredential),
