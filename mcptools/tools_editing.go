@@ -34,7 +34,7 @@ func serviceFields(describe bool) []Param {
 		{Name: "localArgs", Type: TStrings},
 		{Name: "localWorkingDir", Type: TString},
 		{Name: "localEnv", Type: TStrMap},
-		{Name: "pinTools", Type: TBool, Desc: desc("Hold tools whose definition changes until approved; default true, false is admin only")},
+		{Name: "pinTools", Type: TBool, Desc: desc("Hold changed tools for approval; false is admin only")},
 	}
 }
 
