@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/agent-deck/agent-deck/backend"
 	"github.com/agent-deck/agent-deck/backend/postgres"
@@ -319,4 +320,33 @@ func storeOf(t *testing.T, url string) *postgres.Store {
 	}
 	t.Cleanup(st.Close)
 	return st
+}
+
+// BenchmarkCallServiceToolPins measures what pinning adds to a call in the core (the pins come
+// from this replica's cache; the definition is hashed on every call).
+func BenchmarkCallServiceToolPins(b *testing.B) {
+	for _, pin := range []bool{false, true} {
+		b.Run(map[bool]string{false: "pinning off", true: "pinning on"}[pin], func(b *testing.B) {
+			f := newCoreFixtureTB(b)
+			ds := newToolServer(map[string]string{"echo": echoTool})
+			svc := backend.NewService(f.store, ds, newTestSealer(b), nil, nil, backend.Config{})
+			card, err := svc.CreateService(f.admin, backend.ServiceInput{Name: "peer", Type: backend.ServiceRemote,
+				URL: "https://example.com/mcp", PinTools: &pin})
+			if err != nil {
+				b.Fatal(err)
+			}
+			call := func() {
+				if _, err := svc.CallServiceTool(f.agent, card.ID, backend.CallInput{ToolName: "echo"}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			call()
+			time.Sleep(200 * time.Millisecond) // let the change feed listen, so reads hit the caches
+			call()
+			b.ResetTimer()
+			for b.Loop() {
+				call()
+			}
+		})
+	}
 }

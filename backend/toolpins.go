@@ -36,6 +36,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -154,8 +155,9 @@ func chooseTools(rec ServiceRecord, tools []DownstreamTool, names []string) ([]D
 
 // pinView is what pinning says about one service's tools at one moment.
 type pinView struct {
-	on   bool
-	pins map[string]ToolPin
+	on     bool
+	pins   map[string]ToolPin
+	hashes *hashMemo
 }
 
 // pinsFor returns the service's pins, first pinning every tool when this is the first contact.
@@ -183,7 +185,7 @@ func (s *Service) pinsFor(ctx context.Context, rec ServiceRecord, t Target, tool
 	if err != nil {
 		return pinView{}, err
 	}
-	return pinView{on: true, pins: pins}, nil
+	return pinView{on: true, pins: pins, hashes: s.hashes}, nil
 }
 
 // toolPins reads the service's pins, from this replica's cache while the change feed listens.
@@ -213,10 +215,10 @@ func (v pinView) heldReason(tool DownstreamTool) string {
 	if !ok {
 		return heldNew
 	}
-	canon, hash := canonicalTool(tool.Raw)
-	if hash == pin.Hash {
+	if v.hashes.hash(tool.Raw) == pin.Hash {
 		return ""
 	}
+	canon, _ := canonicalTool(tool.Raw)
 	return strings.Join(toolChanges(pin.Definition, canon), "; ")
 }
 
@@ -283,6 +285,43 @@ func canonicalTool(raw json.RawMessage) ([]byte, string) {
 	}
 	sum := sha256.Sum256(canon)
 	return canon, hex.EncodeToString(sum[:])
+}
+
+// maxHashMemoBytes bounds the raw definitions a hashMemo keeps.
+const maxHashMemoBytes = 4 << 20
+
+// hashMemo remembers the canonical hash of each raw definition seen, so a call hashes a tool
+// once per definition rather than once per call. When it would hold more than maxHashMemoBytes
+// of definitions it starts over. A nil memo hashes every time.
+type hashMemo struct {
+	mu    sync.Mutex
+	m     map[string]string
+	bytes int
+}
+
+func newHashMemo() *hashMemo { return &hashMemo{m: map[string]string{}} }
+
+func (h *hashMemo) hash(raw []byte) string {
+	if h == nil {
+		_, sum := canonicalTool(raw)
+		return sum
+	}
+	h.mu.Lock()
+	sum, ok := h.m[string(raw)]
+	h.mu.Unlock()
+	if ok {
+		return sum
+	}
+	_, sum = canonicalTool(raw)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.bytes+len(raw) > maxHashMemoBytes {
+		clear(h.m)
+		h.bytes = 0
+	}
+	h.m[string(raw)] = sum
+	h.bytes += len(raw)
+	return sum
 }
 
 // maxNamedChanges bounds how many schema properties a change summary names.
