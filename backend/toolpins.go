@@ -12,6 +12,8 @@ package backend
 //   - After first contact, a tool whose definition changed is held, and so is a tool that
 //     appears later: its text is just as unreviewed. A tool that disappears is simply gone; its
 //     pin stays, so if it comes back changed it is held too.
+//   - Pins belong to the service, not to its URL or command: a card pointed at another server
+//     holds every tool that server defines differently.
 //   - A held tool is refused by call_service_tool (MCP) and POST /services/{id}/call (REST) with
 //     TOOL_CHANGED, whose message says what changed, and is marked in list_service_tools. Agents
 //     see a held tool's name and why it is held, never its unapproved text (which may be the
