@@ -350,3 +350,16 @@ func BenchmarkCallServiceToolPins(b *testing.B) {
 		})
 	}
 }
+
+// TestToolPinsKeepAnyDefinition pins definitions PostgreSQL's jsonb would refuse (a NUL escape).
+func TestToolPinsKeepAnyDefinition(t *testing.T) {
+	f := newPinFixture(t)
+	odd := `{"name":"odd","description":"nul \u0000 and ✓","inputSchema":{"type":"object"}}`
+	f.ds.set("odd", odd)
+	f.list(t, f.agent)
+	if err := f.call(f.agent, "odd"); err != nil {
+		t.Fatalf("call: %v", err)
+	}
+	f.ds.set("odd", strings.Replace(odd, "✓", "✗", 1))
+	wantCode(t, f.call(f.agent, "odd"), backend.CodeToolChanged)
+}

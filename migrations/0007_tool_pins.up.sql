@@ -13,9 +13,10 @@ ALTER TABLE services
 CREATE TABLE service_tool_pins (
     service_id   uuid        NOT NULL REFERENCES services (id) ON DELETE CASCADE,
     tool_name    text        NOT NULL CONSTRAINT service_tool_pins_tool_name_check CHECK (tool_name <> ''),
-    -- sha256 (hex) of the definition's canonical JSON, as computed by the core.
+    -- sha256 (hex) of definition, the tool's canonical JSON as the core computed it. Kept as text,
+    -- not jsonb: byte for byte what was hashed, and jsonb refuses some valid JSON (\u0000).
     hash         text        NOT NULL CONSTRAINT service_tool_pins_hash_check CHECK (hash <> ''),
-    definition   jsonb       NOT NULL,
+    definition   text        NOT NULL,
     approved_at  timestamptz NOT NULL DEFAULT now(),
     -- "first use" or who approved: "admin" and the token id when there is one.
     approved_by  text        NOT NULL DEFAULT '',
