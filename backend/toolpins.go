@@ -248,11 +248,14 @@ func (v pinView) markHeld(info *ToolInfo, tool DownstreamTool, admin bool) {
 	}
 }
 
+// toolChangedError refuses a held tool, saying what changed and what the person must run. The
+// tool's name is the downstream's text: it is quoted, and the command shell-quotes it.
 func toolChangedError(rec ServiceRecord, tool, reason string) *Error {
-	msg := fmt.Sprintf("tool %s of %s is held: its definition changed since it was approved (%s)", tool, rec.Name, reason)
+	msg := fmt.Sprintf("tool %s of %s is held: its definition changed since it was approved (%s)",
+		quoteName(tool), rec.Name, reason)
 	if reason == heldNew {
 		msg = fmt.Sprintf("tool %s of %s is held: it is a new tool, added after the service was first reached, and not yet approved",
-			tool, rec.Name)
+			quoteName(tool), rec.Name)
 	}
 	return Errorf(CodeToolChanged, "%s", msg).
 		WithDetail("service_id", rec.ID).WithDetail("tool", tool).WithDetail("changed", reason).
