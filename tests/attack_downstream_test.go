@@ -1,7 +1,9 @@
 package tests
 
 import (
+	"encoding/json"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -74,6 +76,12 @@ func TestAttacksDownstream(t *testing.T) {
 			w.wantCallWorks(t)
 			if w.listed(t)["echo"].Held {
 				t.Error("approved tool still marked held")
+			}
+			r = runCLI(w.s.home, strings.NewReader(""), "service", "approve", w.service(), "--json").wantCode(t, 0)
+			var again backend.ToolApprovals
+			if err := json.Unmarshal([]byte(r.stdout), &again); err != nil || len(again.Approved) != 0 ||
+				!slices.Contains(again.Unchanged, "echo") {
+				t.Errorf("approving again: %v %s", err, r.stdout)
 			}
 		}},
 		{"rug pull: an agent turns pinning off to let a changed tool through", func(t *testing.T) {
