@@ -31,6 +31,9 @@ type caches struct {
 	links    map[string][]CardLink   // deck id → its links
 	decks    map[string]deckEntry    // deck id → the deck and its snapshot cards
 	deckRefs map[string]string       // lower-cased deck name (or id) asked for → deck id
+
+	// pins maps a service id to its tool pins by tool name (toolpins.go).
+	pins map[string]map[string]ToolPin
 }
 
 func newCaches() *caches {
@@ -47,6 +50,7 @@ func (c *caches) resetLocked() {
 	c.links = map[string][]CardLink{}
 	c.decks = map[string]deckEntry{}
 	c.deckRefs = map[string]string{}
+	c.pins = map[string]map[string]ToolPin{}
 }
 
 // generation returns the stamp a fill must carry; ok is false while caches are bypassed.
@@ -94,6 +98,8 @@ func sessionMap(c *caches) map[string]MCPSession   { return c.sessions }
 func serviceMap(c *caches) map[string]serviceEntry { return c.services }
 func linkMap(c *caches) map[string][]CardLink      { return c.links }
 
+func pinMap(c *caches) map[string]map[string]ToolPin { return c.pins }
+
 // setLive switches caching on or off; either way everything cached is dropped, since changes
 // may have been missed while the feed was down.
 func (c *caches) setLive(live bool) {
@@ -139,6 +145,8 @@ func (c *caches) invalidate(table, id string) {
 		clear(c.deckRefs)
 		delete(c.links, id)
 		delete(c.decks, id)
+	case "service_tool_pins":
+		delete(c.pins, id)
 	case "services", "credentials", "playbooks":
 		clear(c.services)
 		clear(c.links)

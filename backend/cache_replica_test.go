@@ -170,8 +170,10 @@ func TestReplicaSeesSessionChanges(t *testing.T) {
 func TestReplicaSeesServiceAndCredentialChanges(t *testing.T) {
 	r := newReplicas(t)
 	cred := coreMust[backend.Credential](t)(r.a.CreateCredential(r.admin, backend.CredentialInput{Label: "key", Value: "first"}))
+	pinTools := false // the fake downstream lists no tools to pin
 	svc := coreMust[backend.ServiceCard](t)(r.a.CreateService(r.admin, backend.ServiceInput{
-		Name: "remote", Type: backend.ServiceRemote, URL: "http://127.0.0.1:1/one", CredentialID: cred.ID}))
+		Name: "remote", Type: backend.ServiceRemote, URL: "http://127.0.0.1:1/one", CredentialID: cred.ID,
+		PinTools: &pinTools}))
 	call := func() backend.Target {
 		t.Helper()
 		coreMust[backend.CallResult](t)(r.b.CallServiceTool(r.admin, svc.ID, backend.CallInput{ToolName: "echo"}))

@@ -70,6 +70,21 @@ func (s *invalidatingStore) UpdateServiceHealth(ctx context.Context, id string, 
 func (s *invalidatingStore) DeleteService(ctx context.Context, id string) error {
 	return s.after(s.Store.DeleteService(ctx, id), "services", id)
 }
+func (s *invalidatingStore) PinToolsFirstUse(ctx context.Context, id string, pins []ToolPin) (bool, error) {
+	first, err := s.Store.PinToolsFirstUse(ctx, id, pins)
+	s.changed("service_tool_pins", id)
+	return first, s.after(err, "services", id)
+}
+func (s *invalidatingStore) ApproveToolPins(ctx context.Context, id string, pins []ToolPin) error {
+	err := s.Store.ApproveToolPins(ctx, id, pins)
+	s.changed("service_tool_pins", id)
+	return s.after(err, "services", id)
+}
+func (s *invalidatingStore) ClearToolPins(ctx context.Context, id string) error {
+	err := s.Store.ClearToolPins(ctx, id)
+	s.changed("service_tool_pins", id)
+	return s.after(err, "services", id)
+}
 func (s *invalidatingStore) CreateCredential(ctx context.Context, c *CredentialRecord) error {
 	return s.after(s.Store.CreateCredential(ctx, c), "credentials", c.ID)
 }

@@ -33,6 +33,9 @@ type Target struct {
 	// Revision changes whenever the service's configuration changes; the proxy reconnects
 	// when it sees a new one.
 	Revision string
+	// Admit, when set, vets the exact tool definition a call resolved, before its arguments
+	// are checked or anything is sent; its error is the call's (tool pinning, toolpins.go).
+	Admit func(DownstreamTool) error
 }
 
 // TargetCredential is a credential as presented at egress.
@@ -50,8 +53,8 @@ type Downstream interface {
 	// ListTools returns the service's tools (cached; refreshed on list_changed, error, TTL),
 	// with Enabled set from t.DisabledTools.
 	ListTools(ctx context.Context, t Target) ([]DownstreamTool, error)
-	// CallTool checks the tool exists, is enabled and that args satisfy its input schema,
-	// then forwards the call under t.Timeout. Failures are classified *Errors.
+	// CallTool checks the tool exists, is enabled, is admitted by t.Admit and that args satisfy
+	// its input schema, then forwards the call under t.Timeout. Failures are classified *Errors.
 	CallTool(ctx context.Context, t Target, tool string, args json.RawMessage) (CallResult, error)
 	// Check opens (or reuses) the connection and lists tools to refresh the service's health.
 	Check(ctx context.Context, t Target) Health

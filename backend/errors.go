@@ -20,6 +20,7 @@ const (
 	CodeUnauthenticated       Code = "UNAUTHENTICATED"
 	CodeForbidden             Code = "FORBIDDEN"
 	CodeToolDisabled          Code = "TOOL_DISABLED"
+	CodeToolChanged           Code = "TOOL_CHANGED"
 	CodeDownstreamUnreachable Code = "DOWNSTREAM_UNREACHABLE"
 	CodeDownstreamAuth        Code = "DOWNSTREAM_AUTH"
 	CodeDownstreamTimeout     Code = "DOWNSTREAM_TIMEOUT"
@@ -34,7 +35,7 @@ const (
 // AllCodes lists every code; tests use it to prove each front end maps all of them.
 var AllCodes = []Code{
 	CodeNotBound, CodeNotFound, CodeNotOnBoundDeck, CodeInvalidArgument, CodeConflict,
-	CodePlaybookDependency, CodeUnauthenticated, CodeForbidden, CodeToolDisabled,
+	CodePlaybookDependency, CodeUnauthenticated, CodeForbidden, CodeToolDisabled, CodeToolChanged,
 	CodeDownstreamUnreachable, CodeDownstreamAuth, CodeDownstreamTimeout, CodeDownstreamError,
 	CodeUnavailable, CodeInternal,
 	CodeDownstreamResultTooLarge,

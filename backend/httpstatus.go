@@ -9,7 +9,8 @@ import "net/http"
 // only when a shared Service method refuses because of session state, which is a conflict with
 // the current state rather than a malformed request, hence 409. Downstream failures are 503
 // (the deck is fine, what it fronts is not), except a downstream timeout, which is 504, and a
-// result over the hard cap, which is 502.
+// result over the hard cap, which is 502. A held tool (TOOL_CHANGED) is a conflict with the
+// approved definition, like a disabled one.
 func httpStatusByCode() map[Code]int {
 	return map[Code]int{
 		CodeInvalidArgument:       http.StatusBadRequest,
@@ -21,6 +22,7 @@ func httpStatusByCode() map[Code]int {
 		CodeConflict:              http.StatusConflict,
 		CodePlaybookDependency:    http.StatusConflict,
 		CodeToolDisabled:          http.StatusConflict,
+		CodeToolChanged:           http.StatusConflict,
 		CodeDownstreamUnreachable: http.StatusServiceUnavailable,
 		CodeDownstreamAuth:        http.StatusServiceUnavailable,
 		CodeDownstreamError:       http.StatusServiceUnavailable,

@@ -47,6 +47,8 @@ type Service struct {
 	cache *caches
 	// linked is the Store's one-round-trip snapshot loader, if it has one.
 	linked LinkedCardsLoader
+	// hashes memoizes tool-definition hashes for pinning (toolpins.go).
+	hashes *hashMemo
 }
 
 // NewService wires the core. downstream may be nil until the proxy exists; calls that need it
@@ -64,7 +66,8 @@ func NewService(store Store, downstream Downstream, sealer Sealer, clock Clock, 
 	if cfg.DefaultServiceTimeout <= 0 {
 		cfg.DefaultServiceTimeout = 60 * time.Second
 	}
-	s := &Service{store: store, downstream: downstream, sealer: sealer, clock: clock, log: log, cfg: cfg}
+	s := &Service{store: store, downstream: downstream, sealer: sealer, clock: clock, log: log, cfg: cfg,
+		hashes: newHashMemo()}
 	s.linked, _ = store.(LinkedCardsLoader)
 	if feed, ok := store.(ChangeFeed); ok {
 		// Caching is safe only with every change announced: the feed runs for the Store's

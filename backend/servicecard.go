@@ -8,7 +8,8 @@ import (
 
 // ServiceInput registers a downstream MCP server. Remote (`mcp`) services need URL; local
 // (`local-mcp`) ones need LocalCommand. Header values whose names look secret and LocalEnv values
-// are encrypted at rest and masked on every read.
+// are encrypted at rest and masked on every read. PinTools defaults to true (tool-definition
+// pinning, toolpins.go); false needs admin.
 type ServiceInput struct {
 	Name            string            `json:"name"`
 	Type            ServiceType       `json:"type"`
@@ -22,6 +23,7 @@ type ServiceInput struct {
 	LocalWorkingDir string            `json:"local_working_dir,omitempty"`
 	LocalEnv        map[string]string `json:"local_env,omitempty"`
 	TimeoutSeconds  int               `json:"timeout_seconds,omitempty"`
+	PinTools        *bool             `json:"pin_tools,omitempty"`
 }
 
 // ServicePatch changes some fields of a service; nil means unchanged. An empty CredentialID
@@ -38,6 +40,7 @@ type ServicePatch struct {
 	LocalWorkingDir *string            `json:"local_working_dir,omitempty"`
 	LocalEnv        *map[string]string `json:"local_env,omitempty"`
 	TimeoutSeconds  *int               `json:"timeout_seconds,omitempty"`
+	PinTools        *bool              `json:"pin_tools,omitempty"`
 }
 
 // ListServices returns every service card, masked, by name.
@@ -87,6 +90,9 @@ func (s *Service) CreateService(ctx context.Context, in ServiceInput) (ServiceCa
 			return ServiceCard{}, err
 		}
 	}
+	if err := checkPinToolsScope(ctx, true, in.PinTools); err != nil {
+		return ServiceCard{}, err
+	}
 	var rec ServiceRecord
 	if err := s.buildService(ctx, in, &rec, true, true); err != nil {
 		return ServiceCard{}, err
@@ -116,11 +122,15 @@ func (s *Service) UpdateService(ctx context.Context, ref string, in ServicePatch
 	if err := s.checkPatchScope(ctx, rec, in); err != nil {
 		return ServiceCard{}, err
 	}
+	if err := checkPinToolsScope(ctx, rec.PinTools, in.PinTools); err != nil {
+		return ServiceCard{}, err
+	}
+	pinned := rec.PinTools
 	if err := s.applyServicePatch(ctx, &rec, in); err != nil {
 		return ServiceCard{}, err
 	}
 	rec.UpdatedAt = s.clock()
-	if err := s.store.UpdateService(ctx, &rec); err != nil {
+	if err := s.saveService(ctx, &rec, pinned); err != nil {
 		return ServiceCard{}, nameConflict(err, "service", "name", rec.Name)
 	}
 	s.forget(rec.ID)

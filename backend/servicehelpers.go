@@ -89,6 +89,7 @@ func (s *Service) buildService(ctx context.Context, in ServiceInput, rec *Servic
 		return invalidEnum("type", in.Type, serviceTypes)
 	}
 	rec.Type = in.Type
+	rec.PinTools = in.PinTools == nil || *in.PinTools
 	if rec.Description, err = cleanText("description", strings.TrimSpace(in.Description), maxDescriptionChars, true); err != nil {
 		return err
 	}

@@ -141,7 +141,7 @@ func (s *Service) applyServicePatch(ctx context.Context, rec *ServiceRecord, p S
 		Name: rec.Name, Type: rec.Type, URL: maskedURL(*rec), Transport: rec.Transport,
 		Description: rec.Description, CredentialID: rec.CredentialID,
 		LocalCommand: rec.LocalCommand, LocalArgs: rec.LocalArgs,
-		LocalWorkingDir: rec.LocalWorkingDir, TimeoutSeconds: rec.TimeoutSeconds,
+		LocalWorkingDir: rec.LocalWorkingDir, TimeoutSeconds: rec.TimeoutSeconds, PinTools: &rec.PinTools,
 	}
 	setIf(&in.Name, p.Name)
 	setIf(&in.URL, p.URL)
@@ -152,6 +152,9 @@ func (s *Service) applyServicePatch(ctx context.Context, rec *ServiceRecord, p S
 	setIf(&in.LocalArgs, p.LocalArgs)
 	setIf(&in.LocalWorkingDir, p.LocalWorkingDir)
 	setIf(&in.TimeoutSeconds, p.TimeoutSeconds)
+	if p.PinTools != nil {
+		in.PinTools = p.PinTools
+	}
 	var err error
 	if p.Headers != nil {
 		if in.Headers, err = s.patchedSecrets("headers", *p.Headers, rec.PlainHeaders, rec.SealedHeaders); err != nil {

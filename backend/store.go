@@ -38,6 +38,16 @@ type Store interface {
 	GetService(ctx context.Context, ref string) (ServiceRecord, error)
 	ListServices(ctx context.Context) ([]ServiceRecord, error)
 
+	// ToolPins returns the service's pinned tool definitions (tool-definition pinning).
+	ToolPins(ctx context.Context, serviceID string) ([]ToolPin, error)
+	// PinToolsFirstUse marks the service's first contact and pins these definitions, unless the
+	// first contact is marked already: then it writes nothing and returns false.
+	PinToolsFirstUse(ctx context.Context, serviceID string, pins []ToolPin) (bool, error)
+	// ApproveToolPins replaces these tools' pins and marks the first contact if unmarked.
+	ApproveToolPins(ctx context.Context, serviceID string, pins []ToolPin) error
+	// ClearToolPins deletes the service's pins and its first-contact mark.
+	ClearToolPins(ctx context.Context, serviceID string) error
+
 	CreateCredential(ctx context.Context, c *CredentialRecord) error
 	UpdateCredential(ctx context.Context, c *CredentialRecord) error
 	DeleteCredential(ctx context.Context, id string) error

@@ -14,6 +14,12 @@ type ToolInfo struct {
 	Name    string          `json:"name"`
 	Enabled bool            `json:"enabled"`
 	Tool    json.RawMessage `json:"tool"`
+	// Held marks a tool whose definition differs from its approved pin, or that is new since
+	// the first contact: calls are refused (TOOL_CHANGED) until an admin approves it. Agents
+	// then get only the tool's name in Tool; admins also get the approved definition.
+	Held         bool            `json:"held,omitempty"`
+	HeldReason   string          `json:"held_reason,omitempty"`
+	ApprovedTool json.RawMessage `json:"approved_tool,omitempty"`
 }
 
 // ToolSettingsInput disables some of a service's tools.
@@ -56,12 +62,18 @@ func (s *Service) listServiceTools(ctx context.Context, a Actor, ref string) ([]
 	if err != nil {
 		return nil, err
 	}
+	pins, err := s.pinsFor(ctx, rec, t, tools)
+	if err != nil {
+		return nil, err
+	}
 	out := make([]ToolInfo, 0, len(tools))
 	for _, tool := range tools {
 		if a.Kind == ActorAgent && !tool.Enabled {
 			continue
 		}
-		out = append(out, ToolInfo{Name: tool.Name, Enabled: tool.Enabled, Tool: tool.Raw})
+		info := ToolInfo{Name: tool.Name, Enabled: tool.Enabled, Tool: tool.Raw}
+		pins.markHeld(&info, tool, a.Scope == ScopeAdmin)
+		out = append(out, info)
 	}
 	return out, nil
 }
@@ -72,7 +84,7 @@ func (s *Service) UpdateServiceToolSettings(ctx context.Context, ref string, in 
 	if _, err := requireWrite(ctx, "change a service's tool settings"); err != nil {
 		return ServiceCard{}, err
 	}
-	names, err := cleanToolNames(in.DisabledTools)
+	names, err := cleanToolNames("disabled_tools", in.DisabledTools)
 	if err != nil {
 		return ServiceCard{}, err
 	}
@@ -124,7 +136,12 @@ func (s *Service) callServiceTool(ctx context.Context, a Actor, ref string, in C
 			return CallResult{}, err
 		}
 	}
-	res, err := s.downstream.CallTool(ctx, t, in.ToolName, in.Arguments)
+	pins, err := s.pinsFor(ctx, rec, t, nil)
+	var res CallResult
+	if err == nil {
+		t.Admit = pins.admit(rec)
+		res, err = s.downstream.CallTool(ctx, t, in.ToolName, in.Arguments)
+	}
 	s.syncHealth(ctx, rec, false)
 	return res, err
 }
@@ -232,10 +249,10 @@ func (s *Service) existingTools(ctx context.Context, rec ServiceRecord) (map[str
 	return names, true
 }
 
-// cleanToolNames trims, drops empty and repeated names, and bounds the list.
-func cleanToolNames(in []string) ([]string, error) {
+// cleanToolNames trims, drops empty and repeated names, and bounds the list of field.
+func cleanToolNames(field string, in []string) ([]string, error) {
 	if len(in) > 1000 {
-		return nil, invalid("disabled_tools", "at most 1000 tools, got %d", len(in))
+		return nil, invalid(field, "at most 1000 tools, got %d", len(in))
 	}
 	seen := map[string]bool{}
 	out := []string{}
@@ -245,7 +262,7 @@ func cleanToolNames(in []string) ([]string, error) {
 			continue
 		}
 		if utf8.RuneCountInString(n) > maxToolNameChars {
-			return nil, invalid("disabled_tools", "tool name %q is longer than %d characters", clip(n, 40), maxToolNameChars)
+			return nil, invalid(field, "tool name %q is longer than %d characters", clip(n, 40), maxToolNameChars)
 		}
 		seen[n] = true
 		out = append(out, n)

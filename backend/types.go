@@ -78,7 +78,8 @@ type Health struct {
 const MaskedValue = "********"
 
 // ServiceCard is a downstream MCP server as people and agents see it: secret header values and
-// local env values are masked.
+// local env values are masked. PinTools holds a downstream tool whose definition changed since it
+// was approved (TOOL_CHANGED) until an admin approves it again (toolpins.go).
 type ServiceCard struct {
 	ID              string            `json:"id"`
 	Name            string            `json:"name"`
@@ -94,6 +95,7 @@ type ServiceCard struct {
 	LocalEnv        map[string]string `json:"local_env,omitempty"`
 	DisabledTools   []string          `json:"disabled_tools"`
 	TimeoutSeconds  int               `json:"timeout_seconds"`
+	PinTools        bool              `json:"pin_tools"`
 	Health          Health            `json:"health"`
 	CreatedAt       time.Time         `json:"created_at"`
 	UpdatedAt       time.Time         `json:"updated_at"`
@@ -110,6 +112,9 @@ type ServiceRecord struct {
 	// SealedUserinfo is the user:password@ taken out of URL (escaped as written), sealed; nil
 	// when the URL had none. Reads show it as MaskedValue; egress sends it as basic auth.
 	SealedUserinfo []byte
+	// ToolsPinnedAt is when the service's tools were first pinned; nil until the first contact
+	// (or since pinning was turned off).
+	ToolsPinnedAt *time.Time
 }
 
 // AuthScheme says how a credential's secret is presented to a downstream server.

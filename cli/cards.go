@@ -206,6 +206,7 @@ func serviceCommand() *cli.Command {
 			return s, func(w io.Writer) error { return keyValues(w, servicePairs(s)) }, err
 		},
 		delete: func(ctx context.Context, cl *client.Client, ref string) error { return cl.DeleteService(ctx, ref) },
+		extra:  []*cli.Command{serviceApproveCommand()},
 	}.command()
 }
 
@@ -227,7 +228,7 @@ func servicePairs(s backend.ServiceCard) [][2]string {
 	}
 	return append(pairs, [2]string{"description", orDash(s.Description)}, [2]string{"credential", orDash(s.CredentialID)},
 		[2]string{"disabled tools", joinOrDash(s.DisabledTools)}, [2]string{"timeout", strconv.Itoa(s.TimeoutSeconds) + "s"},
-		[2]string{"health", string(s.Health.Status)})
+		[2]string{"pin tools", strconv.FormatBool(s.PinTools)}, [2]string{"health", string(s.Health.Status)})
 }
 
 func playbookCommand() *cli.Command {

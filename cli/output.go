@@ -48,7 +48,7 @@ func ExitCode(err error) int {
 	switch be.Code {
 	case backend.CodeNotBound, backend.CodeNotFound, backend.CodeNotOnBoundDeck, backend.CodeInvalidArgument,
 		backend.CodeConflict, backend.CodePlaybookDependency, backend.CodeUnauthenticated,
-		backend.CodeForbidden, backend.CodeToolDisabled:
+		backend.CodeForbidden, backend.CodeToolDisabled, backend.CodeToolChanged:
 		return exitUser
 	}
 	return exitInternal

@@ -74,6 +74,7 @@ func (a *api) routes() []route {
 			withHeaders(deckHeader).withDocs(nil, callResultDoc),
 		noBody(http.MethodPost, v1+"/services/:service/check", "Reach the service now and refresh its health; agent tokens name a deck that links the service", a.checkService).
 			withQuery(deckQuery).withHeaders(deckHeader),
+		withBody(http.MethodPost, v1+"/services/:service/approve", "Approve the current definitions of held tools (those named, or all); admin", http.StatusOK, a.approveServiceTools),
 
 		noBody(http.MethodGet, v1+"/credentials", "List credential metadata (never values)", a.listCredentials),
 		withBody(http.MethodPost, v1+"/credentials", "Create a credential with its secret; admin", http.StatusCreated, a.createCredential),

@@ -63,3 +63,8 @@ func (a *api) callServiceTool(c *gin.Context, in backend.CallInput) (json.RawMes
 func (a *api) checkService(c *gin.Context) (backend.Health, error) {
 	return a.svc.CheckService(ctx(c), c.Param("service"), requestDeck(c, ""))
 }
+
+// approveServiceTools pins the current definitions of held downstream tools (tool pinning).
+func (a *api) approveServiceTools(c *gin.Context, in backend.ApproveToolsInput) (backend.ToolApprovals, error) {
+	return a.svc.ApproveServiceTools(ctx(c), c.Param("service"), in)
+}

@@ -83,7 +83,7 @@ func without(list []string, drop ...string) []string {
 // TestSpecParameters pins each tool's parameter names to SPEC §4.1.
 func TestSpecParameters(t *testing.T) {
 	service := []string{"url", "description", "headers", "credentialId", "localCommand", "localArgs",
-		"localWorkingDir", "localEnv"}
+		"localWorkingDir", "localEnv", "pinTools"}
 	want := map[string][]string{
 		"bind_workspace":      {"workspaceRoot", "deckId"},
 		"switch_bound_deck":   {"deckId"},

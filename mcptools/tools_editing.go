@@ -34,6 +34,7 @@ func serviceFields(describe bool) []Param {
 		{Name: "localArgs", Type: TStrings},
 		{Name: "localWorkingDir", Type: TString},
 		{Name: "localEnv", Type: TStrMap},
+		{Name: "pinTools", Type: TBool, Desc: desc("Hold changed tools for approval; false is admin only")},
 	}
 }
 
@@ -117,6 +118,7 @@ func runRegisterService(ctx context.Context, c *call) (any, error) {
 			LocalArgs:       c.strs("localArgs"),
 			LocalWorkingDir: c.str("localWorkingDir"),
 			LocalEnv:        c.strMap("localEnv"),
+			PinTools:        c.optBool("pinTools"),
 		},
 		AddToBoundDeck: c.optBool("add_to_bound_deck"),
 		Position:       c.optInt("position"),
@@ -134,6 +136,7 @@ func runUpdateService(ctx context.Context, c *call) (any, error) {
 		LocalArgs:       c.optStrs("localArgs"),
 		LocalWorkingDir: c.optStr("localWorkingDir"),
 		LocalEnv:        c.optStrMap("localEnv"),
+		PinTools:        c.optBool("pinTools"),
 	})
 }
 

@@ -44,6 +44,11 @@ func (p *Proxy) CallTool(ctx context.Context, t backend.Target, tool string, arg
 	if err != nil {
 		return backend.CallResult{}, err
 	}
+	if t.Admit != nil {
+		if err := t.Admit(td); err != nil {
+			return backend.CallResult{}, err // held by the core: nothing about it reaches the server
+		}
+	}
 	if err := ts.validateArgs(td, args); err != nil {
 		return backend.CallResult{}, err
 	}

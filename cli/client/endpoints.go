@@ -175,3 +175,10 @@ func (c *Client) Info(ctx context.Context) (map[string]any, error) {
 	var out map[string]any
 	return out, c.Do(ctx, http.MethodGet, "/info", nil, nil, &out)
 }
+
+// ApproveServiceTools pins the current definitions of a service's held tools (all when none is
+// named).
+func (c *Client) ApproveServiceTools(ctx context.Context, ref string, tools []string) (backend.ToolApprovals, error) {
+	var out backend.ToolApprovals
+	return out, c.Do(ctx, http.MethodPost, "/services/"+esc(ref)+"/approve", nil, backend.ApproveToolsInput{Tools: tools}, &out)
+}

@@ -1,0 +1,116 @@
+package postgres
+
+import (
+	"context"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/agent-deck/agent-deck/backend"
+)
+
+// ToolPins returns the service's pinned tool definitions by tool name.
+func (s *Store) ToolPins(ctx context.Context, serviceID string) ([]backend.ToolPin, error) {
+	id := asUUID(serviceID)
+	if id == "" {
+		return nil, notFound("service", serviceID)
+	}
+	rows, err := s.db.Query(ctx, `
+		SELECT service_id::text, tool_name, hash, definition, approved_at, approved_by
+		FROM service_tool_pins WHERE service_id = $1 ORDER BY tool_name`, id)
+	if err != nil {
+		return nil, classify("list tool pins", err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (backend.ToolPin, error) {
+		var p backend.ToolPin
+		err := r.Scan(&p.ServiceID, &p.ToolName, &p.Hash, &p.Definition, &p.ApprovedAt, &p.ApprovedBy)
+		return p, err
+	})
+	if err != nil {
+		return nil, classify("list tool pins", err)
+	}
+	return out, nil
+}
+
+// PinToolsFirstUse marks the first contact and inserts the pins in one transaction. The mark is
+// taken with a conditional update, so of two replicas reaching a new service at once one pins
+// and the other finds it done.
+func (s *Store) PinToolsFirstUse(ctx context.Context, serviceID string, pins []backend.ToolPin) (bool, error) {
+	id := asUUID(serviceID)
+	if id == "" {
+		return false, notFound("service", serviceID)
+	}
+	first := false
+	err := s.transact(ctx, func(tx *Store) error {
+		tag, err := tx.db.Exec(ctx, `UPDATE services SET tools_pinned_at = now()
+			WHERE id = $1 AND tools_pinned_at IS NULL`, id)
+		if err != nil {
+			return classify("mark a service's tools pinned", err)
+		}
+		if tag.RowsAffected() == 0 {
+			return nil
+		}
+		first = true
+		return tx.upsertPins(ctx, id, pins, false)
+	})
+	return first, err
+}
+
+// ApproveToolPins replaces the pins of the given tools and marks the first contact if needed.
+func (s *Store) ApproveToolPins(ctx context.Context, serviceID string, pins []backend.ToolPin) error {
+	id := asUUID(serviceID)
+	if id == "" {
+		return notFound("service", serviceID)
+	}
+	return s.transact(ctx, func(tx *Store) error {
+		tag, err := tx.db.Exec(ctx, `UPDATE services SET tools_pinned_at = COALESCE(tools_pinned_at, now())
+			WHERE id = $1`, id)
+		if err != nil {
+			return classify("mark a service's tools pinned", err)
+		}
+		if tag.RowsAffected() == 0 {
+			return notFound("service", serviceID)
+		}
+		return tx.upsertPins(ctx, id, pins, true)
+	})
+}
+
+// ClearToolPins forgets every pin of the service and its first contact.
+func (s *Store) ClearToolPins(ctx context.Context, serviceID string) error {
+	id := asUUID(serviceID)
+	if id == "" {
+		return notFound("service", serviceID)
+	}
+	return s.transact(ctx, func(tx *Store) error {
+		if _, err := tx.db.Exec(ctx, `DELETE FROM service_tool_pins WHERE service_id = $1`, id); err != nil {
+			return classify("clear tool pins", err)
+		}
+		_, err := tx.db.Exec(ctx, `UPDATE services SET tools_pinned_at = NULL
+			WHERE id = $1 AND tools_pinned_at IS NOT NULL`, id)
+		return classify("clear tool pins", err)
+	})
+}
+
+// upsertPins writes pins in one batch; replace says whether an existing pin is overwritten
+// (approval) or kept (first use).
+func (s *Store) upsertPins(ctx context.Context, serviceID string, pins []backend.ToolPin, replace bool) error {
+	q := `INSERT INTO service_tool_pins (service_id, tool_name, hash, definition, approved_at, approved_by)
+		VALUES ($1, $2, $3, $4, COALESCE($5::timestamptz, now()), $6)
+		ON CONFLICT (service_id, tool_name) DO NOTHING`
+	if replace {
+		q = `INSERT INTO service_tool_pins (service_id, tool_name, hash, definition, approved_at, approved_by)
+		VALUES ($1, $2, $3, $4, COALESCE($5::timestamptz, now()), $6)
+		ON CONFLICT (service_id, tool_name) DO UPDATE SET hash = EXCLUDED.hash,
+			definition = EXCLUDED.definition, approved_at = EXCLUDED.approved_at, approved_by = EXCLUDED.approved_by`
+	}
+	b := &pgx.Batch{}
+	for _, p := range pins {
+		b.Queue(q, serviceID, p.ToolName, p.Hash, string(p.Definition), nullTime(p.ApprovedAt), p.ApprovedBy)
+	}
+	if b.Len() == 0 {
+		return nil
+	}
+	if err := s.db.SendBatch(ctx, b).Close(); err != nil {
+		return classify("pin tool definitions", err)
+	}
+	return nil
+}

@@ -1,0 +1,72 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/agent-deck/agent-deck/backend"
+)
+
+// serviceApproveCommand is the person's review of changed downstream tools: it pins their
+// current definitions so agents may call them again (tool pinning). Admin only, like the route.
+func serviceApproveCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "approve",
+		Usage:     "approve the current definitions of a service's held tools (changed or new since approved)",
+		ArgsUsage: "SERVICE [TOOL...]",
+		Description: "Agent Deck holds a downstream tool whose description or schema changed since it was " +
+			"approved, and a tool added after the service was first reached, until you approve it. " +
+			"Review the change first (GET /api/v1/services/SERVICE/tools shows the new and the approved " +
+			"definition); with no TOOL, every held tool is approved.",
+		Flags: []cli.Flag{jsonFlag},
+		Action: func(c *cli.Context) error {
+			args, err := positional(c)
+			if err != nil {
+				return err
+			}
+			if len(args) == 0 || strings.TrimSpace(args[0]) == "" {
+				return userError("%s: expected a service id or name, then optionally tool names", c.Command.FullName())
+			}
+			cl, err := apiClient(c)
+			if err != nil {
+				return err
+			}
+			res, err := cl.ApproveServiceTools(c.Context, args[0], args[1:])
+			if err != nil {
+				return fail(err)
+			}
+			if c.Bool("json") {
+				return printJSON(c.App.Writer, res)
+			}
+			return printApprovals(c.App.Writer, res)
+		},
+	}
+}
+
+// printApprovals says which tools were approved and what about them changed.
+func printApprovals(w io.Writer, res backend.ToolApprovals) error {
+	if len(res.Approved) == 0 {
+		_, err := fmt.Fprintf(w, "Nothing to approve: every tool of %s matches its approved definition.\n", res.ServiceName)
+		return err
+	}
+	noun := "tools"
+	if len(res.Approved) == 1 {
+		noun = "tool"
+	}
+	fmt.Fprintf(w, "Approved %d %s of %s:\n", len(res.Approved), noun, res.ServiceName)
+	rows := make([][]string, len(res.Approved))
+	for i, a := range res.Approved {
+		rows[i] = []string{a.Name, a.Change}
+	}
+	if err := printTable(w, []string{"TOOL", "APPROVED CHANGE"}, rows); err != nil {
+		return err
+	}
+	if len(res.Unchanged) > 0 {
+		_, err := fmt.Fprintf(w, "Unchanged: %s\n", strings.Join(res.Unchanged, ", "))
+		return err
+	}
+	return nil
+}
