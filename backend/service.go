@@ -9,10 +9,16 @@ import (
 // Clock lets tests control time; the real one is time.Now.
 type Clock func() time.Time
 
-// Sealer encrypts and decrypts secrets at rest (AES-256-GCM, see NewSealer).
+// Sealer encrypts and decrypts secrets at rest (AES-256-GCM, see NewSealer). aad is the
+// associated data a value is bound to (SealedField.AAD): Open with any other aad fails.
 type Sealer interface {
-	Seal(plaintext []byte) ([]byte, error)
-	Open(sealed []byte) ([]byte, error)
+	Seal(plaintext, aad []byte) ([]byte, error)
+	Open(sealed, aad []byte) ([]byte, error)
+	// OpenUnbound reads the format used before values were bound to their row; only the
+	// start-up re-encryption (CheckSecretKey) calls it.
+	OpenUnbound(sealed []byte) ([]byte, error)
+	// Fingerprint identifies the key without revealing it (truncated HMAC-SHA256).
+	Fingerprint() []byte
 }
 
 // Config holds the knobs of the core, built once by the composition root.

@@ -55,12 +55,12 @@ func (s *Service) applyServicePatch(ctx context.Context, rec *ServiceRecord, p S
 	setIf(&in.TimeoutSeconds, p.TimeoutSeconds)
 	var err error
 	if p.Headers != nil {
-		if in.Headers, err = s.patchedSecrets("headers", *p.Headers, rec.PlainHeaders, rec.SealedHeaders); err != nil {
+		if in.Headers, err = s.patchedSecrets("headers", *p.Headers, rec.PlainHeaders, s.openerOf(FieldServiceHeaders, rec.ID, rec.SealedHeaders)); err != nil {
 			return err
 		}
 	}
 	if p.LocalEnv != nil {
-		if in.LocalEnv, err = s.patchedSecrets("local_env", *p.LocalEnv, nil, rec.SealedEnv); err != nil {
+		if in.LocalEnv, err = s.patchedSecrets("local_env", *p.LocalEnv, nil, s.openerOf(FieldServiceEnv, rec.ID, rec.SealedEnv)); err != nil {
 			return err
 		}
 	}
@@ -74,7 +74,7 @@ func (s *Service) applyServicePatch(ctx context.Context, rec *ServiceRecord, p S
 
 // patchedSecrets resolves masked values in a patch map against the stored plain and sealed
 // values. The sealed ones are opened only when the patch keeps one of them.
-func (s *Service) patchedSecrets(field string, patch, plain map[string]string, sealed []byte) (map[string]string, error) {
+func (s *Service) patchedSecrets(field string, patch, plain map[string]string, sealed func() (map[string]string, error)) (map[string]string, error) {
 	keeps := false
 	for _, v := range patch {
 		keeps = keeps || v == MaskedValue
@@ -82,7 +82,7 @@ func (s *Service) patchedSecrets(field string, patch, plain map[string]string, s
 	if !keeps {
 		return patch, nil
 	}
-	stored, err := s.openMap(sealed)
+	stored, err := sealed()
 	if err != nil {
 		return nil, err
 	}
@@ -90,6 +90,11 @@ func (s *Service) patchedSecrets(field string, patch, plain map[string]string, s
 		stored[k] = v
 	}
 	return keepMasked(field, patch, stored)
+}
+
+// openerOf defers opening a sealed map until it is needed.
+func (s *Service) openerOf(f SealedField, id string, sealed []byte) func() (map[string]string, error) {
+	return func() (map[string]string, error) { return s.openMap(f, id, sealed) }
 }
 
 func setIf[T any](dst *T, v *T) {

@@ -8,14 +8,14 @@ import (
 // target builds what the proxy needs to reach a service, with its secret headers, local env and
 // linked credential decrypted. The result must never be logged or returned to a client.
 func (s *Service) target(ctx context.Context, rec ServiceRecord) (Target, error) {
-	headers, err := s.openMap(rec.SealedHeaders)
+	headers, err := s.openMap(FieldServiceHeaders, rec.ID, rec.SealedHeaders)
 	if err != nil {
 		return Target{}, err
 	}
 	for k, v := range rec.PlainHeaders {
 		headers[k] = v
 	}
-	env, err := s.openMap(rec.SealedEnv)
+	env, err := s.openMap(FieldServiceEnv, rec.ID, rec.SealedEnv)
 	if err != nil {
 		return Target{}, err
 	}
@@ -72,7 +72,7 @@ func (s *Service) targetCredential(ctx context.Context, rec ServiceRecord) (targ
 			"credential %q has no secret stored", c.ID).
 			WithHint("set it with: agent-deck credential rotate " + c.ID)
 	}
-	secret, err := s.open(c.SealedSecret)
+	secret, err := s.open(FieldCredentialSecret, c.ID, c.SealedSecret)
 	if err != nil {
 		return targetCredentialWithTime{}, err
 	}
