@@ -74,7 +74,32 @@ type Store interface {
 	// ExpireSessions terminates sessions not seen since the given time and returns how many.
 	ExpireSessions(ctx context.Context, seenBefore time.Time) (int, error)
 
+	// UpdateSecretKeyState runs fn on the recorded secret key state under that row's lock and,
+	// in the same transaction, writes the values fn returns and its new state (nothing when fn
+	// changes nothing). fn's error rolls everything back.
+	UpdateSecretKeyState(ctx context.Context, fn SecretKeyStateFunc) error
+
 	CreateExecAudit(ctx context.Context, a *ExecAudit) error
 	FinishExecAudit(ctx context.Context, id int64, exitCode int, at time.Time) error
 	ListExecAudits(ctx context.Context) ([]ExecAudit, error)
 }
+
+// SecretKeyState is what the database records about the secret key.
+type SecretKeyState struct {
+	// Fingerprint identifies the key the secrets are sealed with; nil before the first start
+	// that records it.
+	Fingerprint []byte
+	// Bound is set once every stored value is sealed with its row and column as associated data.
+	Bound bool
+}
+
+// SealedValue is one stored sealed value: the field and row it belongs to, and its bytes.
+type SealedValue struct {
+	Field  SealedField
+	ID     string
+	Sealed []byte
+}
+
+// SecretKeyStateFunc decides the new key state from the recorded one; load reads every stored
+// sealed value. It returns the state to record and the values to rewrite.
+type SecretKeyStateFunc func(st SecretKeyState, load func() ([]SealedValue, error)) (SecretKeyState, []SealedValue, error)

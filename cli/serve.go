@@ -33,7 +33,7 @@ func serveCommand() *cli.Command {
 			cfg.Logger = newLogger(c.App.ErrWriter, cfg.LogLevel)
 			srv, err := Start(c.Context, cfg)
 			if err != nil {
-				return cli.Exit(err.Error(), 2)
+				return cli.Exit(err.Error(), startExitCode(err))
 			}
 			<-c.Context.Done()
 			ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
@@ -112,6 +112,9 @@ func Start(ctx context.Context, cfg ServeConfig) (srv *Server, err error) {
 		DefaultDeck:        cfg.DefaultDeck,
 		DefaultWorkspace:   cfg.DefaultWorkspace,
 	})
+	if err := s.svc.CheckSecretKey(ctx); err != nil {
+		return nil, keyRefusal(err, cfg)
+	}
 	if s.token, err = ensureAdminToken(ctx, s.svc, cfg.Home); err != nil {
 		return nil, err
 	}
