@@ -31,7 +31,13 @@ type Config struct {
 	DefaultWorkspace string
 	// DefaultServiceTimeout applies to services without their own timeout (default 60 s).
 	DefaultServiceTimeout time.Duration
+	// MaxSessionsPerToken caps one token's live MCP sessions (default 200); opening one more
+	// expires the token's least recently seen session.
+	MaxSessionsPerToken int
 }
+
+// DefaultMaxSessionsPerToken is MaxSessionsPerToken when unset.
+const DefaultMaxSessionsPerToken = 200
 
 // Service is the core: one method per use case. REST handlers, MCP tools and CLI commands that do
 // the same thing call the same method with the same input; validation and permission checks live
@@ -60,6 +66,9 @@ func NewService(store Store, downstream Downstream, sealer Sealer, clock Clock, 
 	}
 	if cfg.SessionIdleTimeout <= 0 {
 		cfg.SessionIdleTimeout = 24 * time.Hour
+	}
+	if cfg.MaxSessionsPerToken <= 0 {
+		cfg.MaxSessionsPerToken = DefaultMaxSessionsPerToken
 	}
 	if cfg.DefaultServiceTimeout <= 0 {
 		cfg.DefaultServiceTimeout = 60 * time.Second

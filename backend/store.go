@@ -64,6 +64,12 @@ type Store interface {
 	TouchToken(ctx context.Context, id string, at time.Time) error
 
 	CreateSession(ctx context.Context, s *MCPSession) error
+	// OpenSession inserts a session with a badge the Store picks in the same statement (the
+	// first word of pool free at the lowest level with a free word: the plain word, then word+2,
+	// word+3, …), never listing live sessions; then, when the session's token holds more than
+	// maxPerToken live sessions, terminates its least recently seen ones and returns their ids.
+	// A badge taken concurrently is a CONFLICT on "badge": call again.
+	OpenSession(ctx context.Context, s *MCPSession, pool []string, maxPerToken int) (expired []string, err error)
 	// GetSession returns a session that exists and is not terminated.
 	GetSession(ctx context.Context, id string) (MCPSession, error)
 	UpdateSessionBinding(ctx context.Context, s *MCPSession) error

@@ -108,9 +108,10 @@ func Start(ctx context.Context, cfg ServeConfig) (srv *Server, err error) {
 	s.push("proxy", px.Close)
 
 	s.svc = backend.NewService(store, px, sealer, nil, s.log, backend.Config{
-		SessionIdleTimeout: cfg.SessionIdleTimeout,
-		DefaultDeck:        cfg.DefaultDeck,
-		DefaultWorkspace:   cfg.DefaultWorkspace,
+		SessionIdleTimeout:  cfg.SessionIdleTimeout,
+		MaxSessionsPerToken: cfg.MaxSessionsPerToken,
+		DefaultDeck:         cfg.DefaultDeck,
+		DefaultWorkspace:    cfg.DefaultWorkspace,
 	})
 	if err := s.svc.CheckSecretKey(ctx); err != nil {
 		return nil, keyRefusal(err, cfg)
