@@ -87,10 +87,11 @@ func keyMismatch(why string, cause error) *Error {
 	if cause != nil {
 		err = fmt.Errorf("%w: %w", err, cause)
 	}
-	return &Error{
+	e := &Error{
 		Code:    CodeUnavailable,
-		Message: "the secret key is not the one this database's secrets were sealed with: " + why,
+		Message: "the secret key does not match this database: " + why,
 		Hint:    "restore the key that matches this database, or point the server at the right one; nothing was changed",
 		Err:     err,
 	}
+	return e.WithDetail("reason", why)
 }

@@ -18,15 +18,16 @@ func keyRefusal(err error, cfg ServeConfig) error {
 	if !backend.IsKeyMismatch(err) {
 		return fmt.Errorf("check the secret key: %w", err)
 	}
-	source, fix := "AGENT_DECK_SECRET_KEY", "set AGENT_DECK_SECRET_KEY to the key this database was used with"
+	source, fix := "AGENT_DECK_SECRET_KEY", "Set AGENT_DECK_SECRET_KEY to the key this database was used with, or restore it from a backup"
 	if cfg.SecretKey == "" {
 		path := filepath.Join(cfg.Home, secretKeyFile)
 		source = "the key file " + path
-		fix = "restore the matching key to " + path + " (from a backup), or set AGENT_DECK_SECRET_KEY " +
+		fix = "Restore the matching key to " + path + " (from a backup), or set AGENT_DECK_SECRET_KEY " +
 			"or AGENT_DECK_HOME to point at the right one"
 	}
-	return fmt.Errorf("%w: the secret key read from %s does not match this database (%s): %s; "+
-		"nothing was changed", errKeyRefused, source, backend.AsError(err).Message, fix)
+	why, _ := backend.AsError(err).Details["reason"].(string)
+	return fmt.Errorf("%w: the secret key read from %s does not match this database: %s. %s; "+
+		"nothing was changed", errKeyRefused, source, why, fix)
 }
 
 // startExitCode is serve's exit status for a failed start: 1 for a refusal (wrong key), 2 for

@@ -175,7 +175,7 @@ func attackWrongKeyRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, out = serveOnce(t, home, "AGENT_DECK_DATABASE_URL="+dbURL)
-	if code != 1 || !strings.Contains(out, keyFile) || !strings.Contains(out, "restore") {
+	if code != 1 || !strings.Contains(out, keyFile) || !strings.Contains(out, "Restore the matching key") {
 		t.Errorf("serve with a wrong key file exited %d; want 1 naming %s and saying to restore it\n%s", code, keyFile, out)
 	}
 
