@@ -1,10 +1,6 @@
 package backend
 
-import (
-	"math/rand/v2"
-	"strconv"
-	"strings"
-)
+import "math/rand/v2"
 
 // badgePool is the fixed set of short words a session's badge is drawn from. Short, distinct,
 // easy to say: the badge tells two chats in the same folder apart on the status line.
@@ -35,34 +31,12 @@ var badgePool = [...]string{
 // digit suffix.
 const BadgePoolSize = len(badgePool)
 
-// pickBadge returns a badge not in taken (compared case-insensitively): a random free word of
-// the pool, or, when every word is taken, the first free word+digit combination.
-func pickBadge(taken map[string]bool) string {
-	free := make([]string, 0, len(badgePool))
-	for _, w := range badgePool {
-		if !taken[w] {
-			free = append(free, w)
-		}
-	}
-	if len(free) > 0 {
-		return free[rand.IntN(len(free))]
-	}
-	for n := 2; ; n++ {
-		start := rand.IntN(len(badgePool))
-		for i := range badgePool {
-			w := badgePool[(start+i)%len(badgePool)] + strconv.Itoa(n)
-			if !taken[w] {
-				return w
-			}
-		}
-	}
-}
-
-// takenBadges indexes the badges of the given sessions, lower-cased.
-func takenBadges(sessions []MCPSession) map[string]bool {
-	taken := make(map[string]bool, len(sessions))
-	for _, s := range sessions {
-		taken[strings.ToLower(s.Badge)] = true
-	}
-	return taken
+// shuffledBadgePool is the pool in a fresh random order. The Store opens a session with the
+// first word of it that is free at the lowest level with a free word (level 1: the plain word;
+// level n: word+n, once every badge of the levels below is taken), so a badge is a random free
+// word while the pool lasts, and unique among live sessions always.
+func shuffledBadgePool() []string {
+	pool := append([]string(nil), badgePool[:]...)
+	rand.Shuffle(len(pool), func(i, j int) { pool[i], pool[j] = pool[j], pool[i] })
+	return pool
 }

@@ -145,8 +145,8 @@ func (s *Service) exportServices(ctx context.Context, b *Bundle, kept func(CardT
 		if len(r.PlainHeaders) > 0 {
 			bs.Headers = r.PlainHeaders
 		}
-		bs.SecretHeaders = s.sealedNames(r.ID, r.SealedHeaders)
-		bs.LocalEnv = s.sealedNames(r.ID, r.SealedEnv)
+		bs.SecretHeaders = s.sealedNames(FieldServiceHeaders, r.ID, r.SealedHeaders)
+		bs.LocalEnv = s.sealedNames(FieldServiceEnv, r.ID, r.SealedEnv)
 		b.Services = append(b.Services, bs)
 	}
 	slices.SortFunc(b.Services, func(x, y BundleService) int { return byName(x.Name, x.ID, y.Name, y.ID) })
@@ -154,8 +154,8 @@ func (s *Service) exportServices(ctx context.Context, b *Bundle, kept func(CardT
 }
 
 // sealedNames returns the sorted names of a sealed map, never its values.
-func (s *Service) sealedNames(serviceID string, sealed []byte) []string {
-	m, err := s.openMap(sealed)
+func (s *Service) sealedNames(f SealedField, serviceID string, sealed []byte) []string {
+	m, err := s.openMap(f, serviceID, sealed)
 	if err != nil {
 		s.log.Warn("export: sealed names unreadable", "service_id", serviceID, "error", ErrorCode(err))
 		return nil

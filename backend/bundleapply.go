@@ -58,19 +58,19 @@ func (im *importer) serviceRecord(ctx context.Context, path string, bs BundleSer
 				bs.Name, bs.CredentialID)
 		}
 	}
-	var rec ServiceRecord
-	if err := im.svc.buildService(ctx, in, &rec, true, true); err != nil {
-		return rec, atPath(err, path)
-	}
-	rec.CredentialID = credentialID // resolved above, without a query per service
 	id := bs.ID
 	if _, taken := im.idx[CardService].byID[id]; taken || !isUUIDText(id) {
 		var err error
 		if id, err = newUUID(); err != nil {
-			return rec, err
+			return ServiceRecord{}, err
 		}
 	}
-	rec.ID, rec.CreatedAt, rec.UpdatedAt = id, im.svc.clock(), im.svc.clock()
+	rec := ServiceRecord{ServiceCard: ServiceCard{ID: id}}
+	if err := im.svc.buildService(ctx, in, &rec, true, true); err != nil {
+		return rec, atPath(err, path)
+	}
+	rec.CredentialID = credentialID // resolved above, without a query per service
+	rec.CreatedAt, rec.UpdatedAt = im.svc.clock(), im.svc.clock()
 	rec.DisabledTools = append([]string{}, bs.DisabledTools...)
 	rec.Health = Health{Status: HealthUnknown}
 	return rec, nil

@@ -115,6 +115,13 @@ func (s *invalidatingStore) RevokeToken(ctx context.Context, id string, at time.
 func (s *invalidatingStore) CreateSession(ctx context.Context, m *MCPSession) error {
 	return s.after(s.Store.CreateSession(ctx, m), "mcp_sessions", m.ID)
 }
+func (s *invalidatingStore) OpenSession(ctx context.Context, m *MCPSession, pool []string, maxPerToken int) ([]string, error) {
+	expired, err := s.Store.OpenSession(ctx, m, pool, maxPerToken)
+	for _, id := range expired {
+		s.changed("mcp_sessions", id)
+	}
+	return expired, s.after(err, "mcp_sessions", m.ID)
+}
 func (s *invalidatingStore) UpdateSessionBinding(ctx context.Context, m *MCPSession) error {
 	return s.after(s.Store.UpdateSessionBinding(ctx, m), "mcp_sessions", m.ID)
 }

@@ -73,10 +73,6 @@ func (s *Service) CreateCredential(ctx context.Context, in CredentialInput) (Cre
 	if err != nil {
 		return Credential{}, err
 	}
-	if rec.SealedSecret, err = s.seal([]byte(value)); err != nil {
-		return Credential{}, err
-	}
-	rec.HasSecret = true
 	rec.CreatedAt, rec.UpdatedAt = s.clock(), s.clock()
 	rec.ID, err = pickID(ctx, rec.ID, DeriveCredentialID(rec.Label), "id", func(id string) (bool, error) {
 		c, err := s.store.GetCredential(ctx, id)
@@ -85,6 +81,11 @@ func (s *Service) CreateCredential(ctx context.Context, in CredentialInput) (Cre
 	if err != nil {
 		return Credential{}, err
 	}
+	// Sealed once the id is known: the secret is bound to its row.
+	if rec.SealedSecret, err = s.seal(FieldCredentialSecret, rec.ID, []byte(value)); err != nil {
+		return Credential{}, err
+	}
+	rec.HasSecret = true
 	if err := s.store.CreateCredential(ctx, &rec); err != nil {
 		return Credential{}, nameConflict(err, "credential", "label", rec.Label)
 	}
@@ -123,7 +124,7 @@ func (s *Service) RotateCredential(ctx context.Context, ref string, value string
 	if err != nil {
 		return Credential{}, err
 	}
-	if rec.SealedSecret, err = s.seal([]byte(value)); err != nil {
+	if rec.SealedSecret, err = s.seal(FieldCredentialSecret, rec.ID, []byte(value)); err != nil {
 		return Credential{}, err
 	}
 	rec.HasSecret, rec.UpdatedAt = true, s.clock()

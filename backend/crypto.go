@@ -3,7 +3,9 @@ package backend
 import (
 	"crypto/aes"
 	"crypto/cipher"
+	"crypto/hmac"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -18,9 +20,18 @@ const KeySize = 32
 // open with the current key, so callers can test for it with errors.Is.
 var ErrSecretsUnreadable = errors.New("stored secrets are unreadable with this secret key")
 
-// gcmSealer seals with AES-256-GCM; each sealed value is nonce || ciphertext+tag.
+// sealedV1 is the first byte of every value sealed with its row as associated data. Values
+// sealed before it (nonce || ciphertext, no associated data) are read only by the start-up
+// re-encryption (OpenUnbound) and refused everywhere else.
+const sealedV1 byte = 1
+
+// fingerprintSize is how many bytes of the key's HMAC fingerprint the database records.
+const fingerprintSize = 16
+
+// gcmSealer seals with AES-256-GCM; each sealed value is version || nonce || ciphertext+tag.
 type gcmSealer struct {
-	aead cipher.AEAD
+	aead        cipher.AEAD
+	fingerprint []byte
 }
 
 // NewSealer returns the Sealer that protects every secret at rest. The key is the 32 bytes from
@@ -40,39 +51,73 @@ func NewSealer(key []byte) (Sealer, error) {
 	if err != nil {
 		return nil, Internal("creating the secret cipher", err)
 	}
-	return &gcmSealer{aead: aead}, nil
+	return &gcmSealer{aead: aead, fingerprint: keyFingerprint(key)}, nil
 }
 
-// Seal encrypts plaintext under a new random nonce.
-func (g *gcmSealer) Seal(plaintext []byte) ([]byte, error) {
-	nonce := make([]byte, g.aead.NonceSize(), g.aead.NonceSize()+len(plaintext)+g.aead.Overhead())
-	if _, err := rand.Read(nonce); err != nil {
+// keyFingerprint identifies a key without revealing it: HMAC-SHA256 keyed by the key itself
+// over a fixed label, truncated. Checking a guess needs the guessed key, as opening a secret does.
+func keyFingerprint(key []byte) []byte {
+	m := hmac.New(sha256.New, key)
+	m.Write([]byte("agent-deck key fingerprint"))
+	return m.Sum(nil)[:fingerprintSize]
+}
+
+// Fingerprint is the key's fingerprint, recorded in the database at first start.
+func (g *gcmSealer) Fingerprint() []byte { return append([]byte(nil), g.fingerprint...) }
+
+// Seal encrypts plaintext under a new random nonce, bound to aad (the row and column it is
+// stored in): it opens only with the same aad.
+func (g *gcmSealer) Seal(plaintext, aad []byte) ([]byte, error) {
+	ns := g.aead.NonceSize()
+	out := make([]byte, 1+ns, 1+ns+len(plaintext)+g.aead.Overhead())
+	out[0] = sealedV1
+	if _, err := rand.Read(out[1:]); err != nil {
 		return nil, Internal("sealing a secret", err)
 	}
-	return g.aead.Seal(nonce, nonce, plaintext, nil), nil
+	return g.aead.Seal(out, out[1:], plaintext, aad), nil
 }
 
-// Open decrypts a sealed value. A value sealed under another key (or damaged) gives the
-// secrets-unreadable error, which says plainly how to recover.
-func (g *gcmSealer) Open(sealed []byte) ([]byte, error) {
+// Open decrypts a value sealed by Seal with the same aad. A value sealed under another key, for
+// another row or column, in the old unbound format, or damaged gives the secrets-unreadable
+// error, which says plainly how to recover.
+func (g *gcmSealer) Open(sealed, aad []byte) ([]byte, error) {
+	ns := g.aead.NonceSize()
+	if len(sealed) < 1+ns+g.aead.Overhead() || sealed[0] != sealedV1 {
+		return nil, errSecretsUnreadable(string(aad), errors.New("not a sealed value of the current format"))
+	}
+	plain, err := g.aead.Open(nil, sealed[1:1+ns], sealed[1+ns:], aad)
+	if err != nil {
+		return nil, errSecretsUnreadable(string(aad), err)
+	}
+	return plain, nil
+}
+
+// OpenUnbound decrypts a value in the format used before values were bound to their row
+// (nonce || ciphertext, no associated data). Only the start-up re-encryption calls it.
+func (g *gcmSealer) OpenUnbound(sealed []byte) ([]byte, error) {
 	ns := g.aead.NonceSize()
 	if len(sealed) < ns+g.aead.Overhead() {
-		return nil, errSecretsUnreadable(errors.New("sealed value too short"))
+		return nil, errSecretsUnreadable("", errors.New("sealed value too short"))
 	}
 	plain, err := g.aead.Open(nil, sealed[:ns], sealed[ns:], nil)
 	if err != nil {
-		return nil, errSecretsUnreadable(err)
+		return nil, errSecretsUnreadable("", err)
 	}
 	return plain, nil
 }
 
 // errSecretsUnreadable is what every caller sees when a stored secret does not open: the key in
-// use is not the one the secrets were sealed with. The cause never includes the sealed bytes.
-func errSecretsUnreadable(cause error) *Error {
+// use is not the one it was sealed with, or the value was copied from another row or column, or
+// it is damaged. where names the value (e.g. credentials/cred_x/secret), never its bytes.
+func errSecretsUnreadable(where string, cause error) *Error {
+	msg := "stored secrets are unreadable with this secret key: it is not the key they were encrypted with"
+	if where != "" {
+		msg = "stored secret " + where + " is unreadable: it was sealed with another secret key, " +
+			"or for another row or column (copied or damaged)"
+	}
 	return &Error{
-		Code: CodeUnavailable,
-		Message: "stored secrets are unreadable with this secret key: it is not the key they " +
-			"were encrypted with",
+		Code:    CodeUnavailable,
+		Message: msg,
 		Hint: "restore the original AGENT_DECK_SECRET_KEY or $AGENT_DECK_HOME/secret.key and " +
 			"restart; otherwise set the secrets again (agent-deck credential rotate, service headers/env)",
 		Err: fmt.Errorf("%w: %w", ErrSecretsUnreadable, cause),
@@ -126,8 +171,31 @@ func EncodeKey(key []byte) string {
 	return base64.StdEncoding.EncodeToString(key)
 }
 
-// sealMap seals a string map as JSON; an empty map seals to nil (nothing stored).
-func (s *Service) sealMap(m map[string]string) ([]byte, error) {
+// SealedField names one sealed column. With a row id it is the associated data of the column's
+// values ("credentials/<id>/secret"), so a value copied to another row or column does not open.
+// A new sealed column gets a field here, a case in the Store's SealedValue mapping, and seals
+// through Service.seal with its AAD.
+type SealedField struct {
+	Table  string
+	Column string
+}
+
+// The sealed columns.
+var (
+	FieldCredentialSecret = SealedField{Table: "credentials", Column: "secret"}
+	FieldServiceHeaders   = SealedField{Table: "services", Column: "headers"}
+	FieldServiceEnv       = SealedField{Table: "services", Column: "local_env"}
+	// FieldServiceURLUserinfo is the user:password@ taken out of a service URL.
+	FieldServiceURLUserinfo = SealedField{Table: "services", Column: "url_userinfo"}
+)
+
+// AAD is the associated data of this field's value in row id.
+func (f SealedField) AAD(id string) []byte {
+	return []byte(f.Table + "/" + id + "/" + f.Column)
+}
+
+// sealMap seals a string map as JSON for field f of row id; an empty map seals to nil.
+func (s *Service) sealMap(f SealedField, id string, m map[string]string) ([]byte, error) {
 	if len(m) == 0 {
 		return nil, nil
 	}
@@ -135,47 +203,51 @@ func (s *Service) sealMap(m map[string]string) ([]byte, error) {
 	if err != nil {
 		return nil, Internal("encoding secrets", err)
 	}
-	return s.seal(plain)
+	return s.seal(f, id, plain)
 }
 
-// openMap opens a map sealed by sealMap; nil opens to an empty map.
-func (s *Service) openMap(sealed []byte) (map[string]string, error) {
+// openMap opens a map sealed by sealMap for the same field and row; nil opens to an empty map.
+func (s *Service) openMap(f SealedField, id string, sealed []byte) (map[string]string, error) {
 	m := map[string]string{}
 	if len(sealed) == 0 {
 		return m, nil
 	}
-	plain, err := s.open(sealed)
+	plain, err := s.open(f, id, sealed)
 	if err != nil {
 		return nil, err
 	}
 	if err := json.Unmarshal(plain, &m); err != nil {
-		return nil, errSecretsUnreadable(errors.New("sealed map is not JSON"))
+		return nil, errSecretsUnreadable(string(f.AAD(id)), errors.New("sealed map is not JSON"))
 	}
 	return m, nil
 }
 
-func (s *Service) seal(plain []byte) ([]byte, error) {
+// seal is the one way the core seals a value: bound to field f of row id, which must be known.
+func (s *Service) seal(f SealedField, id string, plain []byte) ([]byte, error) {
 	if s.sealer == nil {
 		return nil, Internal("sealing a secret", errors.New("no sealer configured"))
 	}
-	out, err := s.sealer.Seal(plain)
+	if id == "" {
+		return nil, Internal("sealing a secret", errors.New("row id unknown at seal time"))
+	}
+	out, err := s.sealer.Seal(plain, f.AAD(id))
 	if err != nil {
 		return nil, storeErr("sealing a secret", err)
 	}
 	return out, nil
 }
 
-func (s *Service) open(sealed []byte) ([]byte, error) {
+func (s *Service) open(f SealedField, id string, sealed []byte) ([]byte, error) {
 	if s.sealer == nil {
 		return nil, Internal("opening a secret", errors.New("no sealer configured"))
 	}
-	out, err := s.sealer.Open(sealed)
+	out, err := s.sealer.Open(sealed, f.AAD(id))
 	if err != nil {
 		var e *Error
 		if errors.As(err, &e) {
 			return nil, e
 		}
-		return nil, errSecretsUnreadable(err)
+		return nil, errSecretsUnreadable(string(f.AAD(id)), err)
 	}
 	return out, nil
 }

@@ -2,6 +2,7 @@ package backend_test
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"strings"
 	"testing"
 
@@ -23,18 +24,19 @@ func TestSealerRoundTrip(t *testing.T) {
 		t.Fatalf("NewSealer: %v", err)
 	}
 	for _, plain := range []string{"", "x", "sk-canary-" + strings.Repeat("z", 5000)} {
-		a, err := s.Seal([]byte(plain))
+		aad := backend.FieldCredentialSecret.AAD("cred_x")
+		a, err := s.Seal([]byte(plain), aad)
 		if err != nil {
 			t.Fatalf("Seal: %v", err)
 		}
-		b, _ := s.Seal([]byte(plain))
+		b, _ := s.Seal([]byte(plain), aad)
 		if bytes.Equal(a, b) {
 			t.Errorf("sealing %d bytes twice gave the same blob; nonces must be random", len(plain))
 		}
 		if len(plain) >= 8 && bytes.Contains(a, []byte(plain)) {
 			t.Errorf("sealed blob contains the plaintext")
 		}
-		got, err := s.Open(a)
+		got, err := s.Open(a, aad)
 		if err != nil || string(got) != plain {
 			t.Errorf("Open(Seal(%d bytes)) = %d bytes, %v", len(plain), len(got), err)
 		}
@@ -44,7 +46,8 @@ func TestSealerRoundTrip(t *testing.T) {
 func TestSealerWrongKey(t *testing.T) {
 	s1, _ := backend.NewSealer(newKey(t))
 	s2, _ := backend.NewSealer(newKey(t))
-	sealed, err := s1.Seal([]byte("sk-canary-wrong-key"))
+	aad := backend.FieldServiceHeaders.AAD("11111111-1111-4111-8111-111111111111")
+	sealed, err := s1.Seal([]byte("sk-canary-wrong-key"), aad)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +65,7 @@ func TestSealerWrongKey(t *testing.T) {
 			if tt.name != "other key" {
 				opener = s1
 			}
-			_, err := opener.Open(tt.blob)
+			_, err := opener.Open(tt.blob, aad)
 			if err == nil {
 				t.Fatal("Open succeeded, want an error")
 			}
@@ -79,6 +82,59 @@ func TestSealerWrongKey(t *testing.T) {
 				t.Errorf("error leaks sealed or plain bytes: %q", err.Error())
 			}
 		})
+	}
+}
+
+// TestSealerBindsRow: a value opens only with the row and column it was sealed for, and the
+// unbound format of earlier releases is refused by Open (only OpenUnbound, used once at start-up
+// to re-seal, reads it).
+func TestSealerBindsRow(t *testing.T) {
+	key := newKey(t)
+	s, _ := backend.NewSealer(key)
+	const id = "cred_a"
+	sealed, err := s.Seal([]byte("sk-canary-bound"), backend.FieldCredentialSecret.AAD(id))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, aad := range [][]byte{
+		backend.FieldCredentialSecret.AAD("cred_b"),
+		backend.FieldServiceHeaders.AAD(id),
+		nil,
+	} {
+		_, err := s.Open(sealed, aad)
+		if !backend.IsSecretsUnreadable(err) {
+			t.Errorf("Open with aad %q = %v, want the secrets-unreadable error", aad, err)
+		}
+		if err != nil && !strings.Contains(backend.AsError(err).Message, string(aad)) {
+			t.Errorf("message %q does not name the value %q", backend.AsError(err).Message, aad)
+		}
+	}
+	legacy := sealUnbound(t, key, []byte("sk-canary-legacy"))
+	if _, err := s.Open(legacy, backend.FieldCredentialSecret.AAD(id)); !backend.IsSecretsUnreadable(err) {
+		t.Errorf("Open(unbound format) = %v, want refused", err)
+	}
+	if got, err := s.OpenUnbound(legacy); err != nil || string(got) != "sk-canary-legacy" {
+		t.Errorf("OpenUnbound = %q, %v", got, err)
+	}
+	if _, err := s.OpenUnbound(sealed); err == nil {
+		t.Error("OpenUnbound opened a bound value")
+	}
+}
+
+func TestSealerFingerprint(t *testing.T) {
+	k1, k2 := newKey(t), newKey(t)
+	a, _ := backend.NewSealer(k1)
+	a2, _ := backend.NewSealer(k1)
+	b, _ := backend.NewSealer(k2)
+	if !bytes.Equal(a.Fingerprint(), a2.Fingerprint()) || len(a.Fingerprint()) != 16 {
+		t.Errorf("fingerprint not stable or not 16 bytes: %x %x", a.Fingerprint(), a2.Fingerprint())
+	}
+	if bytes.Equal(a.Fingerprint(), b.Fingerprint()) {
+		t.Error("two keys share a fingerprint")
+	}
+	sum := sha256.Sum256(k1)
+	if bytes.Contains(sum[:], a.Fingerprint()) || bytes.Contains(k1, a.Fingerprint()[:8]) {
+		t.Error("fingerprint is a plain hash or a slice of the key")
 	}
 }
 

@@ -1,7 +1,6 @@
 package backend
 
 import (
-	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -40,36 +39,20 @@ func TestDisplaySummary(t *testing.T) {
 	})
 }
 
-func TestPickBadge(t *testing.T) {
-	t.Run("unique while the pool lasts", func(t *testing.T) {
-		taken := map[string]bool{}
-		for i := 0; i < BadgePoolSize; i++ {
-			b := pickBadge(taken)
-			if taken[b] || strings.ContainsAny(b, "0123456789") {
-				t.Fatalf("draw %d: %q is taken or has a digit", i, b)
-			}
-			taken[b] = true
-		}
-		b := pickBadge(taken)
-		if !strings.HasSuffix(b, "2") || taken[b] {
-			t.Fatalf("after the pool ran out got %q, want a free word+digit", b)
-		}
-	})
-	t.Run("words are short and lower case", func(t *testing.T) {
+func TestBadgePool(t *testing.T) {
+	t.Run("words are short, lower case, without digits and distinct", func(t *testing.T) {
+		seen := map[string]bool{}
 		for _, w := range badgePool {
-			if w != strings.ToLower(w) || len(w) > 8 || w == "" {
+			if w != strings.ToLower(w) || len(w) > 8 || w == "" || strings.ContainsAny(w, "0123456789") || seen[w] {
 				t.Errorf("badge word %q", w)
 			}
+			seen[w] = true
 		}
 	})
-	t.Run("digits keep going", func(t *testing.T) {
-		taken := map[string]bool{}
-		for _, w := range badgePool {
-			taken[w] = true
-			taken[w+"2"] = true
-		}
-		if b := pickBadge(taken); !strings.HasSuffix(b, strconv.Itoa(3)) {
-			t.Errorf("got %q, want a word+3", b)
+	t.Run("shuffled copies", func(t *testing.T) {
+		a, b := shuffledBadgePool(), shuffledBadgePool()
+		if len(a) != BadgePoolSize || strings.Join(a, ",") == strings.Join(b, ",") {
+			t.Errorf("two shuffles of %d words are equal", len(a))
 		}
 	})
 }

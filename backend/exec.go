@@ -62,7 +62,7 @@ func (s *Service) StartExec(ctx context.Context, in ExecInput) (ExecGrant, error
 		if in.DryRun {
 			continue
 		}
-		secret, err := s.open(c.SealedSecret)
+		secret, err := s.open(FieldCredentialSecret, c.ID, c.SealedSecret)
 		if err != nil {
 			return ExecGrant{}, err
 		}

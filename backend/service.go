@@ -9,10 +9,16 @@ import (
 // Clock lets tests control time; the real one is time.Now.
 type Clock func() time.Time
 
-// Sealer encrypts and decrypts secrets at rest (AES-256-GCM, see NewSealer).
+// Sealer encrypts and decrypts secrets at rest (AES-256-GCM, see NewSealer). aad is the
+// associated data a value is bound to (SealedField.AAD): Open with any other aad fails.
 type Sealer interface {
-	Seal(plaintext []byte) ([]byte, error)
-	Open(sealed []byte) ([]byte, error)
+	Seal(plaintext, aad []byte) ([]byte, error)
+	Open(sealed, aad []byte) ([]byte, error)
+	// OpenUnbound reads the format used before values were bound to their row; only the
+	// start-up re-encryption (CheckSecretKey) calls it.
+	OpenUnbound(sealed []byte) ([]byte, error)
+	// Fingerprint identifies the key without revealing it (truncated HMAC-SHA256).
+	Fingerprint() []byte
 }
 
 // Config holds the knobs of the core, built once by the composition root.
@@ -31,7 +37,13 @@ type Config struct {
 	// Redactor learns every service secret as targets are built, so log lines can be masked
 	// by value (see NewRedactHandler); nil learns nothing.
 	Redactor *Redactor
+	// MaxSessionsPerToken caps one token's live MCP sessions (default 200); opening one more
+	// expires the token's least recently seen session.
+	MaxSessionsPerToken int
 }
+
+// DefaultMaxSessionsPerToken is MaxSessionsPerToken when unset.
+const DefaultMaxSessionsPerToken = 200
 
 // Service is the core: one method per use case. REST handlers, MCP tools and CLI commands that do
 // the same thing call the same method with the same input; validation and permission checks live
@@ -62,6 +74,9 @@ func NewService(store Store, downstream Downstream, sealer Sealer, clock Clock, 
 	}
 	if cfg.SessionIdleTimeout <= 0 {
 		cfg.SessionIdleTimeout = 24 * time.Hour
+	}
+	if cfg.MaxSessionsPerToken <= 0 {
+		cfg.MaxSessionsPerToken = DefaultMaxSessionsPerToken
 	}
 	if cfg.DefaultServiceTimeout <= 0 {
 		cfg.DefaultServiceTimeout = 60 * time.Second

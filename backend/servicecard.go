@@ -93,15 +93,15 @@ func (s *Service) CreateService(ctx context.Context, in ServiceInput) (ServiceCa
 	if err := checkPinToolsScope(ctx, true, in.PinTools); err != nil {
 		return ServiceCard{}, err
 	}
-	var rec ServiceRecord
-	if err := s.buildService(ctx, in, &rec, true, true); err != nil {
-		return ServiceCard{}, err
-	}
 	id, err := newUUID()
 	if err != nil {
 		return ServiceCard{}, err
 	}
-	rec.ID, rec.CreatedAt, rec.UpdatedAt = id, s.clock(), s.clock()
+	rec := ServiceRecord{ServiceCard: ServiceCard{ID: id}}
+	if err := s.buildService(ctx, in, &rec, true, true); err != nil {
+		return ServiceCard{}, err
+	}
+	rec.CreatedAt, rec.UpdatedAt = s.clock(), s.clock()
 	rec.DisabledTools, rec.Health = []string{}, Health{Status: HealthUnknown}
 	if err := s.store.CreateService(ctx, &rec); err != nil {
 		return ServiceCard{}, nameConflict(err, "service", "name", rec.Name)

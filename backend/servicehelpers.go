@@ -42,7 +42,7 @@ func (s *Service) serviceView(rec ServiceRecord) ServiceCard {
 	for k, v := range rec.PlainHeaders {
 		headers[k] = v
 	}
-	if sealed, err := s.openMap(rec.SealedHeaders); err == nil {
+	if sealed, err := s.openMap(FieldServiceHeaders, rec.ID, rec.SealedHeaders); err == nil {
 		for k := range sealed {
 			headers[k] = MaskedValue
 		}
@@ -54,7 +54,7 @@ func (s *Service) serviceView(rec ServiceRecord) ServiceCard {
 		card.Headers = headers
 	}
 	card.LocalEnv = nil
-	if env, err := s.openMap(rec.SealedEnv); err == nil {
+	if env, err := s.openMap(FieldServiceEnv, rec.ID, rec.SealedEnv); err == nil {
 		card.LocalEnv = maskedKeys(env)
 	} else {
 		s.log.Warn("service env unreadable", "service_id", rec.ID, "error", ErrorCode(err))
@@ -79,7 +79,8 @@ func (s *Service) serviceView(rec ServiceRecord) ServiceCard {
 }
 
 // buildService validates in and writes it into rec. Headers and env are validated and sealed
-// only when withHeaders / withEnv say they are being set.
+// only when withHeaders / withEnv say they are being set; rec.ID must be set first, since sealed
+// values are bound to their row.
 func (s *Service) buildService(ctx context.Context, in ServiceInput, rec *ServiceRecord, withHeaders, withEnv bool) error {
 	var err error
 	if rec.Name, err = cleanName("name", in.Name); err != nil {
@@ -111,7 +112,7 @@ func (s *Service) buildService(ctx context.Context, in ServiceInput, rec *Servic
 		if err := checkEnv("local_env", in.LocalEnv); err != nil {
 			return err
 		}
-		if rec.SealedEnv, err = s.sealMap(in.LocalEnv); err != nil {
+		if rec.SealedEnv, err = s.sealMap(FieldServiceEnv, rec.ID, in.LocalEnv); err != nil {
 			return err
 		}
 	}
@@ -226,6 +227,6 @@ func (s *Service) sealHeaders(in ServiceInput, rec *ServiceRecord) error {
 	}
 	plain, secret := splitHeaders(h)
 	rec.PlainHeaders = plain
-	rec.SealedHeaders, err = s.sealMap(secret)
+	rec.SealedHeaders, err = s.sealMap(FieldServiceHeaders, rec.ID, secret)
 	return err
 }

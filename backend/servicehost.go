@@ -204,7 +204,7 @@ func (s *Service) sealUserinfo(field, raw string, rec *ServiceRecord) error {
 	if pass, _ := info.Password(); strings.ContainsAny(info.Username()+pass, "\r\n\x00") {
 		return invalid(field, "the userinfo must not contain CR, LF or NUL")
 	}
-	rec.SealedUserinfo, err = s.seal([]byte(info.String()))
+	rec.SealedUserinfo, err = s.seal(FieldServiceURLUserinfo, rec.ID, []byte(info.String()))
 	return err
 }
 
@@ -213,7 +213,7 @@ func (s *Service) sealUserinfo(field, raw string, rec *ServiceRecord) error {
 func basicAuthHeader(userinfo string) (string, error) {
 	u, err := url.Parse("http://" + userinfo + "@h/")
 	if err != nil || u.User == nil {
-		return "", errSecretsUnreadable(err)
+		return "", errSecretsUnreadable("", err)
 	}
 	pass, _ := u.User.Password()
 	return "Basic " + base64.StdEncoding.EncodeToString([]byte(u.User.Username()+":"+pass)), nil

@@ -30,10 +30,10 @@ func (s *Service) checkPatchScope(ctx context.Context, rec ServiceRecord, p Serv
 	}
 	var stored storedSecrets
 	var err error
-	if stored.headers, err = s.openMap(rec.SealedHeaders); err != nil {
+	if stored.headers, err = s.openMap(FieldServiceHeaders, rec.ID, rec.SealedHeaders); err != nil {
 		return err
 	}
-	if stored.env, err = s.openMap(rec.SealedEnv); err != nil {
+	if stored.env, err = s.openMap(FieldServiceEnv, rec.ID, rec.SealedEnv); err != nil {
 		return err
 	}
 	if fields := patchedFields(rec, stored, p); len(fields) > 0 {
@@ -157,12 +157,12 @@ func (s *Service) applyServicePatch(ctx context.Context, rec *ServiceRecord, p S
 	}
 	var err error
 	if p.Headers != nil {
-		if in.Headers, err = s.patchedSecrets("headers", *p.Headers, rec.PlainHeaders, rec.SealedHeaders); err != nil {
+		if in.Headers, err = s.patchedSecrets("headers", *p.Headers, rec.PlainHeaders, s.openerOf(FieldServiceHeaders, rec.ID, rec.SealedHeaders)); err != nil {
 			return err
 		}
 	}
 	if p.LocalEnv != nil {
-		if in.LocalEnv, err = s.patchedSecrets("local_env", *p.LocalEnv, nil, rec.SealedEnv); err != nil {
+		if in.LocalEnv, err = s.patchedSecrets("local_env", *p.LocalEnv, nil, s.openerOf(FieldServiceEnv, rec.ID, rec.SealedEnv)); err != nil {
 			return err
 		}
 	}
@@ -176,7 +176,7 @@ func (s *Service) applyServicePatch(ctx context.Context, rec *ServiceRecord, p S
 
 // patchedSecrets resolves masked values in a patch map against the stored plain and sealed
 // values. The sealed ones are opened only when the patch keeps one of them.
-func (s *Service) patchedSecrets(field string, patch, plain map[string]string, sealed []byte) (map[string]string, error) {
+func (s *Service) patchedSecrets(field string, patch, plain map[string]string, sealed func() (map[string]string, error)) (map[string]string, error) {
 	keeps := false
 	for _, v := range patch {
 		keeps = keeps || v == MaskedValue
@@ -184,7 +184,7 @@ func (s *Service) patchedSecrets(field string, patch, plain map[string]string, s
 	if !keeps {
 		return patch, nil
 	}
-	stored, err := s.openMap(sealed)
+	stored, err := sealed()
 	if err != nil {
 		return nil, err
 	}
@@ -192,6 +192,11 @@ func (s *Service) patchedSecrets(field string, patch, plain map[string]string, s
 		stored[k] = v
 	}
 	return keepMasked(field, patch, stored)
+}
+
+// openerOf defers opening a sealed map until it is needed.
+func (s *Service) openerOf(f SealedField, id string, sealed []byte) func() (map[string]string, error) {
+	return func() (map[string]string, error) { return s.openMap(f, id, sealed) }
 }
 
 func setIf[T any](dst *T, v *T) {

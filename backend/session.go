@@ -57,7 +57,9 @@ var SessionProfiles = []string{"runtime", "standard", "legacy"}
 // maxWorkspaceChars bounds a workspace path.
 const maxWorkspaceChars = 4096
 
-// OpenSession records a new MCP session with a badge unique among live sessions. A deck given
+// OpenSession records a new MCP session with a badge unique among live sessions, at a cost that
+// does not grow with the number of live sessions. A token holding MaxSessionsPerToken live
+// sessions loses its least recently seen one, which then answers like any ended session. A deck given
 // by the caller (the x-agent-deck-deck-id header) must exist; the configured default deck
 // (AGENT_DECK_DECK_ID) pre-binds when it exists and is skipped with a warning when it does not,
 // so a deleted default never locks agents out.
@@ -70,17 +72,17 @@ func (s *Service) OpenSession(ctx context.Context, in OpenSessionInput) (MCPSess
 	if err != nil {
 		return MCPSession{}, err
 	}
-	if err := s.expireIdle(ctx); err != nil {
+	// Idle expiry is housekeeping: a concurrent change getting in its way is left to the next open.
+	if err := s.expireIdle(ctx); err != nil && ErrorCode(err) != CodeConflict {
 		return MCPSession{}, err
 	}
 	for attempt := 0; ; attempt++ {
-		live, err := s.store.ListLiveSessions(ctx, s.clock().Add(-s.cfg.SessionIdleTimeout))
-		if err != nil {
-			return MCPSession{}, storeErr("listing sessions", err)
-		}
-		sess.Badge = pickBadge(takenBadges(live))
-		err = s.store.CreateSession(ctx, &sess)
+		expired, err := s.store.OpenSession(ctx, &sess, shuffledBadgePool(), s.cfg.MaxSessionsPerToken)
 		if err == nil {
+			if len(expired) > 0 {
+				s.log.Info("session cap reached; least recently used sessions expired",
+					"token_id", sess.TokenID, "expired", len(expired), "cap", s.cfg.MaxSessionsPerToken)
+			}
 			return sess, nil
 		}
 		// Two sessions opened at once may draw the same badge; draw again.

@@ -74,6 +74,12 @@ type Store interface {
 	TouchToken(ctx context.Context, id string, at time.Time) error
 
 	CreateSession(ctx context.Context, s *MCPSession) error
+	// OpenSession inserts a session with a badge the Store picks in the same statement (the
+	// first word of pool free at the lowest level with a free word: the plain word, then word+2,
+	// word+3, …), never listing live sessions; then, when the session's token holds more than
+	// maxPerToken live sessions, terminates its least recently seen ones and returns their ids.
+	// A badge taken concurrently is a CONFLICT on "badge": call again.
+	OpenSession(ctx context.Context, s *MCPSession, pool []string, maxPerToken int) (expired []string, err error)
 	// GetSession returns a session that exists and is not terminated.
 	GetSession(ctx context.Context, id string) (MCPSession, error)
 	UpdateSessionBinding(ctx context.Context, s *MCPSession) error
@@ -84,7 +90,32 @@ type Store interface {
 	// ExpireSessions terminates sessions not seen since the given time and returns how many.
 	ExpireSessions(ctx context.Context, seenBefore time.Time) (int, error)
 
+	// UpdateSecretKeyState runs fn on the recorded secret key state under that row's lock and,
+	// in the same transaction, writes the values fn returns and its new state (nothing when fn
+	// changes nothing). fn's error rolls everything back.
+	UpdateSecretKeyState(ctx context.Context, fn SecretKeyStateFunc) error
+
 	CreateExecAudit(ctx context.Context, a *ExecAudit) error
 	FinishExecAudit(ctx context.Context, id int64, exitCode int, at time.Time) error
 	ListExecAudits(ctx context.Context) ([]ExecAudit, error)
 }
+
+// SecretKeyState is what the database records about the secret key.
+type SecretKeyState struct {
+	// Fingerprint identifies the key the secrets are sealed with; nil before the first start
+	// that records it.
+	Fingerprint []byte
+	// Bound is set once every stored value is sealed with its row and column as associated data.
+	Bound bool
+}
+
+// SealedValue is one stored sealed value: the field and row it belongs to, and its bytes.
+type SealedValue struct {
+	Field  SealedField
+	ID     string
+	Sealed []byte
+}
+
+// SecretKeyStateFunc decides the new key state from the recorded one; load reads every stored
+// sealed value. It returns the state to record and the values to rewrite.
+type SecretKeyStateFunc func(st SecretKeyState, load func() ([]SealedValue, error)) (SecretKeyState, []SealedValue, error)

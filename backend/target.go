@@ -12,7 +12,7 @@ import (
 // target builds what the proxy needs to reach a service, with its secret headers, local env and
 // linked credential decrypted. The result must never be logged or returned to a client.
 func (s *Service) target(ctx context.Context, rec ServiceRecord) (Target, error) {
-	sealedHeaders, err := s.openMap(rec.SealedHeaders)
+	sealedHeaders, err := s.openMap(FieldServiceHeaders, rec.ID, rec.SealedHeaders)
 	if err != nil {
 		return Target{}, err
 	}
@@ -25,7 +25,7 @@ func (s *Service) target(ctx context.Context, rec ServiceRecord) (Target, error)
 	}
 	var userinfo string
 	if len(rec.SealedUserinfo) > 0 {
-		raw, err := s.open(rec.SealedUserinfo)
+		raw, err := s.open(FieldServiceURLUserinfo, rec.ID, rec.SealedUserinfo)
 		if err != nil {
 			return Target{}, err
 		}
@@ -36,7 +36,7 @@ func (s *Service) target(ctx context.Context, rec ServiceRecord) (Target, error)
 			}
 		}
 	}
-	env, err := s.openMap(rec.SealedEnv)
+	env, err := s.openMap(FieldServiceEnv, rec.ID, rec.SealedEnv)
 	if err != nil {
 		return Target{}, err
 	}
@@ -138,7 +138,7 @@ func (s *Service) targetCredential(ctx context.Context, rec ServiceRecord) (targ
 			"credential %q has no secret stored", c.ID).
 			WithHint("set it with: agent-deck credential rotate " + c.ID)
 	}
-	secret, err := s.open(c.SealedSecret)
+	secret, err := s.open(FieldCredentialSecret, c.ID, c.SealedSecret)
 	if err != nil {
 		return targetCredentialWithTime{}, err
 	}

@@ -56,6 +56,8 @@ func serveFlags() []cli.Flag {
 			Usage: "workspace root new MCP sessions are bound to"},
 		&cli.DurationFlag{Name: "session-idle-timeout", EnvVars: []string{"AGENT_DECK_SESSION_IDLE_TIMEOUT"},
 			Value: 24 * time.Hour, Usage: "MCP sessions expire after this long without traffic"},
+		&cli.IntFlag{Name: "max-sessions-per-token", EnvVars: []string{"AGENT_DECK_MAX_SESSIONS_PER_TOKEN"},
+			Value: 200, Usage: "live MCP sessions one token may hold; opening one more expires its least recently used"},
 		&cli.DurationFlag{Name: "local-idle-timeout", EnvVars: []string{"AGENT_DECK_LOCAL_IDLE_TIMEOUT"},
 			Value: 10 * time.Minute, Usage: "idle local MCP servers are stopped after this long"},
 		&cli.IntFlag{Name: "result-cap", EnvVars: []string{"AGENT_DECK_RESULT_CAP"}, Value: 48 * 1024,
@@ -84,35 +86,38 @@ type ServeConfig struct {
 	DefaultDeck        string
 	DefaultWorkspace   string
 	SessionIdleTimeout time.Duration
-	LocalIdleTimeout   time.Duration
-	ResultCap          int
-	ResultRetention    time.Duration
-	ResultHardCap      int   // bytes; 0 = 32 MiB
-	ResultDirCap       int64 // bytes; 0 = 1 GiB
-	LogLevel           string
-	AllowMetadataHosts bool
+	// MaxSessionsPerToken caps one token's live MCP sessions; 0 means the default (200).
+	MaxSessionsPerToken int
+	LocalIdleTimeout    time.Duration
+	ResultCap           int
+	ResultRetention     time.Duration
+	ResultHardCap       int   // bytes; 0 = 32 MiB
+	ResultDirCap        int64 // bytes; 0 = 1 GiB
+	LogLevel            string
+	AllowMetadataHosts  bool
 	// Logger receives structured logs; nil logs text to stderr at LogLevel.
 	Logger *slog.Logger
 }
 
 func serveConfigFrom(c *cli.Context) ServeConfig {
 	return ServeConfig{
-		Home:               global(c, flagHome),
-		Addr:               c.String("addr"),
-		AllowRemote:        c.Bool("allow-remote"),
-		DatabaseURL:        c.String("database-url"),
-		SecretKey:          os.Getenv("AGENT_DECK_SECRET_KEY"),
-		Profile:            c.String("profile"),
-		DefaultDeck:        c.String("deck"),
-		DefaultWorkspace:   c.String("workspace"),
-		SessionIdleTimeout: c.Duration("session-idle-timeout"),
-		LocalIdleTimeout:   c.Duration("local-idle-timeout"),
-		ResultCap:          c.Int("result-cap"),
-		ResultRetention:    c.Duration("result-retention"),
-		ResultHardCap:      c.Int("result-hard-cap"),
-		ResultDirCap:       c.Int64("result-dir-cap"),
-		LogLevel:           c.String("log-level"),
-		AllowMetadataHosts: c.Bool("allow-metadata-hosts"),
+		Home:                global(c, flagHome),
+		Addr:                c.String("addr"),
+		AllowRemote:         c.Bool("allow-remote"),
+		DatabaseURL:         c.String("database-url"),
+		SecretKey:           os.Getenv("AGENT_DECK_SECRET_KEY"),
+		Profile:             c.String("profile"),
+		DefaultDeck:         c.String("deck"),
+		DefaultWorkspace:    c.String("workspace"),
+		SessionIdleTimeout:  c.Duration("session-idle-timeout"),
+		MaxSessionsPerToken: c.Int("max-sessions-per-token"),
+		LocalIdleTimeout:    c.Duration("local-idle-timeout"),
+		ResultCap:           c.Int("result-cap"),
+		ResultRetention:     c.Duration("result-retention"),
+		ResultHardCap:       c.Int("result-hard-cap"),
+		ResultDirCap:        c.Int64("result-dir-cap"),
+		LogLevel:            c.String("log-level"),
+		AllowMetadataHosts:  c.Bool("allow-metadata-hosts"),
 	}
 }
 
@@ -124,6 +129,9 @@ func (c ServeConfig) validate() error {
 	}
 	if c.Home == "" {
 		return fmt.Errorf("--home: a data home directory is required")
+	}
+	if c.MaxSessionsPerToken < 0 {
+		return fmt.Errorf("--max-sessions-per-token %d: expected a positive number of sessions", c.MaxSessionsPerToken)
 	}
 	return checkListenAddr(c.Addr, c.AllowRemote)
 }

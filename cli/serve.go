@@ -33,7 +33,7 @@ func serveCommand() *cli.Command {
 			cfg.Logger = newLogger(c.App.ErrWriter, cfg.LogLevel)
 			srv, err := Start(c.Context, cfg)
 			if err != nil {
-				return cli.Exit(err.Error(), 2)
+				return cli.Exit(err.Error(), startExitCode(err))
 			}
 			<-c.Context.Done()
 			ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
@@ -113,12 +113,16 @@ func Start(ctx context.Context, cfg ServeConfig) (srv *Server, err error) {
 	s.push("proxy", px.Close)
 
 	s.svc = backend.NewService(store, px, sealer, nil, s.log, backend.Config{
-		SessionIdleTimeout: cfg.SessionIdleTimeout,
-		DefaultDeck:        cfg.DefaultDeck,
-		DefaultWorkspace:   cfg.DefaultWorkspace,
-		AllowMetadataHosts: cfg.AllowMetadataHosts,
-		Redactor:           redactor,
+		SessionIdleTimeout:  cfg.SessionIdleTimeout,
+		MaxSessionsPerToken: cfg.MaxSessionsPerToken,
+		DefaultDeck:         cfg.DefaultDeck,
+		DefaultWorkspace:    cfg.DefaultWorkspace,
+		AllowMetadataHosts:  cfg.AllowMetadataHosts,
+		Redactor:            redactor,
 	})
+	if err := s.svc.CheckSecretKey(ctx); err != nil {
+		return nil, keyRefusal(err, cfg)
+	}
 	if s.token, err = ensureAdminToken(ctx, s.svc, cfg.Home); err != nil {
 		return nil, err
 	}

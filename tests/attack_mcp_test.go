@@ -9,5 +9,6 @@ func TestAttacksMCP(t *testing.T) {
 		{"agent register_service and update_service on metadata and private hosts", attackMCPRegisterMetadataHost},
 		{"agent update_playbook on a playbook off the bound deck", attackMCPUpdatePlaybookOffDeck},
 		{"agent bind_workspace with a relative path", attackMCPBindRelativeWorkspace},
+		{"open sessions without end with one token", attackSessionFlood},
 	})
 }

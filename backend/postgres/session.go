@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -39,6 +40,75 @@ func (s *Store) CreateSession(ctx context.Context, m *backend.MCPSession) error 
 	err := s.db.QueryRow(ctx, q, m.ID, m.WorkspaceRoot, nullString(m.DeckID), m.Badge, m.ClientName, m.Profile,
 		string(m.Scope), nullTime(m.CreatedAt), nullTime(m.LastSeenAt), nullString(m.TokenID)).Scan(&m.DeckName, &m.CreatedAt, &m.LastSeenAt)
 	return classify("create session", err)
+}
+
+// OpenSession inserts the session with a badge the database picks in the same statement: the
+// first word of pool (shuffled by the caller) free at the lowest level that has a free word,
+// suffixed with the level from level 2 on. It reads the level counts up to the first level with
+// a free word (one row per len(pool) live sessions) and probes at most len(pool) badges. Then, when the session's token
+// holds more than maxPerToken live sessions, the least recently seen ones are terminated and
+// their ids returned. Both happen in one transaction. A concurrent open that took the badge (or
+// the level's last word) is a CONFLICT on "badge": pick again.
+func (s *Store) OpenSession(ctx context.Context, m *backend.MCPSession, pool []string, maxPerToken int) ([]string, error) {
+	if len(pool) == 0 {
+		return nil, backend.Internal("open session", errors.New("empty badge pool"))
+	}
+	const q = `
+		WITH lvl AS (
+			SELECT COALESCE(
+				(SELECT level FROM mcp_badge_levels WHERE live < cardinality($10::text[]) ORDER BY level LIMIT 1),
+				(SELECT max(level) + 1 FROM mcp_badge_levels),
+				1) AS n
+		), pick AS (
+			SELECT b.badge FROM lvl, LATERAL (
+				SELECT w || CASE WHEN lvl.n > 1 THEN lvl.n::text ELSE '' END AS badge
+				FROM unnest($10::text[]) AS w) b
+			-- A correlated scalar subquery, not NOT EXISTS: the planner would turn that into an
+			-- anti-join scanning every session; this probes the unique index once per candidate
+			-- and stops at the first free badge.
+			WHERE (SELECT 1 FROM mcp_sessions x WHERE x.badge = b.badge AND x.terminated_at IS NULL LIMIT 1) IS NULL
+			LIMIT 1
+		), m AS (
+			INSERT INTO mcp_sessions (id, workspace_root, deck_id, badge, client_name, profile, scope,
+				created_at, last_seen_at, token_id)
+			SELECT $1, $2, $3, pick.badge, $4, $5, $6, COALESCE($7::timestamptz, now()),
+				COALESCE($8::timestamptz, $7::timestamptz, now()), $9::uuid
+			FROM pick
+			RETURNING deck_id, badge, created_at, last_seen_at
+		)
+		SELECT COALESCE(d.name, ''), m.badge, m.created_at, m.last_seen_at FROM m LEFT JOIN decks d ON d.id = m.deck_id`
+	const expire = `
+		UPDATE mcp_sessions SET terminated_at = now()
+		WHERE id IN (
+			SELECT id FROM mcp_sessions WHERE token_id = $1::uuid AND terminated_at IS NULL
+			ORDER BY last_seen_at DESC, created_at DESC, id DESC OFFSET $2)
+		RETURNING id`
+	var expired []string
+	err := s.transact(ctx, func(tx *Store) error {
+		err := tx.db.QueryRow(ctx, q, m.ID, m.WorkspaceRoot, nullString(m.DeckID), m.ClientName, m.Profile,
+			string(m.Scope), nullTime(m.CreatedAt), nullTime(m.LastSeenAt), nullString(m.TokenID), pool).
+			Scan(&m.DeckName, &m.Badge, &m.CreatedAt, &m.LastSeenAt)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return backend.Errorf(backend.CodeConflict, "every badge of the level was taken concurrently").
+				WithDetail("field", "badge")
+		}
+		if err != nil {
+			return classify("open session", err)
+		}
+		if m.TokenID == "" || maxPerToken <= 0 {
+			return nil
+		}
+		rows, err := tx.db.Query(ctx, expire, m.TokenID, maxPerToken)
+		if err != nil {
+			return classify("expire sessions over the cap", err)
+		}
+		expired, err = pgx.CollectRows(rows, pgx.RowTo[string])
+		return classify("expire sessions over the cap", err)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return expired, nil
 }
 
 // GetSession returns a session that exists and is not terminated.
