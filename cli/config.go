@@ -62,6 +62,8 @@ func serveFlags() []cli.Flag {
 			Usage: "tool results larger than this many bytes are spilled to <home>/tool-results"},
 		&cli.DurationFlag{Name: "result-retention", EnvVars: []string{"AGENT_DECK_RESULT_RETENTION"}, Value: 24 * time.Hour,
 			Usage: "spilled tool results are deleted after this long"},
+		&cli.BoolFlag{Name: "strict-perms", EnvVars: []string{"AGENT_DECK_STRICT_PERMS"},
+			Usage: "refuse to start when secret.key or admin.token can be read by other users (else a warning)"},
 		&cli.StringFlag{Name: "log-level", EnvVars: []string{"AGENT_DECK_LOG_LEVEL"}, Value: "info",
 			Usage: "debug, info, warn or error"},
 	}
@@ -82,6 +84,8 @@ type ServeConfig struct {
 	ResultCap          int
 	ResultRetention    time.Duration
 	LogLevel           string
+	// StrictPerms refuses to start when a secret file in Home has group or other permissions.
+	StrictPerms bool
 	// Logger receives structured logs; nil logs text to stderr at LogLevel.
 	Logger *slog.Logger
 }
@@ -101,6 +105,7 @@ func serveConfigFrom(c *cli.Context) ServeConfig {
 		ResultCap:          c.Int("result-cap"),
 		ResultRetention:    c.Duration("result-retention"),
 		LogLevel:           c.String("log-level"),
+		StrictPerms:        c.Bool("strict-perms"),
 	}
 }
 

@@ -33,7 +33,7 @@ func serveCommand() *cli.Command {
 			cfg.Logger = newLogger(c.App.ErrWriter, cfg.LogLevel)
 			srv, err := Start(c.Context, cfg)
 			if err != nil {
-				return cli.Exit(err.Error(), 2)
+				return cli.Exit(err.Error(), startExitCode(err))
 			}
 			<-c.Context.Done()
 			ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
@@ -53,6 +53,7 @@ type Server struct {
 	url     string
 	token   string
 	svc     *backend.Service
+	lock    *homeLock
 	closers []closer
 }
 
@@ -79,6 +80,13 @@ func Start(ctx context.Context, cfg ServeConfig) (srv *Server, err error) {
 	}()
 	if err := os.MkdirAll(cfg.Home, 0o700); err != nil {
 		return nil, fmt.Errorf("data home %s: %w", cfg.Home, err)
+	}
+	if s.lock, err = lockHome(cfg.Home); err != nil {
+		return nil, err
+	}
+	s.push("data home lock", func(context.Context) error { s.lock.release(); return nil })
+	if err := checkSecretPerms(cfg.Home, cfg.StrictPerms, s.log); err != nil {
+		return nil, err
 	}
 	dbURL, err := s.openDatabase(ctx)
 	if err != nil {
@@ -172,7 +180,11 @@ func (s *Server) listen(ctx context.Context) error {
 	s.push("http server", hs.Shutdown)
 	// Closed before the HTTP server, so open MCP streams end and Shutdown need not wait them out.
 	s.push("mcp sessions", mcp.Close)
-	if err := writeServerInfo(s.cfg.Home, client.ServerInfo{URL: s.url, PID: os.Getpid(), Database: s.databaseLabel(), Profile: s.cfg.Profile}); err != nil {
+	info := client.ServerInfo{URL: s.url, PID: os.Getpid(), Database: s.databaseLabel(), Profile: s.cfg.Profile}
+	if err := s.lock.record(info); err != nil {
+		return err
+	}
+	if err := writeServerInfo(s.cfg.Home, info); err != nil {
 		return fmt.Errorf("write server info: %w", err)
 	}
 	s.push("server info", func(context.Context) error {
@@ -227,6 +239,17 @@ func (s *Server) Close(ctx context.Context) error {
 	}
 	s.closers = nil
 	return errors.Join(errs...)
+}
+
+// startExitCode is 1 for a start refused because of how the home is (owned by another serve,
+// secret files open to others under --strict-perms): the user must act. Anything else is 2.
+func startExitCode(err error) int {
+	var locked *HomeLockedError
+	var perms *PermsError
+	if errors.As(err, &locked) || errors.As(err, &perms) {
+		return 1
+	}
+	return 2
 }
 
 func newLogger(w interface{ Write([]byte) (int, error) }, level string) *slog.Logger {

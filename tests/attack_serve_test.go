@@ -4,5 +4,9 @@ import "testing"
 
 // Attacks on the serve process: data home, embedded PostgreSQL, local children, files on disk.
 func TestAttacksServe(t *testing.T) {
-	runAttacks(t, []attack{})
+	shared := &sharedServe{parent: t}
+	runAttacks(t, []attack{
+		{"second serve on a locked home takes over its database", attackSecondServeOnLockedHome(shared)},
+		{"secret files readable by others load silently", attackSecretFilesOpenToOthers},
+	})
 }

@@ -1,0 +1,239 @@
+package tests
+
+import (
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/agent-deck/agent-deck/backend/postgres/pgtest"
+)
+
+// sharedServe starts one real `serve` on first use and keeps it for the rest of the parent test,
+// so the serve attack rows that can share a server (and its embedded cluster) pay for one start.
+type sharedServe struct {
+	parent *testing.T
+	env    []string
+	once   sync.Once
+	home   string
+	p      *serveProcess
+	err    error
+	// before is each mode of the home's parents before serve started, for the o+x row.
+	before map[string]os.FileMode
+}
+
+// get returns the running server, starting it on first use (with its cleanup on the parent).
+func (s *sharedServe) get(t *testing.T) *serveProcess {
+	t.Helper()
+	s.once.Do(func() {
+		s.home = filepath.Join(s.parent.TempDir(), "home")
+		if err := os.MkdirAll(s.home, 0o700); err != nil {
+			s.err = err
+			return
+		}
+		s.before = dirModes(s.home)
+		s.p, s.err = launchServe(s.parent, s.home, s.env...)
+	})
+	if s.err != nil {
+		t.Fatalf("shared serve: %v", s.err)
+	}
+	return s.p
+}
+
+// launchServe is startServe that reports instead of failing, so a subtest can use it on behalf
+// of its parent (whose cleanup stops the process).
+func launchServe(cleanup *testing.T, home string, env ...string) (*serveProcess, error) {
+	cmd := exec.Command(agentDeckBinary(cleanup), "serve", "--addr", "127.0.0.1:0")
+	cmd.Env = append(os.Environ(), append([]string{"AGENT_DECK_HOME=" + home, "AGENT_DECK_DATABASE_URL="}, env...)...)
+	p := &serveProcess{cmd: cmd, stderr: &syncBuffer{}, done: make(chan error, 1)}
+	cmd.Stderr = p.stderr
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	go func() { p.done <- cmd.Wait() }()
+	cleanup.Cleanup(func() { p.stop(cleanup) })
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		select {
+		case err := <-p.done:
+			p.done <- err
+			return nil, errors.New("serve exited early: " + errString(err) + "\n" + p.stderr.String())
+		default:
+		}
+		if url := readServerURL(home); url != "" && readyStatus(url) == http.StatusOK {
+			p.url = url
+			tok, _ := os.ReadFile(filepath.Join(home, "admin.token"))
+			p.token = strings.TrimSpace(string(tok))
+			return p, nil
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return nil, errors.New("serve never became ready\n" + p.stderr.String())
+}
+
+func errString(err error) string {
+	if err == nil {
+		return "exit 0"
+	}
+	return err.Error()
+}
+
+// readyStatus is the status of GET /readyz, 0 when the server does not answer.
+func readyStatus(url string) int {
+	resp, err := http.Get(url + "/readyz")
+	if err != nil {
+		return 0
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// runServeOnce runs `agent-deck serve` to completion (it is expected to refuse to start) and
+// returns its exit code and combined output; a serve that is still running after the deadline is
+// killed and fails the test.
+func runServeOnce(t *testing.T, home string, args []string, env ...string) (int, string) {
+	t.Helper()
+	cmd := exec.Command(agentDeckBinary(t), append([]string{"serve", "--addr", "127.0.0.1:0"}, args...)...)
+	cmd.Env = append(os.Environ(), append([]string{"AGENT_DECK_HOME=" + home, "AGENT_DECK_DATABASE_URL="}, env...)...)
+	var out syncBuffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		var ee *exec.ExitError
+		if err == nil {
+			return 0, out.String()
+		}
+		if errors.As(err, &ee) {
+			return ee.ExitCode(), out.String()
+		}
+		t.Fatalf("serve: %v", err)
+	case <-time.After(30 * time.Second):
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		<-done
+		t.Fatalf("serve did not exit on its own within 30 s; it should have refused to start\n%s", out.String())
+	}
+	return 0, ""
+}
+
+// dirModes records the mode of dir and of every parent up to /.
+func dirModes(dir string) map[string]os.FileMode {
+	modes := map[string]os.FileMode{}
+	for p := dir; ; p = filepath.Dir(p) {
+		if info, err := os.Stat(p); err == nil {
+			modes[p] = info.Mode()
+		}
+		if p == filepath.Dir(p) {
+			return modes
+		}
+	}
+}
+
+// pollUntil calls check until it returns true or the deadline passes; false on timeout.
+func pollUntil(within time.Duration, check func() bool) bool {
+	for deadline := time.Now().Add(within); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if check() {
+			return true
+		}
+	}
+	return check()
+}
+
+// attackSecondServeOnLockedHome starts a second serve on a home a running serve owns: it must
+// exit at once with code 1, name the owner's URL and PID, and leave the first one serving.
+func attackSecondServeOnLockedHome(shared *sharedServe) func(t *testing.T) {
+	return func(t *testing.T) {
+		first := shared.get(t)
+		code, out := runServeOnce(t, shared.home, nil)
+		if code != 1 {
+			t.Errorf("second serve exit code = %d, want 1\n%s", code, out)
+		}
+		pid := first.cmd.Process.Pid
+		for _, want := range []string{first.url, "pid " + itoa(pid)} {
+			if !strings.Contains(out, want) {
+				t.Errorf("second serve's message does not name %q:\n%s", want, out)
+			}
+		}
+		if got := readServerURL(shared.home); got != first.url {
+			t.Errorf("server.json now names %q, want the first server %q", got, first.url)
+		}
+		if s := readyStatus(first.url); s != http.StatusOK {
+			t.Fatalf("first server /readyz = %d after the second start, want 200\n%s", s, first.stderr)
+		}
+		if code, body := first.do(t, "POST", "/api/v1/decks", `{"name":"StillMine"}`); code != http.StatusCreated {
+			t.Fatalf("first server REST after the second start: %d %s", code, body)
+		}
+	}
+}
+
+// attackSecretFilesOpenToOthers leaves secret.key and admin.token readable by others: serve must
+// warn naming each file and the fix, and refuse to start with --strict-perms.
+func attackSecretFilesOpenToOthers(t *testing.T) {
+	home := filepath.Join(t.TempDir(), "home")
+	if err := os.MkdirAll(home, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	key := filepath.Join(home, "secret.key")
+	tok := filepath.Join(home, "admin.token")
+	if err := os.WriteFile(key, []byte(randomKeyB64(t)+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(tok, []byte("not-a-token\n"), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	code, out := runServeOnce(t, home, []string{"--strict-perms"})
+	if code != 1 {
+		t.Errorf("serve --strict-perms with loose secret files: exit %d, want 1\n%s", code, out)
+	}
+	for _, want := range []string{key, tok, "chmod 600"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("refusal does not mention %q:\n%s", want, out)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(home, "server.json")); err == nil {
+		t.Errorf("a refused serve wrote server.json")
+	}
+	// Without --strict-perms it starts, warning about each file (against the shared test cluster,
+	// so this costs no initdb).
+	code, out = runServeOnce(t, home, []string{"--log-level", "error"}, "AGENT_DECK_STRICT_PERMS=1")
+	if code != 1 {
+		t.Errorf("AGENT_DECK_STRICT_PERMS=1: exit %d, want 1\n%s", code, out)
+	}
+	p, err := launchServe(t, home, "AGENT_DECK_DATABASE_URL="+newTestDBURL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{key, tok} {
+		if !strings.Contains(p.stderr.String(), "level=WARN") || !strings.Contains(p.stderr.String(), "chmod 600 "+f) {
+			t.Errorf("no warning naming %s and the fix in the log:\n%s", f, p.stderr)
+		}
+	}
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+// randomKeyB64 is a fresh secret key in the format of <home>/secret.key.
+func randomKeyB64(t *testing.T) string {
+	t.Helper()
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		t.Fatal(err)
+	}
+	return base64.StdEncoding.EncodeToString(b)
+}
+
+// newTestDBURL is a fresh database on the test binary's shared cluster.
+func newTestDBURL(t *testing.T) string { return pgtest.NewDB(t) }
