@@ -134,6 +134,7 @@ func (s *Server) openDatabase(ctx context.Context) (string, error) {
 		c, err := cluster.Start(ctx, cluster.Options{
 			DataDir:    filepath.Join(s.cfg.Home, "postgres"),
 			StopOnExit: true,
+			Supervise:  true,
 			Logger:     s.log.With("component", "postgres"),
 		})
 		if err != nil {

@@ -3,6 +3,7 @@ package tests
 import (
 	"crypto/rand"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"os"
@@ -237,3 +238,78 @@ func randomKeyB64(t *testing.T) string {
 
 // newTestDBURL is a fresh database on the test binary's shared cluster.
 func newTestDBURL(t *testing.T) string { return pgtest.NewDB(t) }
+
+// embeddedDataDir is the data directory of the embedded cluster a serve reports in server.json
+// ("embedded (<dir>)").
+func embeddedDataDir(t *testing.T, home string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(home, "server.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var si struct{ Database string }
+	if err := json.Unmarshal(data, &si); err != nil {
+		t.Fatal(err)
+	}
+	dir, ok := strings.CutPrefix(si.Database, "embedded (")
+	if !ok {
+		t.Fatalf("server.json database %q is not the embedded cluster", si.Database)
+	}
+	return strings.TrimSuffix(dir, ")")
+}
+
+// attackKillEmbeddedPostgres kills the embedded cluster's postmaster with SIGKILL while serve
+// runs: the deck must report the outage as a coded UNAVAILABLE (never an internal error), /readyz
+// must say 503 while it lasts, and serve must bring the database back by itself.
+func attackKillEmbeddedPostgres(shared *sharedServe) func(t *testing.T) {
+	return func(t *testing.T) {
+		p := shared.get(t)
+		dataDir := embeddedDataDir(t, shared.home)
+		pidFile := filepath.Join(dataDir, "postmaster.pid")
+		raw, err := os.ReadFile(pidFile)
+		if err != nil {
+			t.Fatal(err)
+		}
+		first, _, _ := strings.Cut(string(raw), "\n")
+		pid, err := strconv.Atoi(strings.TrimSpace(first))
+		if err != nil {
+			t.Fatalf("postmaster.pid: %q", raw)
+		}
+		if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		sawDown := false
+		recovered := pollUntil(60*time.Second, func() bool {
+			code, body := p.do(t, "GET", "/api/v1/decks", "")
+			switch {
+			case code == http.StatusOK:
+			case code == http.StatusServiceUnavailable && strings.Contains(body, `"code":"UNAVAILABLE"`) &&
+				strings.Contains(body, `"hint"`) && !strings.Contains(strings.ToLower(body), "internal"):
+			default:
+				t.Errorf("while the database is down: %d %s", code, body)
+			}
+			switch readyStatus(p.url) {
+			case http.StatusServiceUnavailable:
+				sawDown = true
+			case http.StatusOK:
+				return sawDown && code == http.StatusOK
+			}
+			return false
+		})
+		if !sawDown {
+			t.Errorf("/readyz never said 503 after the postmaster was killed")
+		}
+		if !recovered {
+			t.Fatalf("the deck did not recover by itself\n%s", p.stderr)
+		}
+		if code, body := p.do(t, "POST", "/api/v1/decks", `{"name":"AfterRestart"}`); code != http.StatusCreated {
+			t.Fatalf("REST after the restart: %d %s", code, body)
+		}
+		if !pollUntil(10*time.Second, func() bool { return strings.Contains(p.stderr.String(), "postgres restarted") }) {
+			t.Errorf("no restart in the log:\n%s", p.stderr)
+		}
+		if p.cmd.ProcessState != nil {
+			t.Fatalf("serve exited")
+		}
+	}
+}

@@ -8,5 +8,6 @@ func TestAttacksServe(t *testing.T) {
 	runAttacks(t, []attack{
 		{"second serve on a locked home takes over its database", attackSecondServeOnLockedHome(shared)},
 		{"secret files readable by others load silently", attackSecretFilesOpenToOthers},
+		{"killing the embedded postgres takes the deck down for good", attackKillEmbeddedPostgres(shared)},
 	})
 }

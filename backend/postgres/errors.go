@@ -71,7 +71,8 @@ func classify(op string, err error) error {
 
 func unavailable(err error) *backend.Error {
 	return &backend.Error{Code: backend.CodeUnavailable, Message: "the database is unavailable",
-		Hint: "retry shortly; if it persists, check that PostgreSQL is running", Err: err}
+		Hint: "retry in a few seconds (an embedded database is restarted by serve); if it persists, " +
+			"check that PostgreSQL is running", Err: err}
 }
 
 func isConnectionError(err error) bool {

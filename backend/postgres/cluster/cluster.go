@@ -47,6 +47,10 @@ type Options struct {
 	// StopOnExit starts a small watchdog process that stops the server if this process dies
 	// without calling Stop (a crash or SIGKILL), so no server outlives its owner.
 	StopOnExit bool
+	// Supervise restarts the server (with backoff, logging each attempt) whenever it dies while
+	// the cluster is not stopped, so a killed or crashed PostgreSQL does not take the owner down
+	// for good.
+	Supervise bool
 	// Logger receives what the cluster does; nil discards.
 	Logger *slog.Logger
 }
@@ -65,6 +69,11 @@ type Cluster struct {
 
 	mu      sync.Mutex
 	stopped bool
+
+	// supStop ends the supervisor (closed once, by Stop); supDone is closed when it has returned.
+	supStop  chan struct{}
+	supDone  chan struct{}
+	stopOnce sync.Once
 }
 
 // Start creates the cluster on first use, starts it and waits until it accepts connections.
@@ -97,6 +106,10 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 		c.removeTmpSocket()
 		return nil, err
 	}
+	if opts.Supervise {
+		c.supStop, c.supDone = make(chan struct{}), make(chan struct{})
+		go c.supervise()
+	}
 	return c, nil
 }
 
@@ -110,7 +123,7 @@ func (c *Cluster) start(ctx context.Context) error {
 	if err := c.pgctlStart(ctx); err != nil {
 		return err
 	}
-	c.pid = lockFilePID(filepath.Join(c.opts.DataDir, "postmaster.pid"))
+	c.pid = lockFilePID(c.pidFile())
 	if c.opts.StopOnExit {
 		c.startWatchdog()
 	}
@@ -187,8 +200,14 @@ func (c *Cluster) Port() int { return c.port }
 // BinDir is where the server binaries were found.
 func (c *Cluster) BinDir() string { return c.binDir }
 
-// PID is the postmaster's process id.
-func (c *Cluster) PID() int { return c.pid }
+// PID is the postmaster's process id (it changes when a supervised cluster is restarted).
+func (c *Cluster) PID() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.pid
+}
+
+func (c *Cluster) pidFile() string { return filepath.Join(c.opts.DataDir, "postmaster.pid") }
 
 // Database is the application database created at start (unless Options.SkipDatabase).
 func (c *Cluster) Database() string { return c.opts.Database }
@@ -198,6 +217,12 @@ func (c *Cluster) Database() string { return c.opts.Database }
 // shutdown short (leaving a server behind would be worse); pg_ctl's own timeouts bound it.
 func (c *Cluster) Stop(ctx context.Context) error {
 	ctx = context.WithoutCancel(ctx)
+	c.stopOnce.Do(func() {
+		if c.supStop != nil {
+			close(c.supStop)
+			<-c.supDone
+		}
+	})
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.stopped {
