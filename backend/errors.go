@@ -26,6 +26,10 @@ const (
 	CodeDownstreamError       Code = "DOWNSTREAM_ERROR"
 	CodeUnavailable           Code = "UNAVAILABLE"
 	CodeInternal              Code = "INTERNAL"
+	// CodeCanceled means the caller went away (it cancelled its request) before the answer was
+	// ready. Nobody reads the answer; it is kept apart so a cancel is never counted or logged as
+	// an outage.
+	CodeCanceled Code = "CANCELED"
 )
 
 // AllCodes lists every code; tests use it to prove each front end maps all of them.
@@ -33,7 +37,7 @@ var AllCodes = []Code{
 	CodeNotBound, CodeNotFound, CodeNotOnBoundDeck, CodeInvalidArgument, CodeConflict,
 	CodePlaybookDependency, CodeUnauthenticated, CodeForbidden, CodeToolDisabled,
 	CodeDownstreamUnreachable, CodeDownstreamAuth, CodeDownstreamTimeout, CodeDownstreamError,
-	CodeUnavailable, CodeInternal,
+	CodeUnavailable, CodeInternal, CodeCanceled,
 }
 
 // Error is a classified failure whose Message and Hint are safe to show to a person or a model.
@@ -80,6 +84,11 @@ func (e *Error) WithDetail(key string, value any) *Error {
 // Internal wraps an unexpected failure. Its message is generic; the cause is kept for logs.
 func Internal(op string, err error) *Error {
 	return &Error{Code: CodeInternal, Message: "internal error during " + op, Err: err}
+}
+
+// Canceled classifies a failure caused by the caller cancelling its request.
+func Canceled(err error) *Error {
+	return &Error{Code: CodeCanceled, Message: "the request was canceled by the caller", Err: err}
 }
 
 // ErrorCode returns the code of err, INTERNAL for unclassified errors, "" for nil.

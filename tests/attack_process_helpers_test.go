@@ -1,10 +1,12 @@
 package tests
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -310,6 +312,48 @@ func attackKillEmbeddedPostgres(shared *sharedServe) func(t *testing.T) {
 		}
 		if p.cmd.ProcessState != nil {
 			t.Fatalf("serve exited")
+		}
+	}
+}
+
+// attackCancelCountedAsOutage cancels requests while the server is querying the database: a
+// cancel is the client's doing, so it must show as 499 in /metrics and never as a 503 or an
+// UNAVAILABLE line in the log.
+func attackCancelCountedAsOutage(t *testing.T) {
+	d := startRESTDeck(t)
+	token := d.srv.AdminToken()
+	url := d.srv.URL() + "/api/v1/decks"
+	cancelled := func() {
+		var wg sync.WaitGroup
+		for i := range 32 {
+			wg.Go(func() {
+				ctx, cancel := context.WithTimeout(context.Background(), time.Duration(i%8)*250*time.Microsecond)
+				defer cancel()
+				req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+				req.Header.Set("Authorization", "Bearer "+token)
+				if resp, err := http.DefaultClient.Do(req); err == nil {
+					_, _ = io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+				}
+			})
+		}
+		wg.Wait()
+	}
+	series := func(status string) bool {
+		a := d.call(t, token, http.MethodGet, "/metrics", nil)
+		return strings.Contains(string(a.Body), `status="`+status+`",surface="api"`)
+	}
+	// Keep cancelling until a cancel has landed while a request was being served.
+	if !pollUntil(60*time.Second, func() bool { cancelled(); return series("499") || series("503") }) {
+		t.Fatal("no cancel landed while a request was served within the deadline")
+	}
+	if series("503") || !series("499") {
+		t.Errorf("cancelled requests were not counted as 499 (client closed) but as 503 (an outage) in /metrics")
+	}
+	for _, line := range strings.Split(d.logs.String(), "\n") {
+		if strings.Contains(line, "UNAVAILABLE") || strings.Contains(line, "unavailable") {
+			t.Errorf("a cancelled request was logged as an outage: %s", line)
+			break
 		}
 	}
 }
