@@ -84,6 +84,9 @@ type ServeConfig struct {
 	ResultCap          int
 	ResultRetention    time.Duration
 	LogLevel           string
+	// Launcher is the argv prefix local servers are started through (proxy.Options.Launcher).
+	// serve sets it to its own binary; an embedding (tests calling Start) may leave it empty.
+	Launcher []string
 	// StrictPerms refuses to start when a secret file in Home has group or other permissions.
 	StrictPerms bool
 	// Logger receives structured logs; nil logs text to stderr at LogLevel.

@@ -31,6 +31,10 @@ func serveCommand() *cli.Command {
 		Action: func(c *cli.Context) error {
 			cfg := serveConfigFrom(c)
 			cfg.Logger = newLogger(c.App.ErrWriter, cfg.LogLevel)
+			// This is the agent-deck binary: local servers are started through its launcher.
+			if exe, err := os.Executable(); err == nil {
+				cfg.Launcher = []string{exe, launchCommandName}
+			}
 			srv, err := Start(c.Context, cfg)
 			if err != nil {
 				return cli.Exit(err.Error(), startExitCode(err))
@@ -112,6 +116,7 @@ func Start(ctx context.Context, cfg ServeConfig) (srv *Server, err error) {
 		IdleTimeout:     cfg.LocalIdleTimeout,
 		MaxResultBytes:  cfg.ResultCap,
 		ResultRetention: cfg.ResultRetention,
+		Launcher:        cfg.Launcher,
 	})
 	s.push("proxy", px.Close)
 

@@ -6,11 +6,13 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -19,6 +21,7 @@ import (
 	"time"
 
 	"github.com/agent-deck/agent-deck/backend/postgres/pgtest"
+	"github.com/agent-deck/agent-deck/tests/peertest"
 )
 
 // sharedServe starts one real `serve` on first use and keeps it for the rest of the parent test,
@@ -356,4 +359,76 @@ func attackCancelCountedAsOutage(t *testing.T) {
 			break
 		}
 	}
+}
+
+// attackOrphanOutlivesKilledServe kills serve with SIGKILL while a local server it started has a
+// child of its own: no process of that server's group, and not the grandchild, may survive.
+func attackOrphanOutlivesKilledServe(t *testing.T) {
+	home := filepath.Join(t.TempDir(), "home")
+	p, err := launchServe(t, home, "AGENT_DECK_DATABASE_URL="+newTestDBURL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	marker := "PEER_MARKER=orphan-" + randomKeyB64(t)[:8]
+	svc, _ := json.Marshal(map[string]any{"name": "Spawner", "type": "local-mcp",
+		"local_command": peertest.Build(t), "local_args": []string{"-transport", "stdio"},
+		"local_env": map[string]string{"PEER_MARKER": strings.TrimPrefix(marker, "PEER_MARKER=")}})
+	if code, body := p.do(t, "POST", "/api/v1/services", string(svc)); code != http.StatusCreated {
+		t.Fatalf("register the local server: %d %s", code, body)
+	}
+	if code, body := p.do(t, "POST", "/api/v1/decks", `{"name":"Orphans"}`); code != http.StatusCreated {
+		t.Fatalf("create deck: %d %s", code, body)
+	}
+	code, body := p.do(t, "POST", "/api/v1/services/Spawner/call", `{"tool_name":"spawn","arguments":{}}`)
+	m := regexp.MustCompile(`"text":\s*"(\d+)"`).FindStringSubmatch(body)
+	if code != http.StatusOK || m == nil {
+		t.Fatalf("spawn: %d %s", code, body)
+	}
+	grandchild, _ := strconv.Atoi(m[1])
+	_, pgid, ok := procPgid(grandchild)
+	if !ok {
+		t.Fatalf("the grandchild %d is not running", grandchild)
+	}
+	if err := p.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	p.done <- <-p.done
+	var left []int
+	gone := pollUntil(10*time.Second, func() bool {
+		left = nil
+		entries, _ := os.ReadDir("/proc")
+		for _, e := range entries {
+			pid, err := strconv.Atoi(e.Name())
+			if err != nil {
+				continue
+			}
+			if state, g, ok := procPgid(pid); ok && state != 'Z' && (g == pgid || pid == grandchild) {
+				left = append(left, pid)
+			}
+		}
+		return len(left) == 0 && len(peertest.Processes(t, marker)) == 0
+	})
+	if !gone {
+		for _, pid := range left {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+		t.Fatalf("processes of the local server's group %d survived serve's SIGKILL: %v (grandchild %d)", pgid, left, grandchild)
+	}
+}
+
+// procPgid reads a process's state and process group from /proc.
+func procPgid(pid int) (state byte, pgid int, ok bool) {
+	raw, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, 0, false
+	}
+	i := strings.LastIndexByte(string(raw), ')')
+	if i < 0 {
+		return 0, 0, false
+	}
+	var ppid int
+	if _, err := fmt.Sscanf(string(raw[i+1:]), " %c %d %d", &state, &ppid, &pgid); err != nil {
+		return 0, 0, false
+	}
+	return state, pgid, true
 }

@@ -9,5 +9,6 @@ func TestAttacksServe(t *testing.T) {
 		{"second serve on a locked home takes over its database", attackSecondServeOnLockedHome(shared)},
 		{"secret files readable by others load silently", attackSecretFilesOpenToOthers},
 		{"killing the embedded postgres takes the deck down for good", attackKillEmbeddedPostgres(shared)},
+		{"a local server's grandchild outlives a killed serve", attackOrphanOutlivesKilledServe},
 	})
 }
