@@ -58,6 +58,7 @@ type Server struct {
 	token   string
 	svc     *backend.Service
 	lock    *homeLock
+	dataDir string // the embedded cluster's data directory, "" with an external database
 	closers []closer
 }
 
@@ -136,16 +137,25 @@ func Start(ctx context.Context, cfg ServeConfig) (srv *Server, err error) {
 func (s *Server) openDatabase(ctx context.Context) (string, error) {
 	url := s.cfg.DatabaseURL
 	if url == "" {
+		sysDir, err := systemDataDir(s.cfg.Home)
+		if err != nil {
+			return "", err
+		}
 		c, err := cluster.Start(ctx, cluster.Options{
-			DataDir:    filepath.Join(s.cfg.Home, "postgres"),
-			StopOnExit: true,
-			Supervise:  true,
-			Logger:     s.log.With("component", "postgres"),
+			DataDir:       filepath.Join(s.cfg.Home, "postgres"),
+			SystemDataDir: sysDir,
+			StopOnExit:    true,
+			Supervise:     true,
+			Logger:        s.log.With("component", "postgres"),
 		})
 		if err != nil {
 			return "", err
 		}
 		s.push("embedded postgres", func(ctx context.Context) error { return c.Stop(ctx) })
+		s.dataDir = c.DataDir()
+		if err := recordDataDir(s.cfg.Home, s.dataDir); err != nil {
+			return "", err
+		}
 		url = c.URL("agentdeck")
 	}
 	if err := migrations.Up(ctx, url); err != nil {
@@ -215,7 +225,7 @@ func (s *Server) info(context.Context) (map[string]any, error) {
 // databaseLabel names the database without the URL, which may hold a password.
 func (s *Server) databaseLabel() string {
 	if s.cfg.DatabaseURL == "" {
-		return "embedded (" + filepath.Join(s.cfg.Home, "postgres") + ")"
+		return "embedded (" + s.dataDir + ")"
 	}
 	return "external (AGENT_DECK_DATABASE_URL)"
 }

@@ -47,6 +47,7 @@ func (s *sharedServe) get(t *testing.T) *serveProcess {
 			return
 		}
 		s.before = dirModes(s.home)
+		removeSystemDataDir(s.parent, s.home)
 		s.p, s.err = launchServe(s.parent, s.home, s.env...)
 	})
 	if s.err != nil {
@@ -431,4 +432,44 @@ func procPgid(pid int) (state byte, pgid int, ok bool) {
 		return 0, 0, false
 	}
 	return state, pgid, true
+}
+
+// removeSystemDataDir deletes, when the test ends (after the servers it started stopped), the
+// cluster a root serve placed outside the home (recorded in <home>/postgres.location).
+func removeSystemDataDir(t *testing.T, home string) {
+	t.Cleanup(func() {
+		data, err := os.ReadFile(filepath.Join(home, "postgres.location"))
+		if err != nil {
+			return
+		}
+		dir := strings.TrimSpace(string(data))
+		if filepath.Base(dir) == "postgres" && strings.HasPrefix(dir, "/var/lib/agent-deck/") {
+			_ = os.RemoveAll(filepath.Dir(dir))
+		}
+	})
+}
+
+// attackRootServeOpensUpHome runs serve as root with the embedded cluster: it must not change
+// the mode of the home or of any directory above it (it used to add o+x to each so the postgres
+// user could reach the cluster).
+func attackRootServeOpensUpHome(shared *sharedServe) func(t *testing.T) {
+	return func(t *testing.T) {
+		if os.Geteuid() != 0 {
+			t.Skip("only a root serve runs the cluster as another user")
+		}
+		shared.get(t)
+		for dir, was := range shared.before {
+			info, err := os.Stat(dir)
+			if err != nil {
+				t.Errorf("%s: %v", dir, err)
+				continue
+			}
+			if info.Mode() != was {
+				t.Errorf("serve changed the mode of %s from %v to %v", dir, was, info.Mode())
+			}
+		}
+		if dataDir := embeddedDataDir(t, shared.home); strings.HasPrefix(dataDir, shared.home) {
+			t.Errorf("the cluster is in the closed home (%s); the postgres user cannot reach it", dataDir)
+		}
+	}
 }

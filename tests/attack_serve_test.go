@@ -10,5 +10,6 @@ func TestAttacksServe(t *testing.T) {
 		{"secret files readable by others load silently", attackSecretFilesOpenToOthers},
 		{"killing the embedded postgres takes the deck down for good", attackKillEmbeddedPostgres(shared)},
 		{"a local server's grandchild outlives a killed serve", attackOrphanOutlivesKilledServe},
+		{"a root serve opens up the home and every parent", attackRootServeOpensUpHome(shared)},
 	})
 }

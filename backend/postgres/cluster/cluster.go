@@ -33,6 +33,11 @@ const maxSocketPath = 100
 type Options struct {
 	// DataDir is the cluster's data directory; it is created with initdb when it holds none.
 	DataDir string
+	// SystemDataDir is where the cluster lives instead of DataDir when running as root and the
+	// server account (postgres) cannot reach DataDir as the directories above it are: Agent Deck
+	// never changes the permissions of those (they are the user's). DataDir() says which one is
+	// used. Empty makes an unreachable DataDir an error.
+	SystemDataDir string
 	// SocketDir holds the Unix socket; default DataDir. A path too long for a socket falls
 	// back to a short directory under the system temp dir (logged).
 	SocketDir string
@@ -137,13 +142,13 @@ func (c *Cluster) start(ctx context.Context) error {
 }
 
 // prepareDirs creates the data and socket directories, owned by the server's account and
-// reachable by it.
+// reachable by it as the directories above them are.
 func (c *Cluster) prepareDirs() error {
+	if err := c.placeDataDir(); err != nil {
+		return err
+	}
 	if err := os.MkdirAll(filepath.Dir(c.opts.DataDir), 0o755); err != nil {
 		return fmt.Errorf("create parent of %s: %w", c.opts.DataDir, err)
-	}
-	if err := c.acct.ensureTraversable(c.opts.DataDir, c.log); err != nil {
-		return err
 	}
 	c.socketDir = c.opts.SocketDir
 	if c.socketDir == "" {
@@ -165,13 +170,52 @@ func (c *Cluster) prepareDirs() error {
 	if err := os.MkdirAll(filepath.Dir(c.socketDir), 0o755); err != nil {
 		return fmt.Errorf("create parent of %s: %w", c.socketDir, err)
 	}
-	if err := c.acct.ensureTraversable(c.socketDir, c.log); err != nil {
+	if err := c.acct.checkReachable(c.socketDir); err != nil {
 		return err
 	}
 	if err := c.acct.makeDir(c.socketDir); err != nil {
 		return fmt.Errorf("create socket dir %s: %w", c.socketDir, err)
 	}
 	return nil
+}
+
+// placeDataDir picks the data directory: DataDir when the server account can reach it as it is,
+// else SystemDataDir. A cluster already in SystemDataDir stays there; one in an unreachable
+// DataDir is moved there (it was reachable once, made so by an older version).
+func (c *Cluster) placeDataDir() error {
+	want, sys := c.opts.DataDir, c.opts.SystemDataDir
+	if sys != "" {
+		sys = absClean(sys)
+	}
+	err := c.acct.checkReachable(want)
+	switch {
+	case err == nil && !(sys != "" && hasCluster(sys) && !hasCluster(want)):
+		return nil
+	case sys == "":
+		return err
+	}
+	// Root-owned and open to traversal only: the server account passes through, nobody lists it.
+	if err := os.MkdirAll(filepath.Dir(sys), 0o711); err != nil {
+		return fmt.Errorf("create %s: %w", filepath.Dir(sys), err)
+	}
+	if err := c.acct.checkReachable(sys); err != nil {
+		return err
+	}
+	if hasCluster(want) && !hasCluster(sys) {
+		c.log.Warn("moving the postgres data dir where the server user can reach it without opening up the home",
+			"from", want, "to", sys)
+		if err := os.Rename(want, sys); err != nil {
+			return fmt.Errorf("move the postgres data dir from %s to %s (the %s user cannot reach it "+
+				"where it is): %w", want, sys, c.acct.name, err)
+		}
+	}
+	c.opts.DataDir = sys
+	return nil
+}
+
+func hasCluster(dir string) bool {
+	_, err := os.Stat(filepath.Join(dir, "PG_VERSION"))
+	return err == nil
 }
 
 func (c *Cluster) socketPath() string {
