@@ -137,6 +137,9 @@ func Start(ctx context.Context, cfg ServeConfig) (srv *Server, err error) {
 func (s *Server) openDatabase(ctx context.Context) (string, error) {
 	url := s.cfg.DatabaseURL
 	if url == "" {
+		// The home lock is held: a postgres still serving this home's data dir belongs to a serve
+		// that is gone (the watchdog missed it), so Start may stop it. A live owner would hold the
+		// lock, and this serve would not have got here.
 		sysDir, err := systemDataDir(s.cfg.Home)
 		if err != nil {
 			return "", err

@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"strconv"
 	"syscall"
+	"time"
 )
 
 // A local server is started in its own process group with Pdeathsig, so it dies with the deck.
@@ -27,6 +28,9 @@ import (
 // to clean up); a SIGTERM sent to the whole group by a normal stop arrives too and is told apart
 // by looking at the parent, which is then still the deck.
 const launcherDeathSignal = syscall.SIGTERM
+
+// parentCheckEvery is how often the launcher also looks whether the deck is still its parent.
+const parentCheckEvery = 2 * time.Second
 
 // prSetChildSubreaper is PR_SET_CHILD_SUBREAPER from <linux/prctl.h>.
 const prSetChildSubreaper = 36
@@ -71,19 +75,24 @@ func RunLauncher(args []string) int {
 	}
 	exited := make(chan syscall.WaitStatus, 1)
 	go reap(cmd.Process.Pid, exited)
+	// Pdeathsig fires when the thread that started the launcher ends, which is normally the
+	// deck's death; the parent check, also made on a slow tick, catches a signal spent early.
+	tick := time.NewTicker(parentCheckEvery)
+	defer tick.Stop()
 	for {
 		select {
 		case <-sigs:
-			if os.Getppid() != deck {
-				killTree()
-				_ = syscall.Kill(-os.Getpid(), syscall.SIGKILL) // the group, this process last
-				return 137
-			}
-			// A stop signalled the whole group: the server got it too; wait for it to exit.
+		case <-tick.C:
 		case ws := <-exited:
 			killTree()
 			return mirrorExit(ws)
 		}
+		if os.Getppid() != deck {
+			killTree()
+			_ = syscall.Kill(-os.Getpid(), syscall.SIGKILL) // the group, this process last
+			return 137
+		}
+		// Otherwise a stop signalled the whole group: the server got it too; wait for its exit.
 	}
 }
 
