@@ -377,9 +377,6 @@ func attackOrphanOutlivesKilledServe(t *testing.T) {
 	if code, body := p.do(t, "POST", "/api/v1/services", string(svc)); code != http.StatusCreated {
 		t.Fatalf("register the local server: %d %s", code, body)
 	}
-	if code, body := p.do(t, "POST", "/api/v1/decks", `{"name":"Orphans"}`); code != http.StatusCreated {
-		t.Fatalf("create deck: %d %s", code, body)
-	}
 	code, body := p.do(t, "POST", "/api/v1/services/Spawner/call", `{"tool_name":"spawn","arguments":{}}`)
 	m := regexp.MustCompile(`"text":\s*"(\d+)"`).FindStringSubmatch(body)
 	if code != http.StatusOK || m == nil {

@@ -260,3 +260,36 @@ func TestUnreachableDataDirIsNotOpenedUp(t *testing.T) {
 		t.Errorf("mode of %s changed from %v to %v", closed, before.Mode(), after.Mode())
 	}
 }
+
+// TestSuperviseRestartsKilledServer: a supervised cluster whose postmaster is killed comes back
+// by itself with the same data, and Stop afterwards leaves nothing running.
+func TestSuperviseRestartsKilledServer(t *testing.T) {
+	dataDir := filepath.Join(reachableTempDir(t), "pg")
+	opts := testOptions(t, dataDir)
+	opts.Supervise = true
+	c := start(t, opts)
+	psql(t, c, "CREATE TABLE kept (v text); INSERT INTO kept VALUES ('survived')")
+	first := c.PID()
+	if err := syscall.Kill(first, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for c.PID() == first || c.PID() == 0 || !acceptsConnections(c) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the killed server was not restarted (pid %d)", c.PID())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if got := psql(t, c, "SELECT v FROM kept"); got != "survived" {
+		t.Fatalf("after the restart got %q", got)
+	}
+	if err := c.Stop(context.Background()); err != nil {
+		t.Fatalf("Stop: %v", err)
+	}
+	assertNoProcesses(t, dataDir)
+}
+
+func acceptsConnections(c *cluster.Cluster) bool {
+	psql := filepath.Join(c.BinDir(), "psql")
+	return exec.Command(psql, "-X", "-q", "-t", "-A", c.URL(c.Database()), "-c", "SELECT 1").Run() == nil
+}
