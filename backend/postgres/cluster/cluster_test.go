@@ -293,3 +293,40 @@ func acceptsConnections(c *cluster.Cluster) bool {
 	psql := filepath.Join(c.BinDir(), "psql")
 	return exec.Command(psql, "-X", "-q", "-t", "-A", c.URL(c.Database()), "-c", "SELECT 1").Run() == nil
 }
+
+// TestStartRefusesOwnedServer: a server whose owner still runs (its watchdog says so) is not
+// stale: a second Start on the data dir refuses rather than stopping it.
+func TestStartRefusesOwnedServer(t *testing.T) {
+	dataDir := filepath.Join(reachableTempDir(t), "pg")
+	owner := exec.Command(os.Args[0], "-test.run=^TestStopOnExitWatchdog$")
+	owner.Env = append(os.Environ(), "CLUSTER_TEST_OWNER_DIR="+dataDir)
+	out, err := owner.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := owner.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = owner.Process.Kill()
+		_ = owner.Wait()
+		assertNoProcesses(t, dataDir)
+	})
+	buf := make([]byte, 4096)
+	var seen strings.Builder
+	for !strings.Contains(seen.String(), "ready") {
+		n, err := out.Read(buf)
+		if err != nil {
+			t.Fatalf("owner exited before the cluster was ready: %v\n%s", err, seen.String())
+		}
+		seen.Write(buf[:n])
+	}
+	before, _ := cluster.Processes(dataDir)
+	_, err = cluster.Start(context.Background(), testOptions(t, dataDir))
+	if !errors.Is(err, cluster.ErrOwned) {
+		t.Fatalf("Start on an owned data dir = %v, want ErrOwned", err)
+	}
+	if after, _ := cluster.Processes(dataDir); len(after) == 0 || len(before) == 0 {
+		t.Fatalf("the owned server was stopped (before %v, after %v)", before, after)
+	}
+}
