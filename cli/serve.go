@@ -138,8 +138,8 @@ func (s *Server) openDatabase(ctx context.Context) (string, error) {
 	url := s.cfg.DatabaseURL
 	if url == "" {
 		// The home lock is held: a postgres still serving this home's data dir belongs to a serve
-		// that is gone (the watchdog missed it), so Start may stop it. A live owner would hold the
-		// lock, and this serve would not have got here.
+		// that is gone (its watchdog missed it), so the cluster may stop it; a live owner would
+		// hold the lock, and the cluster itself refuses a server whose owner still runs.
 		sysDir, err := systemDataDir(s.cfg.Home)
 		if err != nil {
 			return "", err
