@@ -27,6 +27,10 @@ const (
 	CodeDownstreamError       Code = "DOWNSTREAM_ERROR"
 	CodeUnavailable           Code = "UNAVAILABLE"
 	CodeInternal              Code = "INTERNAL"
+	// CodeCanceled means the caller went away (it cancelled its request) before the answer was
+	// ready. Nobody reads the answer; it is kept apart so a cancel is never counted or logged as
+	// an outage.
+	CodeCanceled Code = "CANCELED"
 
 	// CodeDownstreamResultTooLarge is a result over the hard cap, aborted as it arrived.
 	CodeDownstreamResultTooLarge Code = "DOWNSTREAM_RESULT_TOO_LARGE"
@@ -37,7 +41,7 @@ var AllCodes = []Code{
 	CodeNotBound, CodeNotFound, CodeNotOnBoundDeck, CodeInvalidArgument, CodeConflict,
 	CodePlaybookDependency, CodeUnauthenticated, CodeForbidden, CodeToolDisabled, CodeToolChanged,
 	CodeDownstreamUnreachable, CodeDownstreamAuth, CodeDownstreamTimeout, CodeDownstreamError,
-	CodeUnavailable, CodeInternal,
+	CodeUnavailable, CodeInternal, CodeCanceled,
 	CodeDownstreamResultTooLarge,
 }
 
@@ -85,6 +89,11 @@ func (e *Error) WithDetail(key string, value any) *Error {
 // Internal wraps an unexpected failure. Its message is generic; the cause is kept for logs.
 func Internal(op string, err error) *Error {
 	return &Error{Code: CodeInternal, Message: "internal error during " + op, Err: err}
+}
+
+// Canceled classifies a failure caused by the caller cancelling its request.
+func Canceled(err error) *Error {
+	return &Error{Code: CodeCanceled, Message: "the request was canceled by the caller", Err: err}
 }
 
 // ErrorCode returns the code of err, INTERNAL for unclassified errors, "" for nil.

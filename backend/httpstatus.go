@@ -29,11 +29,17 @@ func httpStatusByCode() map[Code]int {
 		CodeDownstreamTimeout:     http.StatusGatewayTimeout,
 		CodeUnavailable:           http.StatusServiceUnavailable,
 		CodeInternal:              http.StatusInternalServerError,
+		CodeCanceled:              StatusClientClosedRequest,
 
 		// The downstream answered, with more than the deck accepts: a bad gateway response.
 		CodeDownstreamResultTooLarge: http.StatusBadGateway,
 	}
 }
+
+// StatusClientClosedRequest is the status recorded (in logs and metrics) for a request its client
+// cancelled: a 4xx, so it is never counted as a server failure. The number is the one nginx
+// made customary.
+const StatusClientClosedRequest = 499
 
 // HTTPStatus returns the HTTP status of a code; known is false for a code outside the closed
 // set, which is answered as an internal error.

@@ -97,6 +97,9 @@ func NewService(store Store, downstream Downstream, sealer Sealer, clock Clock, 
 // Ready reports whether the service can serve requests (the database answers).
 func (s *Service) Ready(ctx context.Context) error {
 	if err := s.store.Ping(ctx); err != nil {
+		if ErrorCode(err) == CodeCanceled {
+			return err
+		}
 		return &Error{Code: CodeUnavailable, Message: "database unavailable", Err: err}
 	}
 	return nil

@@ -45,6 +45,7 @@ func commands() []*cli.Command {
 		setupCommand(),
 		useCommand(),
 		statuslineCommand(),
+		launchCommand(),
 	}
 }
 

@@ -68,6 +68,8 @@ func serveFlags() []cli.Flag {
 			Usage: "downstream results larger than this many bytes are cut off and the call fails with DOWNSTREAM_RESULT_TOO_LARGE"},
 		&cli.Int64Flag{Name: "result-dir-cap", EnvVars: []string{"AGENT_DECK_RESULT_DIR_CAP"}, Value: 1 << 30,
 			Usage: "total bytes kept in <home>/tool-results; the oldest files are deleted first"},
+		&cli.BoolFlag{Name: "strict-perms", EnvVars: []string{"AGENT_DECK_STRICT_PERMS"},
+			Usage: "refuse to start when secret.key or admin.token can be read by other users (else a warning)"},
 		&cli.StringFlag{Name: "log-level", EnvVars: []string{"AGENT_DECK_LOG_LEVEL"}, Value: "info",
 			Usage: "debug, info, warn or error"},
 		&cli.BoolFlag{Name: "allow-metadata-hosts", EnvVars: []string{"AGENT_DECK_ALLOW_METADATA_HOSTS"},
@@ -95,6 +97,11 @@ type ServeConfig struct {
 	ResultDirCap        int64 // bytes; 0 = 1 GiB
 	LogLevel            string
 	AllowMetadataHosts  bool
+	// Launcher is the argv prefix local servers are started through (proxy.Options.Launcher).
+	// serve sets it to its own binary; an embedding (tests calling Start) may leave it empty.
+	Launcher []string
+	// StrictPerms refuses to start when a secret file in Home has group or other permissions.
+	StrictPerms bool
 	// Logger receives structured logs; nil logs text to stderr at LogLevel.
 	Logger *slog.Logger
 }
@@ -118,6 +125,7 @@ func serveConfigFrom(c *cli.Context) ServeConfig {
 		ResultDirCap:        c.Int64("result-dir-cap"),
 		LogLevel:            c.String("log-level"),
 		AllowMetadataHosts:  c.Bool("allow-metadata-hosts"),
+		StrictPerms:         c.Bool("strict-perms"),
 	}
 }
 

@@ -31,6 +31,10 @@ func serveCommand() *cli.Command {
 		Action: func(c *cli.Context) error {
 			cfg := serveConfigFrom(c)
 			cfg.Logger = newLogger(c.App.ErrWriter, cfg.LogLevel)
+			// This is the agent-deck binary: local servers are started through its launcher.
+			if exe, err := os.Executable(); err == nil {
+				cfg.Launcher = []string{exe, launchCommandName}
+			}
 			srv, err := Start(c.Context, cfg)
 			if err != nil {
 				return cli.Exit(err.Error(), startExitCode(err))
@@ -53,6 +57,8 @@ type Server struct {
 	url     string
 	token   string
 	svc     *backend.Service
+	lock    *homeLock
+	dataDir string // the embedded cluster's data directory, "" with an external database
 	closers []closer
 }
 
@@ -83,6 +89,13 @@ func Start(ctx context.Context, cfg ServeConfig) (srv *Server, err error) {
 	if err := os.MkdirAll(cfg.Home, 0o700); err != nil {
 		return nil, fmt.Errorf("data home %s: %w", cfg.Home, err)
 	}
+	if s.lock, err = lockHome(cfg.Home); err != nil {
+		return nil, err
+	}
+	s.push("data home lock", func(context.Context) error { s.lock.release(); return nil })
+	if err := checkSecretPerms(cfg.Home, cfg.StrictPerms, s.log); err != nil {
+		return nil, err
+	}
 	dbURL, err := s.openDatabase(ctx)
 	if err != nil {
 		return nil, err
@@ -109,6 +122,7 @@ func Start(ctx context.Context, cfg ServeConfig) (srv *Server, err error) {
 		ResultRetention: cfg.ResultRetention,
 		ResultHardCap:   cfg.ResultHardCap,
 		ResultDirCap:    cfg.ResultDirCap,
+		Launcher:        cfg.Launcher,
 	})
 	s.push("proxy", px.Close)
 
@@ -134,15 +148,28 @@ func Start(ctx context.Context, cfg ServeConfig) (srv *Server, err error) {
 func (s *Server) openDatabase(ctx context.Context) (string, error) {
 	url := s.cfg.DatabaseURL
 	if url == "" {
+		// The home lock is held: a postgres still serving this home's data dir belongs to a serve
+		// that is gone (its watchdog missed it), so the cluster may stop it; a live owner would
+		// hold the lock, and the cluster itself refuses a server whose owner still runs.
+		sysDir, err := systemDataDir(s.cfg.Home)
+		if err != nil {
+			return "", err
+		}
 		c, err := cluster.Start(ctx, cluster.Options{
-			DataDir:    filepath.Join(s.cfg.Home, "postgres"),
-			StopOnExit: true,
-			Logger:     s.log.With("component", "postgres"),
+			DataDir:       filepath.Join(s.cfg.Home, "postgres"),
+			SystemDataDir: sysDir,
+			StopOnExit:    true,
+			Supervise:     true,
+			Logger:        s.log.With("component", "postgres"),
 		})
 		if err != nil {
 			return "", err
 		}
 		s.push("embedded postgres", func(ctx context.Context) error { return c.Stop(ctx) })
+		s.dataDir = c.DataDir()
+		if err := recordDataDir(s.cfg.Home, s.dataDir); err != nil {
+			return "", err
+		}
 		url = c.URL("agentdeck")
 	}
 	if err := migrations.Up(ctx, url); err != nil {
@@ -183,7 +210,11 @@ func (s *Server) listen(ctx context.Context) error {
 	s.push("http server", hs.Shutdown)
 	// Closed before the HTTP server, so open MCP streams end and Shutdown need not wait them out.
 	s.push("mcp sessions", mcp.Close)
-	if err := writeServerInfo(s.cfg.Home, client.ServerInfo{URL: s.url, PID: os.Getpid(), Database: s.databaseLabel(), Profile: s.cfg.Profile}); err != nil {
+	info := client.ServerInfo{URL: s.url, PID: os.Getpid(), Database: s.databaseLabel(), Profile: s.cfg.Profile}
+	if err := s.lock.record(info); err != nil {
+		return err
+	}
+	if err := writeServerInfo(s.cfg.Home, info); err != nil {
 		return fmt.Errorf("write server info: %w", err)
 	}
 	s.push("server info", func(context.Context) error {
@@ -208,7 +239,7 @@ func (s *Server) info(context.Context) (map[string]any, error) {
 // databaseLabel names the database without the URL, which may hold a password.
 func (s *Server) databaseLabel() string {
 	if s.cfg.DatabaseURL == "" {
-		return "embedded (" + filepath.Join(s.cfg.Home, "postgres") + ")"
+		return "embedded (" + s.dataDir + ")"
 	}
 	return "external (AGENT_DECK_DATABASE_URL)"
 }
@@ -238,6 +269,18 @@ func (s *Server) Close(ctx context.Context) error {
 	}
 	s.closers = nil
 	return errors.Join(errs...)
+}
+
+// startExitCode is 1 for a start refused because of how the home is (owned by another serve,
+// secret files open to others under --strict-perms, a secret key that does not match the
+// database): the user must act. Anything else is 2.
+func startExitCode(err error) int {
+	var locked *HomeLockedError
+	var perms *PermsError
+	if errors.As(err, &locked) || errors.As(err, &perms) || errors.Is(err, errKeyRefused) {
+		return 1
+	}
+	return 2
 }
 
 func newLogger(w interface{ Write([]byte) (int, error) }, level string) *slog.Logger {

@@ -30,11 +30,3 @@ func keyRefusal(err error, cfg ServeConfig) error {
 		"nothing was changed", errKeyRefused, source, why, fix)
 }
 
-// startExitCode is serve's exit status for a failed start: 1 for a refusal (wrong key), 2 for
-// any other failure.
-func startExitCode(err error) int {
-	if errors.Is(err, errKeyRefused) {
-		return 1
-	}
-	return 2
-}

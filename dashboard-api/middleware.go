@@ -98,7 +98,7 @@ func (a *api) authenticate(c *gin.Context) {
 	actor, err := a.svc.Authenticate(c.Request.Context(), secret, backend.ActorUser)
 	if err != nil {
 		switch backend.ErrorCode(err) {
-		case backend.CodeUnauthenticated, backend.CodeUnavailable, backend.CodeInternal:
+		case backend.CodeUnauthenticated, backend.CodeUnavailable, backend.CodeInternal, backend.CodeCanceled:
 		default:
 			err = backend.Errorf(backend.CodeUnauthenticated, "the bearer token is not valid").
 				WithHint("create one with: agent-deck token create")

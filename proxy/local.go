@@ -65,7 +65,7 @@ type child struct {
 // openLocal starts the service's command and runs the handshake over its stdio.
 func (c *conn) openLocal(t backend.Target) error {
 	c.kind = "stdio"
-	ch, err := startChild(t, c.svc.stderr)
+	ch, err := startChild(t, c.svc.p.opts.Launcher, c.svc.stderr)
 	if err != nil {
 		return err
 	}
@@ -93,11 +93,30 @@ func (c *conn) watch(ch *child) {
 	time.AfterFunc(250*time.Millisecond, func() { _ = ch.stdout.Close() })
 }
 
-func startChild(t backend.Target, stderr io.Writer) (*child, error) {
+func startChild(t backend.Target, launcher []string, stderr io.Writer) (*child, error) {
 	env := childEnv(t)
 	path, err := lookCommand(t.LocalCommand, env, t.LocalWorkingDir)
 	if err != nil {
 		return nil, err
+	}
+	args := t.LocalArgs
+	pdeath := syscall.SIGKILL
+	if len(launcher) > 0 {
+		// The launcher runs in the working dir, and reports a command it cannot run only as an
+		// exit: pin the path and check here what can be checked, so the usual failures read the
+		// same with and without it.
+		if !filepath.IsAbs(path) {
+			base := expandHome(t.LocalWorkingDir)
+			if base == "" {
+				base, _ = os.Getwd()
+			}
+			path = filepath.Join(base, path)
+		}
+		if err := checkExecutable(path); err != nil {
+			return nil, err
+		}
+		full := launchArgs(launcher, path, args)
+		path, args, pdeath = full[0], full[1:], launcherDeathSignal
 	}
 	inR, inW, err := os.Pipe()
 	if err != nil {
@@ -113,11 +132,11 @@ func startChild(t backend.Target, stderr io.Writer) (*child, error) {
 		closeAll(inR, inW, outR, outW)
 		return nil, err
 	}
-	cmd := exec.Command(path, t.LocalArgs...)
+	cmd := exec.Command(path, args...)
 	cmd.Env = env
 	cmd.Dir = expandHome(t.LocalWorkingDir)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: pdeath}
 	err = cmd.Start()
 	closeAll(inR, outW, errW)
 	if err != nil {
@@ -130,6 +149,19 @@ func startChild(t backend.Target, stderr io.Writer) (*child, error) {
 		_ = errR.Close()
 	}()
 	return &child{cmd: cmd, pgid: cmd.Process.Pid, stdin: inW, stdout: outR, exited: make(chan struct{})}, nil
+}
+
+// checkExecutable fails the way exec would for a path that is missing, a directory or not
+// executable.
+func checkExecutable(path string) error {
+	fi, err := os.Stat(path)
+	switch {
+	case err != nil:
+		return &exec.Error{Name: path, Err: err}
+	case fi.IsDir() || fi.Mode()&0o111 == 0:
+		return &exec.Error{Name: path, Err: syscall.EACCES}
+	}
+	return nil
 }
 
 func closeAll(fs ...*os.File) {

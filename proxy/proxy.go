@@ -46,6 +46,11 @@ type Options struct {
 	StderrBytes int
 	// DefaultTimeout is a call's deadline when the target sets none (default 60 s).
 	DefaultTimeout time.Duration
+	// Launcher, when set, is the argv prefix of the launcher every local server is started
+	// through (see launcher.go): the agent-deck binary and its hidden launch command. Empty starts
+	// local servers directly, in their own group with Pdeathsig, which leaves what they start
+	// behind if the deck is killed outright.
+	Launcher []string
 	// Version is announced to downstream servers as the client version (default "dev").
 	Version string
 }

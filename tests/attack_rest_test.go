@@ -12,5 +12,6 @@ func TestAttacksREST(t *testing.T) {
 		{"agent and admin register metadata, link-local and private hosts", attackRESTRegisterMetadataHost},
 		{"URL userinfo read back from reads, exports, errors and logs", attackRESTReadURLUserinfo},
 		{"credential secret with a line break", attackRESTCredentialSecretWithLineBreak},
+		{"cancelling requests mid-flight is counted and logged as a database outage", attackCancelCountedAsOutage},
 	})
 }

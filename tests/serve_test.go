@@ -34,6 +34,7 @@ func startServe(t *testing.T, home string, env ...string) *serveProcess {
 		t.Fatalf("start serve: %v", err)
 	}
 	go func() { p.done <- cmd.Wait() }()
+	removeSystemDataDir(t, home)
 	t.Cleanup(func() { p.stop(t) })
 	deadline := time.Now().Add(60 * time.Second)
 	for time.Now().Before(deadline) {
@@ -136,6 +137,7 @@ func TestServeEmbeddedPostgres(t *testing.T) {
 	home := filepath.Join(t.TempDir(), "home")
 
 	first := startServe(t, home)
+	dataDir := embeddedDataDir(t, home) // in the home, or outside it for a root serve
 	for _, f := range []string{"admin.token", "secret.key"} {
 		st, err := os.Stat(filepath.Join(home, f))
 		if err != nil {
@@ -161,7 +163,7 @@ func TestServeEmbeddedPostgres(t *testing.T) {
 		t.Errorf("metrics without a token: %d, want 401", resp.StatusCode)
 	}
 	first.stop(t)
-	if left := postgresProcesses(t, home); len(left) > 0 {
+	if left := postgresProcesses(t, dataDir); len(left) > 0 {
 		t.Fatalf("postgres still running after SIGTERM:\n%s", strings.Join(left, "\n"))
 	}
 	if _, err := os.Stat(filepath.Join(home, "server.json")); !os.IsNotExist(err) {
@@ -177,7 +179,7 @@ func TestServeEmbeddedPostgres(t *testing.T) {
 		t.Fatalf("deck lost across restart: %d %s", code, body)
 	}
 	second.stop(t)
-	if left := postgresProcesses(t, home); len(left) > 0 {
+	if left := postgresProcesses(t, dataDir); len(left) > 0 {
 		t.Fatalf("postgres still running after second SIGTERM:\n%s", strings.Join(left, "\n"))
 	}
 }

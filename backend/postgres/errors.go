@@ -63,6 +63,9 @@ func classify(op string, err error) error {
 		return fromPgError(op, pgErr, err)
 	case errors.Is(err, pgx.ErrNoRows):
 		return &backend.Error{Code: backend.CodeNotFound, Message: "not found", Err: err}
+	case errors.Is(err, context.Canceled):
+		// The caller went away; the database is fine.
+		return backend.Canceled(err)
 	case isConnectionError(err):
 		return unavailable(err)
 	}
@@ -71,7 +74,8 @@ func classify(op string, err error) error {
 
 func unavailable(err error) *backend.Error {
 	return &backend.Error{Code: backend.CodeUnavailable, Message: "the database is unavailable",
-		Hint: "retry shortly; if it persists, check that PostgreSQL is running", Err: err}
+		Hint: "retry in a few seconds (an embedded database is restarted by serve); if it persists, " +
+			"check that PostgreSQL is running", Err: err}
 }
 
 func isConnectionError(err error) bool {
@@ -81,7 +85,7 @@ func isConnectionError(err error) bool {
 		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
 		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) ||
 		errors.Is(err, syscall.EPIPE) || errors.Is(err, context.DeadlineExceeded) ||
-		errors.Is(err, context.Canceled) || errors.Is(err, puddle.ErrClosedPool)
+		errors.Is(err, puddle.ErrClosedPool)
 }
 
 func fromPgError(op string, pgErr *pgconn.PgError, err error) error {

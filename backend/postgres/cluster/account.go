@@ -1,9 +1,9 @@
 package cluster
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
-	"log/slog"
 	"os"
 	"os/exec"
 	"os/user"
@@ -80,24 +80,22 @@ func (a *account) chownTree(dir string) error {
 	})
 }
 
-// ensureTraversable adds o+x to the ancestors of dir the account could not otherwise enter,
-// logging each change once: the server must reach its data and socket directories.
-func (a *account) ensureTraversable(dir string, log *slog.Logger) error {
+// ErrUnreachable means the server account cannot reach a directory because one above it is
+// closed to it. Agent Deck never opens the user's directories up (it used to add o+x to the home
+// and every parent); the message names the directory.
+var ErrUnreachable = errors.New("unreachable for the PostgreSQL user")
+
+// checkReachable fails when the account cannot traverse every existing ancestor of dir as they
+// are. Missing ancestors do not count: they are created traversable.
+func (a *account) checkReachable(dir string) error {
 	if a == nil {
 		return nil
 	}
 	for p := filepath.Dir(dir); ; p = filepath.Dir(p) {
 		info, err := os.Stat(p)
-		if err != nil {
-			return err
-		}
-		if !a.canTraverse(info) {
-			mode := info.Mode().Perm() | 0o001
-			if err := os.Chmod(p, mode); err != nil {
-				return fmt.Errorf("make %s traversable for user %s: %w", p, a.name, err)
-			}
-			log.Info("made a directory traversable for the PostgreSQL user",
-				"dir", p, "user", a.name, "mode", fmt.Sprintf("%#o", mode))
+		if err == nil && !a.canTraverse(info) {
+			return fmt.Errorf("%s: the %s user cannot enter %s (mode %#o): %w", dir, a.name, p,
+				info.Mode().Perm(), ErrUnreachable)
 		}
 		if p == filepath.Dir(p) {
 			return nil

@@ -33,6 +33,11 @@ const maxSocketPath = 100
 type Options struct {
 	// DataDir is the cluster's data directory; it is created with initdb when it holds none.
 	DataDir string
+	// SystemDataDir is where the cluster lives instead of DataDir when running as root and the
+	// server account (postgres) cannot reach DataDir as the directories above it are: Agent Deck
+	// never changes the permissions of those (they are the user's). DataDir() says which one is
+	// used. Empty makes an unreachable DataDir an error.
+	SystemDataDir string
 	// SocketDir holds the Unix socket; default DataDir. A path too long for a socket falls
 	// back to a short directory under the system temp dir (logged).
 	SocketDir string
@@ -47,6 +52,10 @@ type Options struct {
 	// StopOnExit starts a small watchdog process that stops the server if this process dies
 	// without calling Stop (a crash or SIGKILL), so no server outlives its owner.
 	StopOnExit bool
+	// Supervise restarts the server (with backoff, logging each attempt) whenever it dies while
+	// the cluster is not stopped, so a killed or crashed PostgreSQL does not take the owner down
+	// for good.
+	Supervise bool
 	// Logger receives what the cluster does; nil discards.
 	Logger *slog.Logger
 }
@@ -65,6 +74,11 @@ type Cluster struct {
 
 	mu      sync.Mutex
 	stopped bool
+
+	// supStop ends the supervisor (closed once, by Stop); supDone is closed when it has returned.
+	supStop  chan struct{}
+	supDone  chan struct{}
+	stopOnce sync.Once
 }
 
 // Start creates the cluster on first use, starts it and waits until it accepts connections.
@@ -97,6 +111,10 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 		c.removeTmpSocket()
 		return nil, err
 	}
+	if opts.Supervise {
+		c.supStop, c.supDone = make(chan struct{}), make(chan struct{})
+		go c.supervise()
+	}
 	return c, nil
 }
 
@@ -110,7 +128,7 @@ func (c *Cluster) start(ctx context.Context) error {
 	if err := c.pgctlStart(ctx); err != nil {
 		return err
 	}
-	c.pid = lockFilePID(filepath.Join(c.opts.DataDir, "postmaster.pid"))
+	c.pid = lockFilePID(c.pidFile())
 	if c.opts.StopOnExit {
 		c.startWatchdog()
 	}
@@ -124,13 +142,13 @@ func (c *Cluster) start(ctx context.Context) error {
 }
 
 // prepareDirs creates the data and socket directories, owned by the server's account and
-// reachable by it.
+// reachable by it as the directories above them are.
 func (c *Cluster) prepareDirs() error {
+	if err := c.placeDataDir(); err != nil {
+		return err
+	}
 	if err := os.MkdirAll(filepath.Dir(c.opts.DataDir), 0o755); err != nil {
 		return fmt.Errorf("create parent of %s: %w", c.opts.DataDir, err)
-	}
-	if err := c.acct.ensureTraversable(c.opts.DataDir, c.log); err != nil {
-		return err
 	}
 	c.socketDir = c.opts.SocketDir
 	if c.socketDir == "" {
@@ -152,13 +170,52 @@ func (c *Cluster) prepareDirs() error {
 	if err := os.MkdirAll(filepath.Dir(c.socketDir), 0o755); err != nil {
 		return fmt.Errorf("create parent of %s: %w", c.socketDir, err)
 	}
-	if err := c.acct.ensureTraversable(c.socketDir, c.log); err != nil {
+	if err := c.acct.checkReachable(c.socketDir); err != nil {
 		return err
 	}
 	if err := c.acct.makeDir(c.socketDir); err != nil {
 		return fmt.Errorf("create socket dir %s: %w", c.socketDir, err)
 	}
 	return nil
+}
+
+// placeDataDir picks the data directory: DataDir when the server account can reach it as it is,
+// else SystemDataDir. A cluster already in SystemDataDir stays there; one in an unreachable
+// DataDir is moved there (it was reachable once, made so by an older version).
+func (c *Cluster) placeDataDir() error {
+	want, sys := c.opts.DataDir, c.opts.SystemDataDir
+	if sys != "" {
+		sys = absClean(sys)
+	}
+	err := c.acct.checkReachable(want)
+	switch {
+	case err == nil && !(sys != "" && hasCluster(sys) && !hasCluster(want)):
+		return nil
+	case sys == "":
+		return err
+	}
+	// Root-owned and open to traversal only: the server account passes through, nobody lists it.
+	if err := os.MkdirAll(filepath.Dir(sys), 0o711); err != nil {
+		return fmt.Errorf("create %s: %w", filepath.Dir(sys), err)
+	}
+	if err := c.acct.checkReachable(sys); err != nil {
+		return err
+	}
+	if hasCluster(want) && !hasCluster(sys) {
+		c.log.Warn("moving the postgres data dir where the server user can reach it without opening up the home",
+			"from", want, "to", sys)
+		if err := os.Rename(want, sys); err != nil {
+			return fmt.Errorf("move the postgres data dir from %s to %s (the %s user cannot reach it "+
+				"where it is): %w", want, sys, c.acct.name, err)
+		}
+	}
+	c.opts.DataDir = sys
+	return nil
+}
+
+func hasCluster(dir string) bool {
+	_, err := os.Stat(filepath.Join(dir, "PG_VERSION"))
+	return err == nil
 }
 
 func (c *Cluster) socketPath() string {
@@ -187,8 +244,14 @@ func (c *Cluster) Port() int { return c.port }
 // BinDir is where the server binaries were found.
 func (c *Cluster) BinDir() string { return c.binDir }
 
-// PID is the postmaster's process id.
-func (c *Cluster) PID() int { return c.pid }
+// PID is the postmaster's process id (it changes when a supervised cluster is restarted).
+func (c *Cluster) PID() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.pid
+}
+
+func (c *Cluster) pidFile() string { return filepath.Join(c.opts.DataDir, "postmaster.pid") }
 
 // Database is the application database created at start (unless Options.SkipDatabase).
 func (c *Cluster) Database() string { return c.opts.Database }
@@ -198,6 +261,12 @@ func (c *Cluster) Database() string { return c.opts.Database }
 // shutdown short (leaving a server behind would be worse); pg_ctl's own timeouts bound it.
 func (c *Cluster) Stop(ctx context.Context) error {
 	ctx = context.WithoutCancel(ctx)
+	c.stopOnce.Do(func() {
+		if c.supStop != nil {
+			close(c.supStop)
+			<-c.supDone
+		}
+	})
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.stopped {

@@ -2,6 +2,7 @@ package cluster_test
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -14,6 +15,20 @@ import (
 
 	"github.com/agent-deck/agent-deck/backend/postgres/cluster"
 )
+
+// reachableTempDir is t.TempDir() opened for traversal, so that as root the postgres user can
+// reach clusters under it: the cluster never changes the permissions of directories above its
+// data dir.
+func reachableTempDir(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, d := range []string{dir, filepath.Dir(dir)} {
+		if err := os.Chmod(d, 0o711); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
 
 func testOptions(t *testing.T, dataDir string) cluster.Options {
 	t.Helper()
@@ -74,7 +89,7 @@ func assertNoProcesses(t *testing.T, dataDir string) {
 }
 
 func TestStartStopRestartKeepsData(t *testing.T) {
-	dataDir := filepath.Join(t.TempDir(), "home", "postgres")
+	dataDir := filepath.Join(reachableTempDir(t), "home", "postgres")
 	c := start(t, testOptions(t, dataDir))
 	if pids, _ := cluster.Processes(dataDir); len(pids) == 0 {
 		t.Fatalf("no postgres process found for %s after Start", dataDir)
@@ -124,7 +139,7 @@ func TestStartAfterCrash(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			dataDir := filepath.Join(t.TempDir(), "pg")
+			dataDir := filepath.Join(reachableTempDir(t), "pg")
 			ctx := context.Background()
 			first, err := cluster.Start(ctx, testOptions(t, dataDir))
 			if err != nil {
@@ -146,7 +161,7 @@ func TestStartAfterCrash(t *testing.T) {
 }
 
 func TestLongSocketPathFallsBack(t *testing.T) {
-	base := t.TempDir()
+	base := reachableTempDir(t)
 	long := filepath.Join(base, strings.Repeat("s", 120))
 	opts := testOptions(t, filepath.Join(base, "pg"))
 	opts.SocketDir = long
@@ -167,7 +182,7 @@ func TestLongSocketPathFallsBack(t *testing.T) {
 }
 
 func TestURLUsesSocket(t *testing.T) {
-	c := start(t, testOptions(t, filepath.Join(t.TempDir(), "pg")))
+	c := start(t, testOptions(t, filepath.Join(reachableTempDir(t), "pg")))
 	u := c.URL("agentdeck")
 	if !strings.Contains(u, "host="+strings.ReplaceAll(c.SocketDir(), "/", "%2F")) {
 		t.Fatalf("URL %q does not name socket dir %q", u, c.SocketDir())
@@ -190,7 +205,7 @@ func TestStopOnExitWatchdog(t *testing.T) {
 		time.Sleep(time.Minute)
 		return
 	}
-	dataDir := filepath.Join(t.TempDir(), "pg")
+	dataDir := filepath.Join(reachableTempDir(t), "pg")
 	owner := exec.Command(os.Args[0], "-test.run=^TestStopOnExitWatchdog$")
 	owner.Env = append(os.Environ(), "CLUSTER_TEST_OWNER_DIR="+dataDir)
 	out, err := owner.StdoutPipe()
@@ -225,5 +240,93 @@ func TestStopOnExitWatchdog(t *testing.T) {
 			t.Fatalf("server outlived its owner: %v", pids)
 		}
 		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// TestUnreachableDataDirIsNotOpenedUp: as root, a data dir the postgres user cannot reach is an
+// error naming the closed directory, and no directory above it changes mode.
+func TestUnreachableDataDirIsNotOpenedUp(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("only root runs the cluster as another user")
+	}
+	closed := t.TempDir() // 0700, root's
+	before, _ := os.Stat(closed)
+	_, err := cluster.Start(context.Background(), testOptions(t, filepath.Join(closed, "home", "pg")))
+	if !errors.Is(err, cluster.ErrUnreachable) || !strings.Contains(err.Error(), closed) {
+		t.Fatalf("Start = %v, want ErrUnreachable naming %s", err, closed)
+	}
+	after, _ := os.Stat(closed)
+	if after.Mode() != before.Mode() {
+		t.Errorf("mode of %s changed from %v to %v", closed, before.Mode(), after.Mode())
+	}
+}
+
+// TestSuperviseRestartsKilledServer: a supervised cluster whose postmaster is killed comes back
+// by itself with the same data, and Stop afterwards leaves nothing running.
+func TestSuperviseRestartsKilledServer(t *testing.T) {
+	dataDir := filepath.Join(reachableTempDir(t), "pg")
+	opts := testOptions(t, dataDir)
+	opts.Supervise = true
+	c := start(t, opts)
+	psql(t, c, "CREATE TABLE kept (v text); INSERT INTO kept VALUES ('survived')")
+	first := c.PID()
+	if err := syscall.Kill(first, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for c.PID() == first || c.PID() == 0 || !acceptsConnections(c) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the killed server was not restarted (pid %d)", c.PID())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if got := psql(t, c, "SELECT v FROM kept"); got != "survived" {
+		t.Fatalf("after the restart got %q", got)
+	}
+	if err := c.Stop(context.Background()); err != nil {
+		t.Fatalf("Stop: %v", err)
+	}
+	assertNoProcesses(t, dataDir)
+}
+
+func acceptsConnections(c *cluster.Cluster) bool {
+	psql := filepath.Join(c.BinDir(), "psql")
+	return exec.Command(psql, "-X", "-q", "-t", "-A", c.URL(c.Database()), "-c", "SELECT 1").Run() == nil
+}
+
+// TestStartRefusesOwnedServer: a server whose owner still runs (its watchdog says so) is not
+// stale: a second Start on the data dir refuses rather than stopping it.
+func TestStartRefusesOwnedServer(t *testing.T) {
+	dataDir := filepath.Join(reachableTempDir(t), "pg")
+	owner := exec.Command(os.Args[0], "-test.run=^TestStopOnExitWatchdog$")
+	owner.Env = append(os.Environ(), "CLUSTER_TEST_OWNER_DIR="+dataDir)
+	out, err := owner.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := owner.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = owner.Process.Kill()
+		_ = owner.Wait()
+		assertNoProcesses(t, dataDir)
+	})
+	buf := make([]byte, 4096)
+	var seen strings.Builder
+	for !strings.Contains(seen.String(), "ready") {
+		n, err := out.Read(buf)
+		if err != nil {
+			t.Fatalf("owner exited before the cluster was ready: %v\n%s", err, seen.String())
+		}
+		seen.Write(buf[:n])
+	}
+	before, _ := cluster.Processes(dataDir)
+	_, err = cluster.Start(context.Background(), testOptions(t, dataDir))
+	if !errors.Is(err, cluster.ErrOwned) {
+		t.Fatalf("Start on an owned data dir = %v, want ErrOwned", err)
+	}
+	if after, _ := cluster.Processes(dataDir); len(after) == 0 || len(before) == 0 {
+		t.Fatalf("the owned server was stopped (before %v, after %v)", before, after)
 	}
 }

@@ -122,6 +122,10 @@ func (c *Cluster) run(ctx context.Context, name string, args ...string) ([]byte,
 func (c *Cluster) clearStale(ctx context.Context) error {
 	pidFile := filepath.Join(c.opts.DataDir, "postmaster.pid")
 	if pid := runningPostmaster(c.opts.DataDir); pid > 0 {
+		if owner := liveOwner(pidFile, pid); owner > 0 {
+			return fmt.Errorf("the postgres server (pid %d) on %s belongs to a running process (pid %d); "+
+				"refusing to stop it: stop that process first: %w", pid, c.opts.DataDir, owner, ErrOwned)
+		}
 		c.log.Warn("a postgres server from an earlier run still holds the data dir; stopping it",
 			"pid", pid, "data_dir", c.opts.DataDir)
 		c.pid = pid

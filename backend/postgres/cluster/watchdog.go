@@ -1,10 +1,12 @@
 package cluster
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 )
 
@@ -17,13 +19,16 @@ if ! kill -0 "$1" 2>/dev/null && [ "$(head -n 1 "$2" 2>/dev/null)" = "$3" ]; the
 fi
 `
 
+// watchdogName is the watchdog's $0, by which liveOwner finds it.
+const watchdogName = "agent-deck-pg-watchdog"
+
 // startWatchdog starts a process, in its own process group so a terminal's Ctrl-C does not
 // reach it, that stops the server if this process dies without calling Stop.
 func (c *Cluster) startWatchdog() {
 	if c.pid <= 0 {
 		return
 	}
-	cmd := exec.Command("/bin/sh", "-c", watchdogScript, "agent-deck-pg-watchdog",
+	cmd := exec.Command("/bin/sh", "-c", watchdogScript, watchdogName,
 		strconv.Itoa(os.Getpid()), filepath.Join(c.opts.DataDir, "postmaster.pid"), strconv.Itoa(c.pid))
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
@@ -31,6 +36,34 @@ func (c *Cluster) startWatchdog() {
 		return
 	}
 	c.watchdog = cmd
+}
+
+// ErrOwned means the data dir's server belongs to another live process (its watchdog names it),
+// so it is not stale and must not be stopped.
+var ErrOwned = errors.New("the cluster has a live owner")
+
+// liveOwner returns the pid of the live process whose watchdog guards the postmaster pid on
+// pidFile, 0 when there is none: only a server whose owner is gone may be stopped as stale.
+func liveOwner(pidFile string, postmaster int) int {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return 0
+	}
+	for _, e := range entries {
+		raw, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil {
+			continue
+		}
+		args := strings.Split(strings.TrimRight(string(raw), "\x00"), "\x00")
+		// /bin/sh -c <script> agent-deck-pg-watchdog <owner> <pid file> <postmaster>
+		if len(args) != 7 || args[3] != watchdogName || args[5] != pidFile || args[6] != strconv.Itoa(postmaster) {
+			continue
+		}
+		if owner, err := strconv.Atoi(args[4]); err == nil && owner != os.Getpid() && alive(owner) {
+			return owner
+		}
+	}
+	return 0
 }
 
 func (c *Cluster) stopWatchdog() {

@@ -40,6 +40,10 @@ func startServer(ctx context.Context) (*server, error) {
 			return nil, err
 		}
 		s.dir = dir
+		// The harness's own dir: as root the cluster runs as postgres, which must pass through it.
+		if err := os.Chmod(dir, 0o711); err != nil {
+			return nil, err
+		}
 		_ = os.WriteFile(filepath.Join(dir, "owner.pid"), []byte(strconv.Itoa(os.Getpid())), 0o644)
 		s.cluster, err = cluster.Start(ctx, cluster.Options{
 			DataDir: filepath.Join(dir, "data"), SocketDir: filepath.Join(dir, "s"),
