@@ -13,17 +13,17 @@ import (
 	"github.com/agent-deck/agent-deck/backend"
 )
 
-// safeMessage is an error's client-safe text; internal failures are logged with a request id.
+// safeMessage is the text of an error's public form (backend.Public) for answers outside a
+// tool result; hidden failures and outages are logged with the request id.
 func (h *Handler) safeMessage(ctx context.Context, err error) string {
-	e := backend.AsError(err)
-	if e.Code == backend.CodeInternal || e.Code == backend.CodeUnavailable {
-		id := requestID()
-		h.log.ErrorContext(ctx, "MCP request failed", "code", e.Code, "request_id", id, "error", err)
-		return "internal error (request id " + id + ")"
+	id := requestID()
+	p := backend.Public(err, id)
+	if p.Code == backend.CodeInternal || p.Code == backend.CodeUnavailable {
+		h.log.ErrorContext(ctx, "MCP request failed", "code", p.Code, "request_id", id, "error", err)
 	}
-	msg := string(e.Code) + ": " + e.Message
-	if e.Hint != "" {
-		msg += " (" + e.Hint + ")"
+	msg := string(p.Code) + ": " + p.Message
+	if p.Hint != "" {
+		msg += " (" + p.Hint + ")"
 	}
 	return msg
 }
@@ -175,8 +175,7 @@ func (h *Handler) peekBody(w http.ResponseWriter, r *http.Request, st *reqState)
 
 // statusOf maps a failure before the transport to its HTTP status (backend's one table).
 func statusOf(err error) int {
-	s, _ := backend.HTTPStatus(backend.ErrorCode(err))
-	return s
+	return backend.Public(err, "").Status
 }
 
 // writeError answers a request the transport never saw with a JSON-RPC error body.

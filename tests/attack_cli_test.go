@@ -4,5 +4,8 @@ import "testing"
 
 // Attacks on the agent-deck CLI.
 func TestAttacksCLI(t *testing.T) {
-	runAttacks(t, []attack{})
+	runAttacks(t, []attack{
+		{"the CLI drops the hint of a server error", attackCLIHidesServerHint},
+		{"a newer error code is reported as an internal failure", attackCLIUnknownCode},
+	})
 }
