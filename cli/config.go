@@ -82,6 +82,8 @@ type ServeConfig struct {
 	ResultCap          int
 	ResultRetention    time.Duration
 	LogLevel           string
+	// HTTP bounds slow and idle clients; the zero value takes the defaults.
+	HTTP HTTPLimits
 	// Logger receives structured logs; nil logs text to stderr at LogLevel.
 	Logger *slog.Logger
 }

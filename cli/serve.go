@@ -163,7 +163,7 @@ func (s *Server) listen(ctx context.Context) error {
 		Info:    s.info,
 		Metrics: met.handler(),
 	}))
-	hs := &http.Server{Handler: met.wrap(mux), ReadHeaderTimeout: 10 * time.Second}
+	hs := newHTTPServer(met.wrap(mux), s.cfg.HTTP)
 	go func() {
 		if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			s.log.Error("http server stopped", "err", err)

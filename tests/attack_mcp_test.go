@@ -4,5 +4,8 @@ import "testing"
 
 // Attacks on the MCP endpoint (/mcp and its tools).
 func TestAttacksMCP(t *testing.T) {
-	runAttacks(t, []attack{})
+	runAttacks(t, []attack{
+		{"unauthenticated clients make the deck read large bodies", attackUnauthenticatedLargeBodies},
+		{"GET or DELETE with a bad token and no session is not refused as unauthenticated", attackSessionlessBadToken},
+	})
 }

@@ -4,5 +4,8 @@ import "testing"
 
 // Attacks on the REST API (/api/v1, /metrics, health).
 func TestAttacksREST(t *testing.T) {
-	runAttacks(t, []attack{})
+	runAttacks(t, []attack{
+		{"a client trickles a request body to hold a connection", attackTrickledBody},
+		{"a client holds an idle keep-alive connection", attackIdleConnection},
+	})
 }

@@ -1,0 +1,228 @@
+package tests
+
+import (
+	"bufio"
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/postgres/pgtest"
+	"github.com/agent-deck/agent-deck/cli"
+)
+
+// frontDoorWait is the generous deadline of the HTTP-limit attacks: far beyond the short limits
+// the tests configure, far below "held forever".
+const frontDoorWait = 20 * time.Second
+
+// startFrontDoor starts a whole deck with cfg changed by tune.
+func startFrontDoor(t *testing.T, tune func(*cli.ServeConfig)) *cli.Server {
+	t.Helper()
+	key := make([]byte, 32)
+	if _, err := rand.Read(key); err != nil {
+		t.Fatal(err)
+	}
+	cfg := cli.ServeConfig{Home: t.TempDir(), Addr: "127.0.0.1:0", DatabaseURL: pgtest.NewDB(t),
+		SecretKey: base64.StdEncoding.EncodeToString(key), Profile: "standard",
+		Logger: slog.New(slog.DiscardHandler)}
+	if tune != nil {
+		tune(&cfg)
+	}
+	srv, err := cli.Start(context.Background(), cfg)
+	if err != nil {
+		t.Fatalf("cli.Start: %v", err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+		defer cancel()
+		_ = srv.Close(ctx)
+	})
+	return srv
+}
+
+// frontDoorToken creates a token of scope on srv.
+func frontDoorToken(t *testing.T, srv *cli.Server, scope backend.Scope) string {
+	t.Helper()
+	ctx := backend.WithActor(context.Background(), backend.SystemActor)
+	tok, err := srv.Service().CreateToken(ctx, backend.TokenInput{Name: "fd-" + randHex(4), Scope: scope})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok.Secret
+}
+
+// rawConn is one plain TCP connection to the deck, for requests no HTTP client would send.
+type rawConn struct {
+	net.Conn
+	r *bufio.Reader
+}
+
+// dialRaw connects to the deck; the connection is closed when the test ends. Safe to call from
+// any goroutine.
+func dialRaw(t *testing.T, baseURL string) (*rawConn, error) {
+	c, err := net.Dial("tcp", strings.TrimPrefix(baseURL, "http://"))
+	if err != nil {
+		return nil, err
+	}
+	t.Cleanup(func() { c.Close() })
+	return &rawConn{Conn: c, r: bufio.NewReader(c)}, nil
+}
+
+// statusLine waits up to frontDoorWait for the answer's status line ("" if none came).
+func (c *rawConn) statusLine() string {
+	_ = c.SetReadDeadline(time.Now().Add(frontDoorWait))
+	line, err := c.r.ReadString('\n')
+	if err != nil && line == "" {
+		return ""
+	}
+	return strings.TrimSpace(line)
+}
+
+// closedByServer waits up to frontDoorWait for the server to close the connection, reading
+// whatever it answers on the way; false means the connection was still held.
+func (c *rawConn) closedByServer() bool {
+	_ = c.SetReadDeadline(time.Now().Add(frontDoorWait))
+	_, err := io.Copy(io.Discard, c.r)
+	var ne net.Error
+	return !(errors.As(err, &ne) && ne.Timeout())
+}
+
+// requestHead is a request line and headers with the blank line that ends them.
+func requestHead(method, path, token string, contentLength int, extra ...string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s HTTP/1.1\r\nHost: 127.0.0.1\r\n", method, path)
+	if token != "" {
+		fmt.Fprintf(&b, "Authorization: Bearer %s\r\n", token)
+	}
+	if contentLength >= 0 {
+		fmt.Fprintf(&b, "Content-Type: application/json\r\nContent-Length: %d\r\n", contentLength)
+	}
+	for _, h := range extra {
+		b.WriteString(h + "\r\n")
+	}
+	b.WriteString("\r\n")
+	return b.String()
+}
+
+// attackUnauthenticatedLargeBodies: 20 clients at once announce 64 MiB bodies with a wrong
+// token on every authenticated route and send 4 KiB of them. Each is refused 401 before it sent
+// the rest: the deck never waited for, nor read, the bodies.
+func attackUnauthenticatedLargeBodies(t *testing.T) {
+	srv := startFrontDoor(t, nil)
+	routes := []struct{ method, path string }{
+		{"POST", "/mcp"}, {"POST", "/api/v1/decks"}, {"GET", "/metrics"},
+	}
+	for _, rt := range routes {
+		t.Run(rt.path, func(t *testing.T) {
+			var wg sync.WaitGroup
+			got := make([]string, 20)
+			for i := range got {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					c, err := dialRaw(t, srv.URL())
+					if err != nil {
+						got[i] = "dial: " + err.Error()
+						return
+					}
+					head := requestHead(rt.method, rt.path, "not-a-token-"+randHex(8), 64<<20)
+					if _, err := io.WriteString(c, head+strings.Repeat("x", 4096)); err != nil {
+						got[i] = "write: " + err.Error()
+						return
+					}
+					got[i] = c.statusLine()
+				}()
+			}
+			wg.Wait()
+			for i, line := range got {
+				if !strings.HasPrefix(line, "HTTP/1.1 401") {
+					t.Fatalf("client %d: answer %q before sending its body, want 401", i, line)
+				}
+			}
+		})
+	}
+}
+
+// attackTrickledBody: an authenticated client announces a body and sends a little of it, then
+// nothing. The deck gives the body BodyReadTimeout to arrive and then drops the connection.
+func attackTrickledBody(t *testing.T) {
+	srv := startFrontDoor(t, func(c *cli.ServeConfig) { c.HTTP.BodyReadTimeout = 300 * time.Millisecond })
+	admin := srv.AdminToken()
+	for _, path := range []string{"/api/v1/decks", "/mcp"} {
+		t.Run(path, func(t *testing.T) {
+			c, err := dialRaw(t, srv.URL())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := io.WriteString(c, requestHead("POST", path, admin, 1000)+`{"name":`); err != nil {
+				t.Fatal(err)
+			}
+			if !c.closedByServer() {
+				t.Fatalf("POST %s: a body that never arrives held the connection for %s", path, frontDoorWait)
+			}
+		})
+	}
+}
+
+// attackIdleConnection: a client keeps a connection open after its request and sends nothing
+// more. The deck closes it after IdleTimeout.
+func attackIdleConnection(t *testing.T) {
+	srv := startFrontDoor(t, func(c *cli.ServeConfig) { c.HTTP.IdleTimeout = 300 * time.Millisecond })
+	c, err := dialRaw(t, srv.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.WriteString(c, requestHead("GET", "/healthz", "", -1)); err != nil {
+		t.Fatal(err)
+	}
+	if line := c.statusLine(); !strings.HasPrefix(line, "HTTP/1.1 200") {
+		t.Fatalf("GET /healthz: %q", line)
+	}
+	if !c.closedByServer() {
+		t.Fatalf("an idle keep-alive connection was held for %s", frontDoorWait)
+	}
+}
+
+// attackSessionlessBadToken: GET and DELETE /mcp with a wrong or missing token and no session
+// are refused as unauthenticated (401 with WWW-Authenticate), not as a malformed request.
+func attackSessionlessBadToken(t *testing.T) {
+	srv := startFrontDoor(t, nil)
+	for _, method := range []string{"GET", "DELETE"} {
+		for _, token := range []string{"", "not-a-token"} {
+			c, err := dialRaw(t, srv.URL())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := io.WriteString(c, requestHead(method, "/mcp", token, -1,
+				"Accept: text/event-stream, application/json")); err != nil {
+				t.Fatal(err)
+			}
+			line := c.statusLine()
+			head := readHeaders(c)
+			if !strings.HasPrefix(line, "HTTP/1.1 401") || !strings.Contains(head, "Www-Authenticate: Bearer") {
+				t.Errorf("%s /mcp with token %q: %q, headers:\n%s", method, token, line, head)
+			}
+		}
+	}
+}
+
+// readHeaders reads the rest of an answer's header block.
+func readHeaders(c *rawConn) string {
+	var b strings.Builder
+	for {
+		line, err := c.r.ReadString('\n')
+		b.WriteString(line)
+		if err != nil || strings.TrimSpace(line) == "" {
+			return b.String()
+		}
+	}
+}
