@@ -10,6 +10,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/http"
 	"strings"
 	"sync"
 	"testing"
@@ -224,5 +225,42 @@ func readHeaders(c *rawConn) string {
 		if err != nil || strings.TrimSpace(line) == "" {
 			return b.String()
 		}
+	}
+}
+
+// attackMetricLabels: 2,000 requests with random HTTP methods (and the odd status they cause)
+// must not become 2,000 series: every label of the request counter comes from a fixed set.
+func attackMetricLabels(t *testing.T) {
+	srv := startFrontDoor(t, nil)
+	client := &http.Client{Timeout: frontDoorWait}
+	for i := 0; i < 2000; i++ {
+		req, err := http.NewRequest("X"+strings.ToUpper(randHex(6)), srv.URL()+"/api/v1/decks", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	req, _ := http.NewRequest("GET", srv.URL()+"/metrics", nil)
+	req.Header.Set("Authorization", "Bearer "+srv.AdminToken())
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	series := 0
+	for _, line := range strings.Split(string(body), "\n") {
+		if strings.HasPrefix(line, "agent_deck_http_requests_total{") {
+			series++
+		}
+	}
+	if series == 0 || series > 8 {
+		t.Fatalf("%d series of agent_deck_http_requests_total after 2,000 random methods, want a handful:\n%s",
+			series, body)
 	}
 }

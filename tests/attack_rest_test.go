@@ -7,5 +7,6 @@ func TestAttacksREST(t *testing.T) {
 	runAttacks(t, []attack{
 		{"a client trickles a request body to hold a connection", attackTrickledBody},
 		{"a client holds an idle keep-alive connection", attackIdleConnection},
+		{"random HTTP methods grow the metric series without bound", attackMetricLabels},
 	})
 }
