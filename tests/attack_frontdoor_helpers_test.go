@@ -2,9 +2,11 @@ package tests
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -262,5 +264,73 @@ func attackMetricLabels(t *testing.T) {
 	if series == 0 || series > 8 {
 		t.Fatalf("%d series of agent_deck_http_requests_total after 2,000 random methods, want a handful:\n%s",
 			series, body)
+	}
+}
+
+// frontDoorCall sends one request with a JSON body (raw bytes, sent as they are) and returns
+// the status and body.
+func frontDoorCall(t *testing.T, srv *cli.Server, token, method, path string, body []byte, headers ...string) (int, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(method, srv.URL()+path, bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	resp, err := (&http.Client{Timeout: frontDoorWait}).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	out, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, out
+}
+
+// wantInvalidField fails unless the answer is 400 INVALID_ARGUMENT naming field in details.field
+// and in the message.
+func wantInvalidField(t *testing.T, status int, body []byte, field string) {
+	t.Helper()
+	var e struct {
+		Error struct {
+			Code    backend.Code   `json:"code"`
+			Message string         `json:"message"`
+			Details map[string]any `json:"details"`
+		} `json:"error"`
+	}
+	_ = json.Unmarshal(body, &e)
+	if status != http.StatusBadRequest || e.Error.Code != backend.CodeInvalidArgument ||
+		e.Error.Details["field"] != field || !strings.Contains(e.Error.Message, field) {
+		t.Fatalf("status %d %s, want 400 INVALID_ARGUMENT naming %q", status, body, field)
+	}
+}
+
+// attackExitCodeOverflow: an exit code outside int32 is a 400 that names the field and the
+// range, not a 500 from the database.
+func attackExitCodeOverflow(t *testing.T) {
+	srv := startFrontDoor(t, nil)
+	ctx := backend.WithActor(context.Background(), backend.SystemActor)
+	cred, err := srv.Service().CreateCredential(ctx, backend.CredentialInput{Label: "Exit probe", Value: "v-" + randHex(8)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	grant, err := srv.Service().StartExec(ctx, backend.ExecInput{CredentialIDs: []string{cred.ID}, Command: []string{"true"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := fmt.Sprintf("/api/v1/exec/%d/finish", grant.AuditID)
+	for _, code := range []string{"2147483648", "-2147483649", "9223372036854775807"} {
+		status, body := frontDoorCall(t, srv, srv.AdminToken(), "POST", path, []byte(`{"exit_code":`+code+`}`))
+		wantInvalidField(t, status, body, "exit_code")
+		if !strings.Contains(string(body), "2147483647") {
+			t.Errorf("exit_code %s: the message does not give the range: %s", code, body)
+		}
+	}
+	if status, body := frontDoorCall(t, srv, srv.AdminToken(), "POST", path, []byte(`{"exit_code":-1}`)); status != http.StatusNoContent {
+		t.Fatalf("exit_code -1: %d %s", status, body)
 	}
 }

@@ -8,5 +8,6 @@ func TestAttacksREST(t *testing.T) {
 		{"a client trickles a request body to hold a connection", attackTrickledBody},
 		{"a client holds an idle keep-alive connection", attackIdleConnection},
 		{"random HTTP methods grow the metric series without bound", attackMetricLabels},
+		{"an exit code outside int32 fails the exec audit with a 500", attackExitCodeOverflow},
 	})
 }
