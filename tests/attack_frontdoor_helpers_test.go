@@ -334,3 +334,122 @@ func attackExitCodeOverflow(t *testing.T) {
 		t.Fatalf("exit_code -1: %d %s", status, body)
 	}
 }
+
+// mcpRawSession is an MCP session driven with raw JSON-RPC bodies, for arguments no MCP client library
+// would encode (their JSON encoders repair bad text before it is sent).
+type mcpRawSession struct {
+	t       *testing.T
+	srv     *cli.Server
+	token   string
+	session string
+}
+
+func openRawMCPSession(t *testing.T, srv *cli.Server, token string) *mcpRawSession {
+	t.Helper()
+	m := &mcpRawSession{t: t, srv: srv, token: token}
+	init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18",` +
+		`"capabilities":{},"clientInfo":{"name":"front-door-test","version":"1"}}}`
+	status, _, hdr := m.post([]byte(init))
+	if status != http.StatusOK || hdr.Get("Mcp-Session-Id") == "" {
+		t.Fatalf("initialize: status %d, session %q", status, hdr.Get("Mcp-Session-Id"))
+	}
+	m.session = hdr.Get("Mcp-Session-Id")
+	return m
+}
+
+// post sends one JSON-RPC body and returns the status and the JSON-RPC answer (the data of
+// the first SSE event when the answer streams).
+func (m *mcpRawSession) post(body []byte) (int, []byte, http.Header) {
+	m.t.Helper()
+	req, err := http.NewRequest("POST", m.srv.URL()+"/mcp", bytes.NewReader(body))
+	if err != nil {
+		m.t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+m.token)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if m.session != "" {
+		req.Header.Set("Mcp-Session-Id", m.session)
+		req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+	}
+	resp, err := (&http.Client{Timeout: frontDoorWait}).Do(req)
+	if err != nil {
+		m.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	out, _ := io.ReadAll(resp.Body)
+	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		for _, line := range strings.Split(string(out), "\n") {
+			if data, ok := strings.CutPrefix(line, "data: "); ok {
+				return resp.StatusCode, []byte(data), resp.Header
+			}
+		}
+	}
+	return resp.StatusCode, out, resp.Header
+}
+
+// callTool calls a tool with raw JSON arguments and returns the tool result.
+func (m *mcpRawSession) callTool(name, rawArgs string) (isError bool, text string) {
+	m.t.Helper()
+	body := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"` + name + `","arguments":` + rawArgs + `}}`
+	status, out, _ := m.post([]byte(body))
+	var rpc struct {
+		Result struct {
+			IsError bool `json:"isError"`
+			Content []struct {
+				Text string `json:"text"`
+			} `json:"content"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal(out, &rpc); err != nil || status != http.StatusOK || len(rpc.Result.Content) == 0 {
+		m.t.Fatalf("tools/call %s: status %d %s", name, status, out)
+	}
+	return rpc.Result.IsError, rpc.Result.Content[0].Text
+}
+
+// badTextBodies are JSON texts that encoding/json would repair into U+FFFD without a word.
+var badTextBodies = map[string]string{
+	"lone high surrogate": `"deck \ud800"`,
+	"lone low surrogate":  `"deck \udc00 x"`,
+	"invalid UTF-8":       "\"deck \xff\xfe\"",
+}
+
+// attackRESTBadText: a REST body with invalid UTF-8 or a lone surrogate is refused with
+// INVALID_ARGUMENT naming the field, and nothing is stored.
+func attackRESTBadText(t *testing.T) {
+	srv := startFrontDoor(t, nil)
+	for name, value := range badTextBodies {
+		t.Run(name, func(t *testing.T) {
+			status, body := frontDoorCall(t, srv, srv.AdminToken(), "POST", "/api/v1/decks", []byte(`{"name":`+value+`}`))
+			wantInvalidField(t, status, body, "name")
+		})
+	}
+	ctx := backend.WithActor(context.Background(), backend.SystemActor)
+	if decks, err := srv.Service().ListDecks(ctx); err != nil || len(decks) != 0 {
+		t.Fatalf("decks after refused bodies: %v (err %v)", decks, err)
+	}
+}
+
+// attackMCPBadText: tool arguments with invalid UTF-8 or a lone surrogate are refused with
+// INVALID_ARGUMENT naming the parameter, also inside call_service_tool's string arguments.
+func attackMCPBadText(t *testing.T) {
+	srv := startFrontDoor(t, nil)
+	m := openRawMCPSession(t, srv, frontDoorToken(t, srv, backend.ScopeAgent))
+	for name, value := range badTextBodies {
+		t.Run(name, func(t *testing.T) {
+			isErr, text := m.callTool("create_deck", `{"name":`+value+`}`)
+			if !isErr || !strings.Contains(text, `"INVALID_ARGUMENT"`) || !strings.Contains(text, `\"name\"`) {
+				t.Fatalf("create_deck with %s: isError %v %s", name, isErr, text)
+			}
+		})
+	}
+	isErr, text := m.callTool("call_service_tool",
+		`{"serviceId":"peer","toolName":"echo","arguments":"{\"message\":\"\\ud800\"}"}`)
+	if !isErr || !strings.Contains(text, `"INVALID_ARGUMENT"`) || !strings.Contains(text, "arguments.message") {
+		t.Fatalf("call_service_tool with a lone surrogate in string arguments: %s", text)
+	}
+	ctx := backend.WithActor(context.Background(), backend.SystemActor)
+	if decks, err := srv.Service().ListDecks(ctx); err != nil || len(decks) != 0 {
+		t.Fatalf("decks after refused calls: %v (err %v)", decks, err)
+	}
+}

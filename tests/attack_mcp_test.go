@@ -7,5 +7,6 @@ func TestAttacksMCP(t *testing.T) {
 	runAttacks(t, []attack{
 		{"unauthenticated clients make the deck read large bodies", attackUnauthenticatedLargeBodies},
 		{"GET or DELETE with a bad token and no session is not refused as unauthenticated", attackSessionlessBadToken},
+		{"invalid UTF-8 or a lone surrogate in tool arguments is silently replaced", attackMCPBadText},
 	})
 }
