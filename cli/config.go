@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -9,6 +10,8 @@ import (
 	"time"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/agent-deck/agent-deck/backend"
 )
 
 // Names of the global flags, shared by every command.
@@ -62,6 +65,8 @@ func serveFlags() []cli.Flag {
 			Usage: "tool results larger than this many bytes are spilled to <home>/tool-results"},
 		&cli.DurationFlag{Name: "result-retention", EnvVars: []string{"AGENT_DECK_RESULT_RETENTION"}, Value: 24 * time.Hour,
 			Usage: "spilled tool results are deleted after this long"},
+		&cli.StringSliceFlag{Name: "allow-origin", EnvVars: []string{"AGENT_DECK_ALLOW_ORIGIN"},
+			Usage: "a browser origin (scheme://host[:port]) allowed to call /mcp and /api/v1 besides local ones; repeatable or comma-separated"},
 		&cli.StringFlag{Name: "log-level", EnvVars: []string{"AGENT_DECK_LOG_LEVEL"}, Value: "info",
 			Usage: "debug, info, warn or error"},
 	}
@@ -82,6 +87,8 @@ type ServeConfig struct {
 	ResultCap          int
 	ResultRetention    time.Duration
 	LogLevel           string
+	// AllowOrigins are browser origins accepted besides local ones (--allow-origin).
+	AllowOrigins []string
 	// HTTP bounds slow and idle clients; the zero value takes the defaults.
 	HTTP HTTPLimits
 	// Logger receives structured logs; nil logs text to stderr at LogLevel.
@@ -103,6 +110,7 @@ func serveConfigFrom(c *cli.Context) ServeConfig {
 		ResultCap:          c.Int("result-cap"),
 		ResultRetention:    c.Duration("result-retention"),
 		LogLevel:           c.String("log-level"),
+		AllowOrigins:       c.StringSlice("allow-origin"),
 	}
 }
 
@@ -114,6 +122,9 @@ func (c ServeConfig) validate() error {
 	}
 	if c.Home == "" {
 		return fmt.Errorf("--home: a data home directory is required")
+	}
+	if _, err := backend.NewOriginPolicy("", c.AllowOrigins); err != nil {
+		return errors.New(backend.AsError(err).Message)
 	}
 	return checkListenAddr(c.Addr, c.AllowRemote)
 }

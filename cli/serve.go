@@ -146,10 +146,15 @@ func (s *Server) listen(ctx context.Context) error {
 		return fmt.Errorf("listen on %s: %w", s.cfg.Addr, err)
 	}
 	s.url = "http://" + ln.Addr().String()
-
+	origins, err := backend.NewOriginPolicy(s.url, s.cfg.AllowOrigins)
+	if err != nil {
+		ln.Close()
+		return err
+	}
 	mcp, err := mcptools.NewHandler(s.svc, mcptools.Options{
 		Profile: s.cfg.Profile,
 		Logger:  s.log.With("component", "mcp"),
+		Origins: origins,
 	})
 	if err != nil {
 		ln.Close()
@@ -162,6 +167,7 @@ func (s *Server) listen(ctx context.Context) error {
 		Logger:  s.log.With("component", "rest"),
 		Info:    s.info,
 		Metrics: met.handler(),
+		Origins: origins,
 	}))
 	hs := newHTTPServer(met.wrap(mux), s.cfg.HTTP)
 	go func() {

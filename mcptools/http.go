@@ -46,6 +46,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // on the path of every call.
 func (h *Handler) prepare(w http.ResponseWriter, r *http.Request) (*reqState, int, error) {
 	st := &reqState{deckHeader: strings.TrimSpace(r.Header.Get(HeaderDeck))}
+	if err := h.origins.Check(r.Header.Get("Origin")); err != nil {
+		return nil, http.StatusForbidden, err
+	}
 	token, ok := bearerToken(r)
 	if !ok {
 		return nil, http.StatusUnauthorized, backend.Errorf(backend.CodeUnauthenticated, "a token is required").

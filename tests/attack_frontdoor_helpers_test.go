@@ -453,3 +453,61 @@ func attackMCPBadText(t *testing.T) {
 		t.Fatalf("decks after refused calls: %v (err %v)", decks, err)
 	}
 }
+
+// attackForeignOriginREST and attackForeignOriginMCP: a web page on another site makes the
+// browser call the deck (with a token it got somehow, or through DNS rebinding). Requests whose
+// Origin is not local, not the server's own and not listed by --allow-origin are refused 403;
+// local and listed origins, and requests without an Origin, are served.
+func attackForeignOriginREST(t *testing.T) { foreignOrigins(t, "REST") }
+
+func attackForeignOriginMCP(t *testing.T) { foreignOrigins(t, "MCP") }
+
+func foreignOrigins(t *testing.T, surface string) {
+	srv := startFrontDoor(t, func(c *cli.ServeConfig) { c.AllowOrigins = []string{"https://deck.example.com"} })
+	agent := frontDoorToken(t, srv, backend.ScopeAgent)
+	initialize := []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18",` +
+		`"capabilities":{},"clientInfo":{"name":"origin-test","version":"1"}}}`)
+	requests := []struct {
+		name, token, method, path string
+		body                      []byte
+		ok                        int
+	}{
+		{"REST", srv.AdminToken(), "GET", "/api/v1/decks", nil, http.StatusOK},
+		{"MCP", agent, "POST", "/mcp", initialize, http.StatusOK},
+	}
+	origins := []struct {
+		origin string
+		status int // 0: the request's success status
+	}{
+		{"https://evil.example.com", http.StatusForbidden},
+		{"http://evil.example.com:" + strings.Split(srv.URL(), ":")[2], http.StatusForbidden},
+		{"null", http.StatusForbidden},
+		{"http://localhost:5173", 0},
+		{srv.URL(), 0},
+		{"https://deck.example.com", 0},
+		{"", 0},
+	}
+	for _, rq := range requests {
+		if rq.name != surface {
+			continue
+		}
+		for _, o := range origins {
+			want := o.status
+			if want == 0 {
+				want = rq.ok
+			}
+			var headers []string
+			if o.origin != "" {
+				headers = []string{"Origin", o.origin}
+			}
+			headers = append(headers, "Accept", "application/json, text/event-stream")
+			status, body := frontDoorCall(t, srv, rq.token, rq.method, rq.path, rq.body, headers...)
+			if status != want {
+				t.Errorf("%s with Origin %q: status %d, want %d: %s", rq.name, o.origin, status, want, body)
+			}
+			if want == http.StatusForbidden && !strings.Contains(string(body), "--allow-origin") {
+				t.Errorf("%s with Origin %q: the refusal does not say how to allow it: %s", rq.name, o.origin, body)
+			}
+		}
+	}
+}

@@ -8,5 +8,6 @@ func TestAttacksMCP(t *testing.T) {
 		{"unauthenticated clients make the deck read large bodies", attackUnauthenticatedLargeBodies},
 		{"GET or DELETE with a bad token and no session is not refused as unauthenticated", attackSessionlessBadToken},
 		{"invalid UTF-8 or a lone surrogate in tool arguments is silently replaced", attackMCPBadText},
+		{"a web page on a foreign origin calls MCP", attackForeignOriginMCP},
 	})
 }

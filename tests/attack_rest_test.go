@@ -10,5 +10,6 @@ func TestAttacksREST(t *testing.T) {
 		{"random HTTP methods grow the metric series without bound", attackMetricLabels},
 		{"an exit code outside int32 fails the exec audit with a 500", attackExitCodeOverflow},
 		{"invalid UTF-8 or a lone surrogate in a body is silently replaced and stored", attackRESTBadText},
+		{"a web page on a foreign origin calls the REST API", attackForeignOriginREST},
 	})
 }
