@@ -103,10 +103,3 @@ func Public(err error, requestID string) PublicError {
 	}
 	return PublicError{Code: e.Code, Message: e.Message, Hint: e.Hint, Details: details, Status: r.status}
 }
-
-// Hidden reports whether a code's errors reach clients only as a generic message; front ends
-// log those with their cause.
-func Hidden(code Code) bool {
-	r, _ := ruleOf(code)
-	return r.hidden
-}
