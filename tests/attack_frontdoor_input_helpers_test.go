@@ -2,8 +2,11 @@ package tests
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -140,4 +143,67 @@ func foreignOrigins(t *testing.T, surface string) {
 			}
 		}
 	}
+}
+
+// attackMCPOutageHidden: when a tool fails because the deck cannot use what it stores (here the
+// service's sealed headers no longer open), the agent gets the coded UNAVAILABLE error with its
+// own message and hint, as isError: not a generic "database unavailable" or "internal error",
+// and never the cause.
+func attackMCPOutageHidden(t *testing.T) {
+	var dbURL string
+	srv := startFrontDoor(t, func(c *cli.ServeConfig) { dbURL = c.DatabaseURL })
+	ctx := backend.WithActor(context.Background(), backend.SystemActor)
+	peer, err := srv.Service().CreateService(ctx, backend.ServiceInput{Name: "peer", Type: backend.ServiceRemote,
+		URL: startHTTPPeer(t), Headers: map[string]string{"X-Api-Key": "k-" + randHex(8)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	deck, err := srv.Service().CreateDeck(ctx, backend.DeckInput{Name: "outage"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := srv.Service().LinkCard(ctx, backend.LinkCardInput{CardRef: backend.CardRef{Deck: deck.ID,
+		CardType: backend.CardService, CardID: peer.ID}}); err != nil {
+		t.Fatal(err)
+	}
+	psql := exec.Command(psqlPath(t), dbURL, "-v", "ON_ERROR_STOP=1", "-c",
+		`UPDATE services SET sealed_headers = decode(repeat('ab', 64), 'hex') WHERE name = 'peer'`)
+	if out, err := psql.CombinedOutput(); err != nil {
+		t.Fatalf("psql: %v\n%s", err, out)
+	}
+	m := openRawMCPSession(t, srv, frontDoorToken(t, srv, backend.ScopeAgent))
+	if isErr, text := m.callTool("bind_workspace", `{"workspaceRoot":"/tmp/outage","deckId":"outage"}`); isErr {
+		t.Fatalf("bind_workspace: %s", text)
+	}
+	isErr, text := m.callTool("call_service_tool", `{"serviceId":"peer","toolName":"echo","arguments":{"message":"hi"}}`)
+	var body struct {
+		Error struct {
+			Code    backend.Code `json:"code"`
+			Message string       `json:"message"`
+			Hint    string       `json:"hint"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal([]byte(text), &body); err != nil || !isErr {
+		t.Fatalf("isError %v, body %s", isErr, text)
+	}
+	e := body.Error
+	// The classified message says what is wrong (the secret key), not a generic outage.
+	if e.Code != backend.CodeUnavailable || e.Hint == "" || !strings.Contains(e.Message+e.Hint, "key") ||
+		strings.Contains(e.Message, "internal error") || strings.Contains(e.Message, "database") ||
+		strings.Contains(text, "cipher") || strings.Contains(text, "authentication failed") {
+		t.Fatalf("the outage reached the agent as %s, want UNAVAILABLE with its own message and hint", text)
+	}
+}
+
+// psqlPath finds psql beside the PostgreSQL server binaries the tests already need.
+func psqlPath(t *testing.T) string {
+	t.Helper()
+	if p, err := exec.LookPath("psql"); err == nil {
+		return p
+	}
+	if m, _ := filepath.Glob("/usr/lib/postgresql/*/bin/psql"); len(m) > 0 {
+		return m[len(m)-1]
+	}
+	t.Fatal("psql not found on PATH or under /usr/lib/postgresql/*/bin")
+	return ""
 }

@@ -9,5 +9,6 @@ func TestAttacksMCP(t *testing.T) {
 		{"GET or DELETE with a bad token and no session is not refused as unauthenticated", attackSessionlessBadToken},
 		{"invalid UTF-8 or a lone surrogate in tool arguments is silently replaced", attackMCPBadText},
 		{"a web page on a foreign origin calls MCP", attackForeignOriginMCP},
+		{"an outage reaches the agent as a generic error without its own message", attackMCPOutageHidden},
 	})
 }
