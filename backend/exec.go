@@ -2,6 +2,7 @@ package backend
 
 import (
 	"context"
+	"math"
 	"strings"
 )
 
@@ -154,6 +155,10 @@ func (s *Service) FinishExec(ctx context.Context, auditID int64, in ExecFinish) 
 	}
 	if auditID <= 0 {
 		return invalid("audit_id", "must be a positive exec audit id")
+	}
+	if in.ExitCode < math.MinInt32 || in.ExitCode > math.MaxInt32 {
+		return invalid("exit_code", "must be a 32-bit integer (%d to %d), got %d",
+			math.MinInt32, math.MaxInt32, in.ExitCode)
 	}
 	return storeErr("recording the exec exit code", s.store.FinishExecAudit(ctx, auditID, in.ExitCode, s.clock()))
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -9,6 +10,8 @@ import (
 	"time"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/agent-deck/agent-deck/backend"
 )
 
 // Names of the global flags, shared by every command.
@@ -70,6 +73,8 @@ func serveFlags() []cli.Flag {
 			Usage: "total bytes kept in <home>/tool-results; the oldest files are deleted first"},
 		&cli.BoolFlag{Name: "strict-perms", EnvVars: []string{"AGENT_DECK_STRICT_PERMS"},
 			Usage: "refuse to start when secret.key or admin.token can be read by other users (else a warning)"},
+		&cli.StringSliceFlag{Name: "allow-origin", EnvVars: []string{"AGENT_DECK_ALLOW_ORIGIN"},
+			Usage: "a browser origin (scheme://host[:port]) allowed to call /mcp and /api/v1 besides local ones; repeatable or comma-separated"},
 		&cli.StringFlag{Name: "log-level", EnvVars: []string{"AGENT_DECK_LOG_LEVEL"}, Value: "info",
 			Usage: "debug, info, warn or error"},
 		&cli.BoolFlag{Name: "allow-metadata-hosts", EnvVars: []string{"AGENT_DECK_ALLOW_METADATA_HOSTS"},
@@ -102,6 +107,10 @@ type ServeConfig struct {
 	Launcher []string
 	// StrictPerms refuses to start when a secret file in Home has group or other permissions.
 	StrictPerms bool
+	// AllowOrigins are browser origins accepted besides local ones (--allow-origin).
+	AllowOrigins []string
+	// HTTP bounds slow and idle clients; the zero value takes the defaults.
+	HTTP HTTPLimits
 	// Logger receives structured logs; nil logs text to stderr at LogLevel.
 	Logger *slog.Logger
 }
@@ -126,6 +135,7 @@ func serveConfigFrom(c *cli.Context) ServeConfig {
 		LogLevel:            c.String("log-level"),
 		AllowMetadataHosts:  c.Bool("allow-metadata-hosts"),
 		StrictPerms:         c.Bool("strict-perms"),
+		AllowOrigins:        c.StringSlice("allow-origin"),
 	}
 }
 
@@ -140,6 +150,9 @@ func (c ServeConfig) validate() error {
 	}
 	if c.MaxSessionsPerToken < 0 {
 		return fmt.Errorf("--max-sessions-per-token %d: expected a positive number of sessions", c.MaxSessionsPerToken)
+	}
+	if _, err := backend.NewOriginPolicy("", c.AllowOrigins); err != nil {
+		return errors.New(backend.AsError(err).Message)
 	}
 	return checkListenAddr(c.Addr, c.AllowRemote)
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -24,7 +25,7 @@ func newMetrics() *metrics {
 		registry: prometheus.NewRegistry(),
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "agent_deck_http_requests_total",
-			Help: "HTTP requests served, by surface (mcp, api, health, other), method and status.",
+			Help: "HTTP requests served, by surface (mcp, api, health, other), method and status (other for methods and statuses outside the known set).",
 		}, []string{"surface", "method", "status"}),
 		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "agent_deck_http_request_duration_seconds",
@@ -49,7 +50,7 @@ func (m *metrics) wrap(next http.Handler) http.Handler {
 		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
 		next.ServeHTTP(rec, r)
 		surface := surfaceOf(r.URL.Path)
-		m.requests.WithLabelValues(surface, r.Method, strconv.Itoa(rec.status)).Inc()
+		m.requests.WithLabelValues(surface, methodLabel(r.Method), statusLabel(rec.status)).Inc()
 		m.latency.WithLabelValues(surface).Observe(time.Since(start).Seconds())
 	})
 }
@@ -62,6 +63,29 @@ func surfaceOf(path string) string {
 		return "api"
 	case path == "/healthz" || path == "/readyz":
 		return "health"
+	}
+	return "other"
+}
+
+// Every label value comes from a fixed set, so no client can grow the number of series: a
+// method or status outside the set is counted as "other".
+var (
+	methodLabels = []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch,
+		http.MethodDelete, http.MethodHead, http.MethodOptions}
+	statusLabels = []int{200, 201, 202, 204, 206, 301, 302, 304, 400, 401, 403, 404, 405, 406, 409,
+		413, 415, 422, 429, 500, 501, 502, 503, 504}
+)
+
+func methodLabel(m string) string {
+	if slices.Contains(methodLabels, m) {
+		return m
+	}
+	return "other"
+}
+
+func statusLabel(code int) string {
+	if slices.Contains(statusLabels, code) {
+		return strconv.Itoa(code)
 	}
 	return "other"
 }

@@ -28,7 +28,7 @@ const (
 )
 
 // ExitCode maps an error to the process exit code: 0 ok, 1 user error (bad input, unknown card,
-// conflict, refused), 2 internal or unreachable. It is the one place that mapping lives.
+// conflict, refused: any 4xx), 2 internal or unreachable. It is the one place that mapping lives.
 func ExitCode(err error) int {
 	if err == nil {
 		return exitOK
@@ -41,17 +41,31 @@ func ExitCode(err error) int {
 	if errors.As(err, &coder) {
 		return coder.ExitCode()
 	}
-	var be *backend.Error
-	if !errors.As(err, &be) {
+	p, ok := publicForm(err)
+	if !ok {
 		return exitUser
 	}
-	switch be.Code {
-	case backend.CodeNotBound, backend.CodeNotFound, backend.CodeNotOnBoundDeck, backend.CodeInvalidArgument,
-		backend.CodeConflict, backend.CodePlaybookDependency, backend.CodeUnauthenticated,
-		backend.CodeForbidden, backend.CodeToolDisabled, backend.CodeToolChanged:
+	if p.Status < 500 {
 		return exitUser
 	}
 	return exitInternal
+}
+
+// publicForm is what the CLI shows of a classified error. An answer of the server is already in
+// its public form (the server's backend.Public chose it) and keeps its text even when its code
+// is newer than this CLI; the HTTP status then says whose fault it is. A failure of the CLI
+// itself goes through backend.Public.
+func publicForm(err error) (backend.PublicError, bool) {
+	var be *backend.Error
+	if !errors.As(err, &be) {
+		return backend.PublicError{}, false
+	}
+	var se *client.StatusError
+	if errors.As(err, &se) {
+		return backend.PublicError{Code: be.Code, Message: be.Message, Hint: be.Hint,
+			Details: be.Details, Status: se.Status}, true
+	}
+	return backend.Public(be, ""), true
 }
 
 // fail turns an error into the cli.ExitCoder the app reports: one message, the mapped code.
@@ -64,12 +78,14 @@ func fail(err error) error {
 		return err
 	}
 	msg := err.Error()
-	var be *backend.Error
 	var unreachable *client.UnreachableError
-	if !errors.As(err, &unreachable) && errors.As(err, &be) {
-		msg = be.Message
-		if be.Hint != "" {
-			msg += "\n  hint: " + be.Hint
+	if p, ok := publicForm(err); ok && !errors.As(err, &unreachable) {
+		msg = p.Message
+		if _, known := backend.HTTPStatus(p.Code); !known {
+			msg = string(p.Code) + ": " + msg
+		}
+		if p.Hint != "" {
+			msg += "\n  hint: " + p.Hint
 		}
 	}
 	return cli.Exit(msg, ExitCode(err))

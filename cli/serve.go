@@ -184,10 +184,15 @@ func (s *Server) listen(ctx context.Context) error {
 		return fmt.Errorf("listen on %s: %w", s.cfg.Addr, err)
 	}
 	s.url = "http://" + ln.Addr().String()
-
+	origins, err := backend.NewOriginPolicy(s.url, s.cfg.AllowOrigins)
+	if err != nil {
+		ln.Close()
+		return err
+	}
 	mcp, err := mcptools.NewHandler(s.svc, mcptools.Options{
 		Profile: s.cfg.Profile,
 		Logger:  s.log.With("component", "mcp"),
+		Origins: origins,
 	})
 	if err != nil {
 		ln.Close()
@@ -200,8 +205,9 @@ func (s *Server) listen(ctx context.Context) error {
 		Logger:  s.log.With("component", "rest"),
 		Info:    s.info,
 		Metrics: met.handler(),
+		Origins: origins,
 	}))
-	hs := &http.Server{Handler: met.wrap(mux), ReadHeaderTimeout: 10 * time.Second}
+	hs := newHTTPServer(met.wrap(mux), s.cfg.HTTP)
 	go func() {
 		if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			s.log.Error("http server stopped", "err", err)

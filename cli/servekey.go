@@ -29,4 +29,3 @@ func keyRefusal(err error, cfg ServeConfig) error {
 	return fmt.Errorf("%w: the secret key read from %s does not match this database: %s. %s; "+
 		"nothing was changed", errKeyRefused, source, why, fix)
 }
-

@@ -61,9 +61,13 @@ func isEmptyObject(b []byte) bool {
 // decodeBody decodes a JSON body into dst strictly: a single JSON object, no unknown or
 // differently-cased keys, every required key present and not null, every value of the right
 // type. Errors name the field and what it accepts; Go's own error text never reaches the client.
-// A json.RawMessage destination takes any valid JSON value as is.
+// A json.RawMessage destination takes any valid JSON value as is. Text that the decoder would
+// silently repair (invalid UTF-8, lone surrogate escapes) is refused first.
 func decodeBody(body []byte, dst any) error {
 	body = bytes.TrimSpace(body)
+	if err := backend.CheckJSONText(body); err != nil {
+		return err
+	}
 	t := reflect.TypeOf(dst).Elem()
 	if t == rawMessageType {
 		if len(body) == 0 {

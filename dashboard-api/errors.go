@@ -12,13 +12,6 @@ import (
 
 const jsonContentType = "application/json; charset=utf-8"
 
-// statusFor returns the HTTP status of a code (backend's one table); an unknown code is an
-// internal error.
-func statusFor(code backend.Code) int {
-	s, _ := backend.HTTPStatus(code)
-	return s
-}
-
 // ErrorResponse is the body of every failed request (SPEC §6).
 type ErrorResponse struct {
 	Error ErrorBody `json:"error"`
@@ -32,31 +25,25 @@ type ErrorBody struct {
 	Details map[string]any `json:"details"`
 }
 
-// errorBodyFor builds the client-facing body. Internal errors say only that something failed
-// and which request id to look for in the log; their cause and details stay server-side.
-func errorBodyFor(e *backend.Error, requestID string) ErrorBody {
-	if statusFor(e.Code) == http.StatusInternalServerError {
-		return ErrorBody{
-			Code:    backend.CodeInternal,
-			Message: "internal error (request id " + requestID + ")",
-			Details: map[string]any{"request_id": requestID},
-		}
+// errorBodyFor renders the public form of an error (backend.Public decides it); the hint
+// travels in details.hint.
+func errorBodyFor(p backend.PublicError) ErrorBody {
+	details := p.Details
+	if details == nil {
+		details = map[string]any{}
 	}
-	details := make(map[string]any, len(e.Details)+1)
-	for k, v := range e.Details {
-		details[k] = v
+	if p.Hint != "" {
+		details["hint"] = p.Hint
 	}
-	if e.Hint != "" {
-		details["hint"] = e.Hint
-	}
-	return ErrorBody{Code: e.Code, Message: e.Message, Details: details}
+	return ErrorBody{Code: p.Code, Message: p.Message, Details: details}
 }
 
 // writeError classifies err, logs what an operator needs and sends the error body.
 func (a *api) writeError(c *gin.Context, err error) {
 	e := backend.AsError(err)
-	status := statusFor(e.Code)
 	rid := requestID(c)
+	pub := backend.Public(e, rid)
+	status := pub.Status
 	if status >= http.StatusInternalServerError {
 		level := slog.LevelWarn
 		if status == http.StatusInternalServerError {
@@ -71,12 +58,12 @@ func (a *api) writeError(c *gin.Context, err error) {
 	if status == http.StatusUnauthorized {
 		c.Header("WWW-Authenticate", `Bearer realm="agent-deck"`)
 	}
-	b, err := json.Marshal(ErrorResponse{Error: errorBodyFor(e, rid)})
+	b, err := json.Marshal(ErrorResponse{Error: errorBodyFor(pub)})
 	if err != nil {
 		// Details that cannot be encoded are dropped rather than risking a broken body.
 		a.log.Error("encoding an error body", "request_id", rid, "cause", err.Error())
 		status = http.StatusInternalServerError
-		b, _ = json.Marshal(ErrorResponse{Error: errorBodyFor(backend.Internal("encoding", err), rid)})
+		b, _ = json.Marshal(ErrorResponse{Error: errorBodyFor(backend.Public(backend.Internal("encoding", err), rid))})
 	}
 	c.Data(status, jsonContentType, b)
 }

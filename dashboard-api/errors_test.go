@@ -23,7 +23,9 @@ func sampleError(code backend.Code) error {
 	case backend.CodeInternal:
 		return backend.Internal("loading a deck", errors.New(leakyCause))
 	case backend.CodeUnavailable:
-		return &backend.Error{Code: code, Message: "database unavailable", Err: errors.New("dial unix: connection refused")}
+		return &backend.Error{Code: code, Message: "the database is unavailable",
+			Hint: "retry shortly; if it persists, check that PostgreSQL is running",
+			Err:  errors.New("dial unix /home/me/.agent-deck/postgres: connection refused")}
 	}
 	return backend.Errorf(code, "sample %s failure", code).
 		WithHint("what to do about "+string(code)).
@@ -69,7 +71,7 @@ func TestErrorBodiesGolden(t *testing.T) {
 		if rec.Header().Get(RequestIDHeader) != "req-"+strings.ToLower(name) {
 			t.Errorf("%s: request id not echoed", name)
 		}
-		if strings.Contains(rec.Body.String(), "secret_table") {
+		if strings.Contains(rec.Body.String(), "secret_table") || strings.Contains(rec.Body.String(), "dial unix") {
 			t.Errorf("%s: internal cause leaked into the body: %s", name, rec.Body.String())
 		}
 		got[name] = goldenError{Status: rec.Code, Body: json.RawMessage(rec.Body.Bytes())}

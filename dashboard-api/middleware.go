@@ -84,6 +84,17 @@ func (a *api) observe(c *gin.Context) {
 	c.Next()
 }
 
+// checkOrigin refuses browser requests from origins the server does not accept (a web page
+// driving a local deck), before anything else runs.
+func (a *api) checkOrigin(c *gin.Context) {
+	if err := a.opts.Origins.Check(c.GetHeader("Origin")); err != nil {
+		a.writeError(c, err)
+		c.Abort()
+		return
+	}
+	c.Next()
+}
+
 // authenticate turns the bearer token into the request's Actor. Scope checks are the Service's;
 // this only establishes who is calling. Any refusal of the token is a 401; only a failure to
 // check it (database down) is not.

@@ -36,6 +36,8 @@ type Options struct {
 	// Info, when set, answers GET /api/v1/info (any token): what `agent-deck status` shows
 	// about the running server (address, database kind, profile). It must hold no secret.
 	Info func(ctx context.Context) (map[string]any, error)
+	// Origins decides which browser origins may call the API; the zero value accepts local ones.
+	Origins backend.OriginPolicy
 }
 
 func (o Options) withDefaults() Options {
@@ -89,7 +91,7 @@ func (a *api) engine() *gin.Engine {
 	if err := e.SetTrustedProxies(nil); err != nil {
 		panic(err) // nil is always accepted
 	}
-	e.Use(a.assignRequestID, a.observe)
+	e.Use(a.assignRequestID, a.observe, a.checkOrigin)
 	e.NoRoute(a.noRoute)
 	e.NoMethod(a.noMethod)
 

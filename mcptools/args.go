@@ -26,6 +26,9 @@ type call struct {
 func decodeArgs(spec *ToolSpec, raw json.RawMessage) (map[string]any, error) {
 	fields := map[string]json.RawMessage{}
 	raw = bytes.TrimSpace(raw)
+	if err := checkText(spec, "", raw); err != nil {
+		return nil, err
+	}
 	if len(raw) > 0 && !bytes.Equal(raw, []byte("null")) {
 		if err := json.Unmarshal(raw, &fields); err != nil {
 			return nil, argError(spec, "", "the arguments must be a JSON object")
@@ -121,6 +124,9 @@ func decodeObjectOrString(spec *ToolSpec, p *Param, v json.RawMessage) (any, err
 			return json.RawMessage("{}"), nil
 		}
 		v = json.RawMessage(s)
+		if err := checkText(spec, p.Name, v); err != nil {
+			return nil, err
+		}
 	}
 	var obj map[string]json.RawMessage
 	if json.Unmarshal(v, &obj) != nil || obj == nil {
@@ -128,6 +134,24 @@ func decodeObjectOrString(spec *ToolSpec, p *Param, v json.RawMessage) (any, err
 			p.Name, jsonKind(v))
 	}
 	return json.RawMessage(bytes.TrimSpace(v)), nil
+}
+
+// checkText refuses arguments whose text the JSON decoder would silently repair (invalid
+// UTF-8, lone surrogate escapes), naming the parameter that holds it; prefix is the parameter
+// that held raw as a string, if any.
+func checkText(spec *ToolSpec, prefix string, raw json.RawMessage) error {
+	err := backend.CheckJSONText(raw)
+	if err == nil {
+		return nil
+	}
+	field, _ := backend.AsError(err).Details["field"].(string)
+	if prefix != "" {
+		field = strings.Trim(prefix+"."+field, ".")
+	}
+	if field == "" {
+		return argError(spec, "", "the arguments hold text that is not valid UTF-8 or a lone surrogate escape")
+	}
+	return argError(spec, field, "parameter %q holds text that is not valid UTF-8 or a lone surrogate escape", field)
 }
 
 // argError is an INVALID_ARGUMENT error whose hint lists the tool's parameters.

@@ -41,6 +41,8 @@ type Options struct {
 	Version string
 	// MaxBodyBytes caps one request body (default 8 MiB).
 	MaxBodyBytes int64
+	// Origins decides which browser origins may call /mcp; the zero value accepts local ones.
+	Origins backend.OriginPolicy
 }
 
 // Handler is the /mcp endpoint: Streamable HTTP with sessions kept in Postgres.
@@ -49,6 +51,7 @@ type Handler struct {
 	log     *slog.Logger
 	profile Profile
 	maxBody int64
+	origins backend.OriginPolicy
 	mcp     *server.MCPServer
 	http    *server.StreamableHTTPServer
 	visible map[visibility]map[string]bool
@@ -70,7 +73,7 @@ func NewHandler(svc *backend.Service, opts Options) (*Handler, error) {
 		profile = p
 	}
 	h := &Handler{svc: svc, log: opts.Logger, profile: profile, maxBody: opts.MaxBodyBytes,
-		visible: map[visibility]map[string]bool{}}
+		origins: opts.Origins, visible: map[visibility]map[string]bool{}}
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
 	}

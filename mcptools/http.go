@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"strings"
@@ -13,17 +14,17 @@ import (
 	"github.com/agent-deck/agent-deck/backend"
 )
 
-// safeMessage is an error's client-safe text; internal failures are logged with a request id.
+// safeMessage is the text of an error's public form (backend.Public) for answers outside a
+// tool result; hidden failures and outages are logged with the request id.
 func (h *Handler) safeMessage(ctx context.Context, err error) string {
-	e := backend.AsError(err)
-	if e.Code == backend.CodeInternal || e.Code == backend.CodeUnavailable {
-		id := requestID()
-		h.log.ErrorContext(ctx, "MCP request failed", "code", e.Code, "request_id", id, "error", err)
-		return "internal error (request id " + id + ")"
+	id := requestID()
+	p := backend.Public(err, id)
+	if p.Code == backend.CodeInternal || p.Code == backend.CodeUnavailable {
+		h.log.ErrorContext(ctx, "MCP request failed", "code", p.Code, "request_id", id, "error", err)
 	}
-	msg := string(e.Code) + ": " + e.Message
-	if e.Hint != "" {
-		msg += " (" + e.Hint + ")"
+	msg := string(p.Code) + ": " + p.Message
+	if p.Hint != "" {
+		msg += " (" + p.Hint + ")"
 	}
 	return msg
 }
@@ -40,48 +41,60 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // prepare builds the request's state; on failure it returns the HTTP status to answer with.
-// The token check and the session lookup run at the same time: each is a database round trip
+// The token is checked before any byte of the body is read, so an unauthenticated request costs
+// no memory. The session row is read while the token is checked: each is a database round trip
 // on the path of every call.
 func (h *Handler) prepare(w http.ResponseWriter, r *http.Request) (*reqState, int, error) {
 	st := &reqState{deckHeader: strings.TrimSpace(r.Header.Get(HeaderDeck))}
+	if err := h.origins.Check(r.Header.Get("Origin")); err != nil {
+		return nil, http.StatusForbidden, err
+	}
 	token, ok := bearerToken(r)
 	if !ok {
 		return nil, http.StatusUnauthorized, backend.Errorf(backend.CodeUnauthenticated, "a token is required").
 			WithHint("send Authorization: Bearer <token> (agent-deck token create)")
 	}
-	var err error
-	if st.profile, err = h.connectionProfile(r); err != nil {
-		return nil, http.StatusBadRequest, err
-	}
-	if r.Method == http.MethodPost {
-		if err := h.peekBody(w, r, st); err != nil {
-			return nil, http.StatusRequestEntityTooLarge, err
-		}
-	}
-	id, err := sessionToCheck(r, st)
-	if err != nil {
-		return nil, http.StatusBadRequest, err
-	}
-	lookup := h.lookupSession(r.Context(), id)
+	lookup := h.lookupSession(r.Context(), r.Header.Get(headerSession))
 	actor, err := h.svc.Authenticate(r.Context(), token, backend.ActorAgent)
 	if err != nil {
-		if lookup != nil {
-			<-lookup
-		}
+		drain(lookup)
 		return nil, statusOf(err), err
 	}
 	st.actor = actor
-	if lookup != nil {
-		res := <-lookup
-		if res.err == nil {
-			res.err = backend.CheckSessionOwner(res.sess, actor)
-		}
-		if res.err != nil {
-			return nil, statusOf(res.err), res.err
-		}
-		st.session = &res.sess
+	if st.profile, err = h.connectionProfile(r); err != nil {
+		drain(lookup)
+		return nil, http.StatusBadRequest, err
 	}
+	if r.Method == http.MethodPost {
+		if status, err := h.peekBody(w, r, st); err != nil {
+			drain(lookup)
+			return nil, status, err
+		}
+	}
+	need, err := needsSession(r, st)
+	if !need || err != nil {
+		drain(lookup)
+		if err != nil {
+			return nil, http.StatusBadRequest, err
+		}
+		return st, 0, nil
+	}
+	res := <-lookup
+	if res.err == nil {
+		res.err = backend.CheckSessionOwner(res.sess, actor)
+	}
+	if res.err != nil {
+		return nil, statusOf(res.err), res.err
+	}
+	st.session = &res.sess
 	return st, 0, nil
+}
+
+// drain waits for a session lookup whose answer is not needed; nil is a lookup never started.
+func drain(lookup <-chan lookupResult) {
+	if lookup != nil {
+		<-lookup
+	}
 }
 
 // bearerToken reads "Authorization: Bearer <token>" (the scheme in any case).
@@ -91,26 +104,25 @@ func bearerToken(r *http.Request) (string, bool) {
 	return token, ok && strings.EqualFold(scheme, "Bearer") && token != ""
 }
 
-// sessionToCheck returns the session id the request must carry, "" when it needs none
-// (initialize, a stateless-era probe, other methods); a missing id is an error.
-func sessionToCheck(r *http.Request, st *reqState) (string, error) {
+// needsSession reports whether the request must carry a session (every request but initialize,
+// a stateless-era probe and methods the transport refuses anyway); a missing id is an error.
+func needsSession(r *http.Request, st *reqState) (bool, error) {
 	switch {
 	case r.Method == http.MethodPost && st.method == string(mcp.MethodInitialize):
-		return "", nil
+		return false, nil
 	case r.Method != http.MethodPost && r.Method != http.MethodGet && r.Method != http.MethodDelete:
-		return "", nil
+		return false, nil
 	}
 	if v := r.Header.Get("Mcp-Protocol-Version"); v != "" && !containsStr(SessionProtocolVersions, v) {
 		// A stateless-era probe (server/discover): the transport answers it with the versions
 		// this endpoint supports, and the client falls back to initialize.
-		return "", nil
+		return false, nil
 	}
-	id := r.Header.Get(headerSession)
-	if id == "" {
-		return "", backend.Errorf(backend.CodeInvalidArgument, "the Mcp-Session-Id header is required").
+	if r.Header.Get(headerSession) == "" {
+		return false, backend.Errorf(backend.CodeInvalidArgument, "the Mcp-Session-Id header is required").
 			WithHint("send initialize first and reuse the session id it returns")
 	}
-	return id, nil
+	return true, nil
 }
 
 type lookupResult struct {
@@ -153,10 +165,16 @@ func (h *Handler) connectionProfile(r *http.Request) (Profile, error) {
 
 // peekBody reads the body (bounded), puts it back for the transport, and notes the JSON-RPC
 // method and, at initialize, the client's name.
-func (h *Handler) peekBody(w http.ResponseWriter, r *http.Request, st *reqState) error {
+func (h *Handler) peekBody(w http.ResponseWriter, r *http.Request, st *reqState) (int, error) {
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.maxBody))
+	if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
+		return http.StatusRequestEntityTooLarge, backend.Errorf(backend.CodeInvalidArgument,
+			"the request body is over %d bytes", h.maxBody)
+	}
 	if err != nil {
-		return backend.Errorf(backend.CodeInvalidArgument, "the request body is over %d bytes or unreadable", h.maxBody)
+		return http.StatusBadRequest, backend.Errorf(backend.CodeInvalidArgument,
+			"the request body could not be read in time").
+			WithHint("send the whole body at once; a slow body is cut off")
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	var peek struct {
@@ -170,13 +188,12 @@ func (h *Handler) peekBody(w http.ResponseWriter, r *http.Request, st *reqState)
 	if t := bytes.TrimSpace(body); len(t) > 0 && t[0] == '{' && json.Unmarshal(t, &peek) == nil {
 		st.method, st.clientName = peek.Method, peek.Params.ClientInfo.Name
 	}
-	return nil
+	return 0, nil
 }
 
 // statusOf maps a failure before the transport to its HTTP status (backend's one table).
 func statusOf(err error) int {
-	s, _ := backend.HTTPStatus(backend.ErrorCode(err))
-	return s
+	return backend.Public(err, "").Status
 }
 
 // writeError answers a request the transport never saw with a JSON-RPC error body.

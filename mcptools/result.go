@@ -34,21 +34,16 @@ type errorFields struct {
 	Hint    string       `json:"hint,omitempty"`
 }
 
-// errorResult turns any failure into an isError result with the coded JSON body. Internal
-// failures get a generic message carrying a request id; their cause goes to the log only.
+// errorResult turns any failure into an isError result with the coded JSON body of its public
+// form (backend.Public). Hidden failures carry a request id; their cause goes to the log only,
+// and so does the cause of an outage (UNAVAILABLE), whose message and hint the client sees.
 func errorResult(ctx context.Context, log *slog.Logger, tool string, err error) *mcp.CallToolResult {
-	e := backend.AsError(err)
-	body := errorFields{Code: e.Code, Message: e.Message, Hint: e.Hint}
-	if e.Code == backend.CodeInternal || e.Code == backend.CodeUnavailable {
-		id := requestID()
-		log.ErrorContext(ctx, "tool call failed", "tool", tool, "code", e.Code, "request_id", id, "error", err)
-		body = errorFields{Code: e.Code, Message: "internal error (request id " + id + ")",
-			Hint: "retry shortly; if it keeps failing, report request id " + id}
-		if e.Code == backend.CodeUnavailable {
-			body.Message = "the deck's database is unavailable (request id " + id + ")"
-		}
+	id := requestID()
+	p := backend.Public(err, id)
+	if p.Code == backend.CodeInternal || p.Code == backend.CodeUnavailable {
+		log.ErrorContext(ctx, "tool call failed", "tool", tool, "code", p.Code, "request_id", id, "error", err)
 	}
-	b, _ := json.Marshal(errorBody{Error: body})
+	b, _ := json.Marshal(errorBody{Error: errorFields{Code: p.Code, Message: p.Message, Hint: p.Hint}})
 	return mcp.NewToolResultError(string(b))
 }
 

@@ -6,5 +6,7 @@ import "testing"
 func TestAttacksCLI(t *testing.T) {
 	runAttacks(t, []attack{
 		{"credential secret piped with a line break", attackCLICredentialSecretWithLineBreak},
+		{"the CLI drops the hint of a server error", attackCLIHidesServerHint},
+		{"a newer error code is reported as an internal failure", attackCLIUnknownCode},
 	})
 }

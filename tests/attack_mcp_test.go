@@ -10,5 +10,10 @@ func TestAttacksMCP(t *testing.T) {
 		{"agent update_playbook on a playbook off the bound deck", attackMCPUpdatePlaybookOffDeck},
 		{"agent bind_workspace with a relative path", attackMCPBindRelativeWorkspace},
 		{"open sessions without end with one token", attackSessionFlood},
+		{"unauthenticated clients make the deck read large bodies", attackUnauthenticatedLargeBodies},
+		{"GET or DELETE with a bad token and no session is not refused as unauthenticated", attackSessionlessBadToken},
+		{"invalid UTF-8 or a lone surrogate in tool arguments is silently replaced", attackMCPBadText},
+		{"a web page on a foreign origin calls MCP", attackForeignOriginMCP},
+		{"an outage reaches the agent as a generic error without its own message", attackMCPOutageHidden},
 	})
 }

@@ -99,12 +99,22 @@ func (e *UnreachableError) Error() string {
 
 func (e *UnreachableError) Unwrap() error { return e.Err }
 
-// errorBody is the REST error envelope.
+// StatusError is an error answer of the server: the public form it sent (the hint is taken out
+// of details.hint) and the HTTP status, which classifies a code this client does not know.
+type StatusError struct {
+	Status int
+	Err    *backend.Error
+}
+
+func (e *StatusError) Error() string { return e.Err.Error() }
+
+func (e *StatusError) Unwrap() error { return e.Err }
+
+// errorBody is the REST error envelope: {"error":{"code","message","details":{"hint",…}}}.
 type errorBody struct {
 	Error struct {
 		Code    backend.Code   `json:"code"`
 		Message string         `json:"message"`
-		Hint    string         `json:"hint"`
 		Details map[string]any `json:"details"`
 	} `json:"error"`
 }
@@ -181,11 +191,15 @@ func decodeError(resp *http.Response) error {
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	var eb errorBody
 	if json.Unmarshal(b, &eb) == nil && eb.Error.Code != "" {
-		return &backend.Error{Code: eb.Error.Code, Message: eb.Error.Message, Hint: eb.Error.Hint,
-			Details: eb.Error.Details}
+		e := &backend.Error{Code: eb.Error.Code, Message: eb.Error.Message, Details: eb.Error.Details}
+		if hint, ok := e.Details["hint"].(string); ok {
+			e.Hint = hint
+			delete(e.Details, "hint")
+		}
+		return &StatusError{Status: resp.StatusCode, Err: e}
 	}
-	return &backend.Error{Code: statusCode(resp.StatusCode),
-		Message: fmt.Sprintf("the server answered %s", resp.Status)}
+	return &StatusError{Status: resp.StatusCode, Err: &backend.Error{Code: statusCode(resp.StatusCode),
+		Message: fmt.Sprintf("the server answered %s", resp.Status)}}
 }
 
 // statusCode classifies an error status that came without an error body.

@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"net/http/httptest"
@@ -10,17 +11,16 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/agent-deck/agent-deck/backend"
 )
 
-func TestLocalDiscoveryAndErrorBody(t *testing.T) {
+func TestLocalDiscovery(t *testing.T) {
 	var gotAuth string
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		gotAuth = r.Header.Get("Authorization")
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(http.StatusConflict)
-		_, _ = w.Write([]byte(`{"error":{"code":"PLAYBOOK_DEPENDENCY","message":"cannot delete","hint":"h","details":{"playbooks":[{"id":"pb_a","title":"A"}]}}}`))
+		w.WriteHeader(http.StatusNoContent)
 	}))
 	defer srv.Close()
 	home := t.TempDir()
@@ -35,17 +35,76 @@ func TestLocalDiscoveryAndErrorBody(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = c.DeleteService(context.Background(), "x")
-	var be *backend.Error
-	if !errors.As(err, &be) || be.Code != backend.CodePlaybookDependency || be.Hint != "h" {
-		t.Fatalf("err = %#v", err)
-	}
-	want := []any{map[string]any{"id": "pb_a", "title": "A"}}
-	if diff := cmp.Diff(want, be.Details["playbooks"]); diff != "" {
-		t.Errorf("details (-want +got):\n%s", diff)
+	if err := c.DeleteService(context.Background(), "x"); err != nil {
+		t.Fatal(err)
 	}
 	if gotAuth != "Bearer secret-admin" {
 		t.Errorf("Authorization = %q", gotAuth)
+	}
+}
+
+// goldenErrors are the server's own error bodies, as its REST tests pin them.
+func goldenErrors(t *testing.T) map[string]struct {
+	Status int             `json:"status"`
+	Body   json.RawMessage `json:"body"`
+} {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", "dashboard-api", "testdata", "error_bodies.golden.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out map[string]struct {
+		Status int             `json:"status"`
+		Body   json.RawMessage `json:"body"`
+	}
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestErrorBodiesFromTheServer reads every error body the server sends (its golden file) back
+// into the error the CLI renders: code, message, the hint from details.hint, the other details
+// and the HTTP status.
+func TestErrorBodiesFromTheServer(t *testing.T) {
+	for name, g := range goldenErrors(t) {
+		t.Run(name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(g.Status)
+				_, _ = w.Write(g.Body)
+			}))
+			defer srv.Close()
+			var sent struct {
+				Error struct {
+					Code    backend.Code   `json:"code"`
+					Message string         `json:"message"`
+					Details map[string]any `json:"details"`
+				} `json:"error"`
+			}
+			if err := json.Unmarshal(g.Body, &sent); err != nil {
+				t.Fatal(err)
+			}
+			c, err := New(Options{Server: srv.URL, Token: "t"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = c.DeleteService(context.Background(), "x")
+			var se *StatusError
+			if !errors.As(err, &se) || se.Status != g.Status {
+				t.Fatalf("err = %#v, want a StatusError with status %d", err, g.Status)
+			}
+			hint, _ := sent.Error.Details["hint"].(string)
+			delete(sent.Error.Details, "hint")
+			want := &backend.Error{Code: sent.Error.Code, Message: sent.Error.Message, Hint: hint,
+				Details: sent.Error.Details}
+			if diff := cmp.Diff(want, se.Err, cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("decoded error (-want +got):\n%s", diff)
+			}
+			if hint == "" {
+				t.Errorf("the golden body of %s carries no hint to check", name)
+			}
+		})
 	}
 }
 

@@ -1,0 +1,209 @@
+package tests
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/cli"
+)
+
+// attackExitCodeOverflow: an exit code outside int32 is a 400 that names the field and the
+// range, not a 500 from the database.
+func attackExitCodeOverflow(t *testing.T) {
+	srv := startFrontDoor(t, nil)
+	ctx := backend.WithActor(context.Background(), backend.SystemActor)
+	cred, err := srv.Service().CreateCredential(ctx, backend.CredentialInput{Label: "Exit probe", Value: "v-" + randHex(8)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	grant, err := srv.Service().StartExec(ctx, backend.ExecInput{CredentialIDs: []string{cred.ID}, Command: []string{"true"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := fmt.Sprintf("/api/v1/exec/%d/finish", grant.AuditID)
+	for _, code := range []string{"2147483648", "-2147483649", "9223372036854775807"} {
+		status, body := frontDoorCall(t, srv, srv.AdminToken(), "POST", path, []byte(`{"exit_code":`+code+`}`))
+		wantInvalidField(t, status, body, "exit_code")
+		if !strings.Contains(string(body), "2147483647") {
+			t.Errorf("exit_code %s: the message does not give the range: %s", code, body)
+		}
+	}
+	if status, body := frontDoorCall(t, srv, srv.AdminToken(), "POST", path, []byte(`{"exit_code":-1}`)); status != http.StatusNoContent {
+		t.Fatalf("exit_code -1: %d %s", status, body)
+	}
+}
+
+// badTextBodies are JSON texts that encoding/json would repair into U+FFFD without a word.
+var badTextBodies = map[string]string{
+	"lone high surrogate": `"deck \ud800"`,
+	"lone low surrogate":  `"deck \udc00 x"`,
+	"invalid UTF-8":       "\"deck \xff\xfe\"",
+}
+
+// attackRESTBadText: a REST body with invalid UTF-8 or a lone surrogate is refused with
+// INVALID_ARGUMENT naming the field, and nothing is stored.
+func attackRESTBadText(t *testing.T) {
+	srv := startFrontDoor(t, nil)
+	for name, value := range badTextBodies {
+		t.Run(name, func(t *testing.T) {
+			status, body := frontDoorCall(t, srv, srv.AdminToken(), "POST", "/api/v1/decks", []byte(`{"name":`+value+`}`))
+			wantInvalidField(t, status, body, "name")
+		})
+	}
+	ctx := backend.WithActor(context.Background(), backend.SystemActor)
+	if decks, err := srv.Service().ListDecks(ctx); err != nil || len(decks) != 0 {
+		t.Fatalf("decks after refused bodies: %v (err %v)", decks, err)
+	}
+}
+
+// attackMCPBadText: tool arguments with invalid UTF-8 or a lone surrogate are refused with
+// INVALID_ARGUMENT naming the parameter, also inside call_service_tool's string arguments.
+func attackMCPBadText(t *testing.T) {
+	srv := startFrontDoor(t, nil)
+	m := openRawMCPSession(t, srv, frontDoorToken(t, srv, backend.ScopeAgent))
+	for name, value := range badTextBodies {
+		t.Run(name, func(t *testing.T) {
+			isErr, text := m.callTool("create_deck", `{"name":`+value+`}`)
+			if !isErr || !strings.Contains(text, `"INVALID_ARGUMENT"`) || !strings.Contains(text, `\"name\"`) {
+				t.Fatalf("create_deck with %s: isError %v %s", name, isErr, text)
+			}
+		})
+	}
+	isErr, text := m.callTool("call_service_tool",
+		`{"serviceId":"peer","toolName":"echo","arguments":"{\"message\":\"\\ud800\"}"}`)
+	if !isErr || !strings.Contains(text, `"INVALID_ARGUMENT"`) || !strings.Contains(text, "arguments.message") {
+		t.Fatalf("call_service_tool with a lone surrogate in string arguments: %s", text)
+	}
+	ctx := backend.WithActor(context.Background(), backend.SystemActor)
+	if decks, err := srv.Service().ListDecks(ctx); err != nil || len(decks) != 0 {
+		t.Fatalf("decks after refused calls: %v (err %v)", decks, err)
+	}
+}
+
+// attackForeignOriginREST and attackForeignOriginMCP: a web page on another site makes the
+// browser call the deck (with a token it got somehow, or through DNS rebinding). Requests whose
+// Origin is not local, not the server's own and not listed by --allow-origin are refused 403;
+// local and listed origins, and requests without an Origin, are served.
+func attackForeignOriginREST(t *testing.T) { foreignOrigins(t, "REST") }
+
+func attackForeignOriginMCP(t *testing.T) { foreignOrigins(t, "MCP") }
+
+func foreignOrigins(t *testing.T, surface string) {
+	srv := startFrontDoor(t, func(c *cli.ServeConfig) { c.AllowOrigins = []string{"https://deck.example.com"} })
+	agent := frontDoorToken(t, srv, backend.ScopeAgent)
+	initialize := []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18",` +
+		`"capabilities":{},"clientInfo":{"name":"origin-test","version":"1"}}}`)
+	requests := []struct {
+		name, token, method, path string
+		body                      []byte
+		ok                        int
+	}{
+		{"REST", srv.AdminToken(), "GET", "/api/v1/decks", nil, http.StatusOK},
+		{"MCP", agent, "POST", "/mcp", initialize, http.StatusOK},
+	}
+	origins := []struct {
+		origin string
+		status int // 0: the request's success status
+	}{
+		{"https://evil.example.com", http.StatusForbidden},
+		{"http://evil.example.com:" + strings.Split(srv.URL(), ":")[2], http.StatusForbidden},
+		{"null", http.StatusForbidden},
+		{"http://localhost:5173", 0},
+		{srv.URL(), 0},
+		{"https://deck.example.com", 0},
+		{"", 0},
+	}
+	for _, rq := range requests {
+		if rq.name != surface {
+			continue
+		}
+		for _, o := range origins {
+			want := o.status
+			if want == 0 {
+				want = rq.ok
+			}
+			var headers []string
+			if o.origin != "" {
+				headers = []string{"Origin", o.origin}
+			}
+			headers = append(headers, "Accept", "application/json, text/event-stream")
+			status, body := frontDoorCall(t, srv, rq.token, rq.method, rq.path, rq.body, headers...)
+			if status != want {
+				t.Errorf("%s with Origin %q: status %d, want %d: %s", rq.name, o.origin, status, want, body)
+			}
+			if want == http.StatusForbidden && !strings.Contains(string(body), "--allow-origin") {
+				t.Errorf("%s with Origin %q: the refusal does not say how to allow it: %s", rq.name, o.origin, body)
+			}
+		}
+	}
+}
+
+// attackMCPOutageHidden: when a tool fails because the deck cannot use what it stores (here the
+// service's sealed headers no longer open), the agent gets the coded UNAVAILABLE error with its
+// own message and hint, as isError: not a generic "database unavailable" or "internal error",
+// and never the cause.
+func attackMCPOutageHidden(t *testing.T) {
+	var dbURL string
+	srv := startFrontDoor(t, func(c *cli.ServeConfig) { dbURL = c.DatabaseURL })
+	ctx := backend.WithActor(context.Background(), backend.SystemActor)
+	peer, err := srv.Service().CreateService(ctx, backend.ServiceInput{Name: "peer", Type: backend.ServiceRemote,
+		URL: startHTTPPeer(t), Headers: map[string]string{"X-Api-Key": "k-" + randHex(8)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	deck, err := srv.Service().CreateDeck(ctx, backend.DeckInput{Name: "outage"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := srv.Service().LinkCard(ctx, backend.LinkCardInput{CardRef: backend.CardRef{Deck: deck.ID,
+		CardType: backend.CardService, CardID: peer.ID}}); err != nil {
+		t.Fatal(err)
+	}
+	psql := exec.Command(psqlPath(t), dbURL, "-v", "ON_ERROR_STOP=1", "-c",
+		`UPDATE services SET sealed_headers = decode(repeat('ab', 64), 'hex') WHERE name = 'peer'`)
+	if out, err := psql.CombinedOutput(); err != nil {
+		t.Fatalf("psql: %v\n%s", err, out)
+	}
+	m := openRawMCPSession(t, srv, frontDoorToken(t, srv, backend.ScopeAgent))
+	if isErr, text := m.callTool("bind_workspace", `{"workspaceRoot":"/tmp/outage","deckId":"outage"}`); isErr {
+		t.Fatalf("bind_workspace: %s", text)
+	}
+	isErr, text := m.callTool("call_service_tool", `{"serviceId":"peer","toolName":"echo","arguments":{"message":"hi"}}`)
+	var body struct {
+		Error struct {
+			Code    backend.Code `json:"code"`
+			Message string       `json:"message"`
+			Hint    string       `json:"hint"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal([]byte(text), &body); err != nil || !isErr {
+		t.Fatalf("isError %v, body %s", isErr, text)
+	}
+	e := body.Error
+	// The classified message says what is wrong (the secret key), not a generic outage.
+	if e.Code != backend.CodeUnavailable || e.Hint == "" || !strings.Contains(e.Message+e.Hint, "key") ||
+		strings.Contains(e.Message, "internal error") || strings.Contains(e.Message, "database") ||
+		strings.Contains(text, "cipher") || strings.Contains(text, "authentication failed") {
+		t.Fatalf("the outage reached the agent as %s, want UNAVAILABLE with its own message and hint", text)
+	}
+}
+
+// psqlPath finds psql beside the PostgreSQL server binaries the tests already need.
+func psqlPath(t *testing.T) string {
+	t.Helper()
+	if p, err := exec.LookPath("psql"); err == nil {
+		return p
+	}
+	if m, _ := filepath.Glob("/usr/lib/postgresql/*/bin/psql"); len(m) > 0 {
+		return m[len(m)-1]
+	}
+	t.Fatal("psql not found on PATH or under /usr/lib/postgresql/*/bin")
+	return ""
+}

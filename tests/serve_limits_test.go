@@ -1,0 +1,53 @@
+package tests
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/cli"
+)
+
+// TestHTTPLimitsSpareLongRequests: the HTTP limits bound slow clients, not slow answers. The body
+// read deadline ends with the body and there is no write timeout, so a REST or MCP tool call
+// that takes far longer than the limits (a slow downstream tool) is still answered.
+func TestHTTPLimitsSpareLongRequests(t *testing.T) {
+	srv := startFrontDoor(t, func(c *cli.ServeConfig) {
+		c.HTTP.BodyReadTimeout = 100 * time.Millisecond
+		c.HTTP.IdleTimeout = 100 * time.Millisecond
+	})
+	ctx := backend.WithActor(context.Background(), backend.SystemActor)
+	peer, err := srv.Service().CreateService(ctx, backend.ServiceInput{Name: "peer", Type: backend.ServiceRemote,
+		URL: startHTTPPeer(t), Description: "the Go test peer"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	deck, err := srv.Service().CreateDeck(ctx, backend.DeckInput{Name: "slow"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := srv.Service().LinkCard(ctx, backend.LinkCardInput{CardRef: backend.CardRef{Deck: deck.ID,
+		CardType: backend.CardService, CardID: peer.ID}}); err != nil {
+		t.Fatal(err)
+	}
+	t.Run("REST", func(t *testing.T) {
+		status, body := frontDoorCall(t, srv, srv.AdminToken(), "POST", "/api/v1/services/peer/call",
+			[]byte(`{"tool_name":"sleep","arguments":{"ms":1500}}`))
+		if status != http.StatusOK || strings.Contains(string(body), `"isError":true`) {
+			t.Fatalf("a 1.5 s tool call behind a 100 ms body deadline: %d %s", status, body)
+		}
+	})
+	t.Run("MCP", func(t *testing.T) {
+		m := openRawMCPSession(t, srv, frontDoorToken(t, srv, backend.ScopeAgent))
+		if isErr, text := m.callTool("bind_workspace", `{"workspaceRoot":"/tmp/slow","deckId":"slow"}`); isErr {
+			t.Fatalf("bind_workspace: %s", text)
+		}
+		isErr, text := m.callTool("call_service_tool", `{"serviceId":"peer","toolName":"sleep","arguments":{"ms":1500}}`)
+		if isErr {
+			t.Fatalf("a 1.5 s tool call behind a 100 ms body deadline: %s", text)
+		}
+	})
+}
