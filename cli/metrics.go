@@ -10,6 +10,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/agent-deck/agent-deck/backend"
 )
 
 // metrics counts what crosses the one port: requests per surface and status, and their latency.
@@ -73,7 +75,7 @@ var (
 	methodLabels = []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch,
 		http.MethodDelete, http.MethodHead, http.MethodOptions}
 	statusLabels = []int{200, 201, 202, 204, 206, 301, 302, 304, 400, 401, 403, 404, 405, 406, 409,
-		413, 415, 422, 429, 500, 501, 502, 503, 504}
+		413, 415, 422, 429, backend.StatusClientClosedRequest, 500, 501, 502, 503, 504}
 )
 
 func methodLabel(m string) string {
