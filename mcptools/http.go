@@ -14,14 +14,23 @@ import (
 	"github.com/agent-deck/agent-deck/backend"
 )
 
-// safeMessage is the text of an error's public form (backend.Public) for answers outside a
-// tool result; hidden failures and outages are logged with the request id.
-func (h *Handler) safeMessage(ctx context.Context, err error) string {
+// public is an error's public form (backend.Public) for answers outside a tool result; hidden
+// failures and outages are logged with the request id.
+func (h *Handler) public(ctx context.Context, err error) backend.PublicError {
 	id := requestID()
 	p := backend.Public(err, id)
 	if p.Code == backend.CodeInternal || p.Code == backend.CodeUnavailable {
 		h.log.ErrorContext(ctx, "MCP request failed", "code", p.Code, "request_id", id, "error", err)
 	}
+	return p
+}
+
+// safeMessage is the one-line text of an error's public form: code, message and hint.
+func (h *Handler) safeMessage(ctx context.Context, err error) string {
+	return rpcMessage(h.public(ctx, err))
+}
+
+func rpcMessage(p backend.PublicError) string {
 	msg := string(p.Code) + ": " + p.Message
 	if p.Hint != "" {
 		msg += " (" + p.Hint + ")"
@@ -196,7 +205,9 @@ func statusOf(err error) int {
 	return backend.Public(err, "").Status
 }
 
-// writeError answers a request the transport never saw with a JSON-RPC error body.
+// writeError answers a request the transport never saw with a JSON-RPC error body: the message
+// reads as one line, and data carries the same public form as a tool error (code, message,
+// hint) for clients that act on it.
 func (h *Handler) writeError(w http.ResponseWriter, r *http.Request, status int, err error) {
 	if status == http.StatusUnauthorized {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="agent-deck"`)
@@ -205,8 +216,13 @@ func (h *Handler) writeError(w http.ResponseWriter, r *http.Request, status int,
 	if status == http.StatusNotFound {
 		code = -32001
 	}
+	p := h.public(r.Context(), err)
+	data := map[string]any{"code": p.Code, "message": p.Message}
+	if p.Hint != "" {
+		data["hint"] = p.Hint
+	}
 	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": nil,
-		"error": map[string]any{"code": code, "message": h.safeMessage(r.Context(), err)}})
+		"error": map[string]any{"code": code, "message": rpcMessage(p), "data": data}})
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_, _ = w.Write(body)

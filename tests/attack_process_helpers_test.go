@@ -284,7 +284,7 @@ func attackKillEmbeddedPostgres(shared *sharedServe) func(t *testing.T) {
 		if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 			t.Fatal(err)
 		}
-		sawDown := false
+		sawDown, sawMCPDown := false, false
 		recovered := pollUntil(60*time.Second, func() bool {
 			code, body := p.do(t, "GET", "/api/v1/decks", "")
 			switch {
@@ -293,6 +293,15 @@ func attackKillEmbeddedPostgres(shared *sharedServe) func(t *testing.T) {
 				strings.Contains(body, `"hint"`) && !strings.Contains(strings.ToLower(body), "internal"):
 			default:
 				t.Errorf("while the database is down: %d %s", code, body)
+			}
+			// The MCP endpoint says the same: a coded UNAVAILABLE with its hint, never an
+			// internal error, whether the token check or the session's row meets the outage.
+			if code, body := mcpInitialize(t, p.url, p.token); code != http.StatusOK {
+				if !strings.Contains(body, `"code":"UNAVAILABLE"`) || !strings.Contains(body, `"hint":`) ||
+					strings.Contains(strings.ToLower(body), "internal") {
+					t.Errorf("MCP while the database is down: %d %s", code, body)
+				}
+				sawMCPDown = true
 			}
 			switch readyStatus(p.url) {
 			case http.StatusServiceUnavailable:
@@ -305,6 +314,7 @@ func attackKillEmbeddedPostgres(shared *sharedServe) func(t *testing.T) {
 		if !sawDown {
 			t.Errorf("/readyz never said 503 after the postmaster was killed")
 		}
+		t.Logf("an MCP initialize met the outage: %v", sawMCPDown)
 		if !recovered {
 			t.Fatalf("the deck did not recover by itself\n%s", p.stderr)
 		}
@@ -469,4 +479,26 @@ func attackRootServeOpensUpHome(shared *sharedServe) func(t *testing.T) {
 			t.Errorf("the cluster is in the closed home (%s); the postgres user cannot reach it", dataDir)
 		}
 	}
+}
+
+// mcpInitialize opens an MCP session with a raw initialize request and returns the HTTP status
+// and body.
+func mcpInitialize(t *testing.T, base, token string) (int, string) {
+	t.Helper()
+	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25",` +
+		`"capabilities":{},"clientInfo":{"name":"outage-probe","version":"1"}}}`
+	req, err := http.NewRequest(http.MethodPost, base+"/mcp", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("POST /mcp: %v", err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
 }
