@@ -49,6 +49,7 @@ func TestSecretCanaryHostileDownstream(t *testing.T) {
 		args map[string]any
 	}{
 		{"get_bound_deck", nil},
+		{"get_session_binding", nil},
 		{"list_collection", nil},
 		{"list_service_tools", map[string]any{"serviceId": "remote"}},
 		{"list_service_tools", map[string]any{"serviceId": "local"}},
@@ -81,7 +82,7 @@ func TestSecretCanaryHostileDownstream(t *testing.T) {
 	}
 	for _, path := range []string{"/api/v1/services", "/api/v1/services/" + remote.ID, "/api/v1/services/" + local.ID,
 		"/api/v1/services/" + leaky.ID, "/api/v1/services/" + local.ID + "/tools", "/api/v1/credentials",
-		"/api/v1/credentials/" + cred.ID, "/api/v1/decks/vault/snapshot", "/api/v1/export", "/api/v1/export?deck=vault"} {
+		"/api/v1/credentials/" + cred.ID, "/api/v1/decks/vault/snapshot", "/api/v1/export", "/api/v1/export?deck=vault", "/api/v1/sessions"} {
 		_, body := s.rest(t, http.MethodGet, path, nil)
 		restSeen.Write(body)
 	}
