@@ -118,10 +118,10 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	return c, nil
 }
 
-func (c *Cluster) start(ctx context.Context) error {
-	if err := c.initdbIfNeeded(ctx); err != nil {
-		return err
-	}
+// launch starts the postmaster on an initialised data directory, first clearing what a dead
+// one left behind, and watches it when the cluster must stop with this process. Both the first
+// start and the supervisor's restarts go through here.
+func (c *Cluster) launch(ctx context.Context) error {
 	if err := c.clearStale(ctx); err != nil {
 		return err
 	}
@@ -131,6 +131,16 @@ func (c *Cluster) start(ctx context.Context) error {
 	c.pid = lockFilePID(c.pidFile())
 	if c.opts.StopOnExit {
 		c.startWatchdog()
+	}
+	return nil
+}
+
+func (c *Cluster) start(ctx context.Context) error {
+	if err := c.initdbIfNeeded(ctx); err != nil {
+		return err
+	}
+	if err := c.launch(ctx); err != nil {
+		return err
 	}
 	if err := c.createDatabase(ctx); err != nil {
 		_ = c.Stop(context.WithoutCancel(ctx))

@@ -75,15 +75,5 @@ func (c *Cluster) restartOnce() error {
 	ctx, cancel := context.WithTimeout(context.Background(), restartTimeout)
 	defer cancel()
 	c.pid = 0
-	if err := c.clearStale(ctx); err != nil {
-		return err
-	}
-	if err := c.pgctlStart(ctx); err != nil {
-		return err
-	}
-	c.pid = lockFilePID(c.pidFile())
-	if c.opts.StopOnExit {
-		c.startWatchdog()
-	}
-	return nil
+	return c.launch(ctx)
 }
