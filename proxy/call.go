@@ -29,7 +29,7 @@ type callParams struct {
 func (p *Proxy) CallTool(ctx context.Context, t backend.Target, tool string, args json.RawMessage) (backend.CallResult, error) {
 	s, err := p.service(t)
 	if err != nil {
-		return backend.CallResult{}, classify(&service{id: t.ServiceID, name: t.ServiceName}, err, phaseConnect, 0)
+		return backend.CallResult{}, classify(t.ServiceID, t.ServiceName, err, phaseConnect, 0)
 	}
 	timeout := p.callTimeout(t)
 	ctx, cancel := context.WithTimeoutCause(ctx, timeout, errCallTimeout)

@@ -67,17 +67,17 @@ func (e *backoffError) Error() string {
 }
 func (e *backoffError) Unwrap() error { return e.last }
 
-// classify turns any failure reaching a service into a classified error whose message and
-// hint are safe to show; the cause stays in Err for logs.
-func classify(svc *service, err error, ph phase, timeout time.Duration) *backend.Error {
+// classify turns any failure reaching the service id (named name) into a classified error
+// whose message and hint are safe to show; the cause stays in Err for logs.
+func classify(id, name string, err error, ph phase, timeout time.Duration) *backend.Error {
 	var be *backend.Error
 	if errors.As(err, &be) {
 		return be
 	}
-	e := describe(svc.name, err, ph, timeout)
+	e := describe(name, err, ph, timeout)
 	e.Err = err
-	return e.WithDetail("service_id", svc.id).
-		WithDetail("service_name", svc.name).
+	return e.WithDetail("service_id", id).
+		WithDetail("service_name", name).
 		WithDetail("phase", string(ph))
 }
 

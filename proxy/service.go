@@ -216,7 +216,7 @@ func (s *service) succeeded() {
 func (s *service) failed(err error, ph phase, timeout time.Duration) *backend.Error {
 	s.mu.Lock()
 	scrub := s.scrub
-	e := classify(s, err, ph, timeout)
+	e := classify(s.id, s.name, err, ph, timeout)
 	e.Message = scrub.String(e.Message)
 	e.Err = scrub.Error(e.Err)
 	if callerGaveUp(err) {

@@ -48,7 +48,7 @@ func (ts *toolSet) withEnabled(disabled map[string]bool) []backend.DownstreamToo
 func (p *Proxy) ListTools(ctx context.Context, t backend.Target) ([]backend.DownstreamTool, error) {
 	s, err := p.service(t)
 	if err != nil {
-		return nil, backend.AsError(classify(&service{id: t.ServiceID, name: t.ServiceName}, err, phaseConnect, 0))
+		return nil, classify(t.ServiceID, t.ServiceName, err, phaseConnect, 0)
 	}
 	ctx, cancel := context.WithTimeout(ctx, p.callTimeout(t))
 	defer cancel()
