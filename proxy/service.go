@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"reflect"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -42,11 +41,13 @@ type service struct {
 	stale    bool
 	listing  chan struct{}
 	listErr  error
-	// statusTools is list rendered with the disabled set, shared read-only by Status callers
-	// until the list or the set changes: health is read on every call, the tools rarely change.
-	statusTools    []backend.DownstreamTool
-	statusList     *toolSet
-	statusDisabled map[string]bool
+	// toolsGen counts replacements of list and disabled (neither is changed in place).
+	toolsGen uint64
+	// statusTools is list rendered with the disabled set at generation statusGen, shared
+	// read-only by Status callers until either is replaced: health is read on every call, the
+	// tools rarely change.
+	statusTools []backend.DownstreamTool
+	statusGen   uint64
 }
 
 func newService(p *Proxy, id, name string) *service {
@@ -78,6 +79,7 @@ func (s *service) note(t backend.Target) (string, *scrubber) {
 		for _, name := range t.DisabledTools {
 			s.disabled[name] = true
 		}
+		s.toolsGen++
 	}
 	return fp, s.scrub
 }
@@ -313,24 +315,16 @@ func (s *service) status() backend.DownstreamStatus {
 }
 
 // statusToolsLocked returns the tool list with Enabled set, rendering it only when the list or
-// the disabled set was replaced since the last time (both are replaced, never changed in place).
+// the disabled set was replaced since the last time.
 func (s *service) statusToolsLocked() []backend.DownstreamTool {
 	if s.list == nil {
 		return nil
 	}
-	if s.statusList != s.list || !sameMap(s.statusDisabled, s.disabled) {
+	if s.statusGen != s.toolsGen {
 		s.statusTools = s.list.withEnabled(s.disabled)
-		s.statusList, s.statusDisabled = s.list, s.disabled
+		s.statusGen = s.toolsGen
 	}
 	return s.statusTools
-}
-
-// sameMap reports whether a and b are the same map (not merely equal ones).
-func sameMap(a, b map[string]bool) bool {
-	if a == nil || b == nil {
-		return a == nil && b == nil
-	}
-	return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
 }
 
 // takeConn detaches the current connection for the caller to close.

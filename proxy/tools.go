@@ -114,6 +114,7 @@ func (s *service) tools(ctx context.Context, t backend.Target, refresh, force bo
 		s.mu.Lock()
 		if err == nil {
 			s.list = ts
+			s.toolsGen++
 		} else {
 			s.stale = true
 		}
