@@ -162,24 +162,12 @@ func truncate(s string, n int) string {
 	return string(r[:n]) + "…"
 }
 
-// healthOf says what a failure means for the service's health; keep reports that the failure
-// says nothing about reachability (a slow or refused call on a live server).
-func healthOf(e *backend.Error, ph phase) (status backend.HealthStatus, keep bool) {
-	switch e.Code {
-	case backend.CodeDownstreamAuth:
-		return backend.HealthAuthRequired, false
-	case backend.CodeDownstreamError:
-		if ph == phaseConnect {
-			return backend.HealthUnhealthy, false
-		}
-		return "", true
-	case backend.CodeDownstreamTimeout:
-		if ph == phaseConnect {
-			return backend.HealthUnhealthy, false
-		}
-		return "", true
-	case backend.CodeDownstreamUnreachable:
-		return backend.HealthUnhealthy, false
-	}
-	return "", true
+// callerGaveUp reports whether err is the caller's context ending, not a connect timeout nor
+// the service's own call timeout running out.
+func callerGaveUp(err error) bool {
+	return ctxCause(err) && !errors.Is(err, errConnectTimeout) && !errors.Is(err, errCallTimeout)
+}
+
+func ctxCause(err error) bool {
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
 }
