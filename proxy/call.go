@@ -1,20 +1,28 @@
 package proxy
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
-	"sort"
-	"strings"
+	"fmt"
+	"maps"
 	"time"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/mark3labs/mcp-go/client/transport"
 )
+
+// This file is one request to a downstream, top to bottom: a tool call (CallTool), a tool
+// listing (ListTools) or a health check (Check) notes its target, gets the tool list (from
+// cache or fetched), and sends on the service's shared connection (service.go picks or opens
+// it). Failures are classified in errors.go and accounted for in health.go.
 
 // staleAfter is how old a cached list must be before an unknown tool name triggers a refetch:
 // the tool may have appeared on a server that does not announce list changes.
 const staleAfter = time.Second
+
+// maxToolPages bounds tools/list pagination against a server that never stops.
+const maxToolPages = 100
 
 // callParams is the params object of tools/call, with the caller's arguments passed raw.
 type callParams struct {
@@ -22,25 +30,49 @@ type callParams struct {
 	Arguments json.RawMessage `json:"arguments"`
 }
 
+// op is one request to a service with what its target implies, worked out once at the start:
+// the fingerprint of the connection it needs and the scrubber of its secrets.
+type op struct {
+	s       *service
+	t       backend.Target
+	fp      string
+	scrub   *scrubber
+	timeout time.Duration
+	// force ignores restart backoff (Check).
+	force bool
+}
+
+// begin notes t on its service (name, secrets, disabled tools) and starts one request.
+func (p *Proxy) begin(t backend.Target, force bool) (op, error) {
+	s, err := p.service(t)
+	if err != nil {
+		return op{}, classify(t.ServiceID, t.ServiceName, err, phaseConnect, 0)
+	}
+	fp, scrub := s.note(t)
+	timeout := t.Timeout
+	if timeout <= 0 {
+		timeout = p.opts.DefaultTimeout
+	}
+	return op{s: s, t: t, fp: fp, scrub: scrub, timeout: timeout, force: force}, nil
+}
+
 // CallTool checks that the tool exists, is enabled and that args satisfy its input schema,
 // then forwards the call under the target's timeout. The result passes through raw, minus the
 // downstream's _meta and any echo of the service's secrets; a result over the size cap is
 // written to a file and replaced by a descriptor.
 func (p *Proxy) CallTool(ctx context.Context, t backend.Target, tool string, args json.RawMessage) (backend.CallResult, error) {
-	s, err := p.service(t)
+	o, err := p.begin(t, false)
 	if err != nil {
-		return backend.CallResult{}, classify(&service{id: t.ServiceID, name: t.ServiceName}, err, phaseConnect, 0)
+		return backend.CallResult{}, err
 	}
-	timeout := p.callTimeout(t)
-	ctx, cancel := context.WithTimeoutCause(ctx, timeout, errCallTimeout)
+	ctx, cancel := context.WithTimeoutCause(ctx, o.timeout, errCallTimeout)
 	defer cancel()
-	fp, scrub := s.note(t)
 
 	args, aerr := normalizeArgs(args)
 	if aerr != nil {
 		return backend.CallResult{}, aerr
 	}
-	td, ts, err := s.resolveTool(ctx, t, tool)
+	td, ts, err := o.resolveTool(ctx, tool)
 	if err != nil {
 		return backend.CallResult{}, err
 	}
@@ -52,18 +84,20 @@ func (p *Proxy) CallTool(ctx context.Context, t backend.Target, tool string, arg
 	if err := ts.validateArgs(td, args); err != nil {
 		return backend.CallResult{}, err
 	}
-	raw, ph, err := s.do(ctx, t, fp, false, "tools/call", callParams{Name: tool, Arguments: args}, phaseCall)
+
+	raw, ph, err := o.send(ctx, "tools/call", callParams{Name: tool, Arguments: args}, phaseCall)
 	if err != nil {
 		var rpc *rpcError
 		if errors.As(err, &rpc) && (rpc.code == -32601 || rpc.code == -32602) {
-			s.toolsChanged() // the server may no longer have the tool: refetch before the next call
+			o.s.toolsChanged() // the server may no longer have the tool: refetch before the next call
 		}
 		if ph == phaseCall && errors.Is(context.Cause(ctx), errCallTimeout) {
 			err = errors.Join(errCallTimeout, err)
 		}
-		return backend.CallResult{}, s.failed(err, ph, timeout)
+		return backend.CallResult{}, o.fail(err, ph)
 	}
-	out, isError := passResult(scrub.JSON(raw))
+
+	out, isError := passResult(o.scrub.JSON(raw))
 	if len(out) > p.opts.MaxResultBytes {
 		spilled, err := p.spill(t.ServiceName, tool, out, isError)
 		if err != nil {
@@ -75,18 +109,19 @@ func (p *Proxy) CallTool(ctx context.Context, t backend.Target, tool string, arg
 }
 
 // resolveTool finds an enabled tool by name in the (fresh) tool list.
-func (s *service) resolveTool(ctx context.Context, t backend.Target, name string) (backend.DownstreamTool, *toolSet, error) {
-	ts, err := s.tools(ctx, t, false, false)
+func (o *op) resolveTool(ctx context.Context, name string) (backend.DownstreamTool, *toolSet, error) {
+	ts, err := o.tools(ctx, false)
 	if err != nil {
 		return backend.DownstreamTool{}, nil, err
 	}
 	td, ok := ts.get(name)
 	if !ok && time.Since(ts.fetchedAt) > staleAfter {
-		if ts, err = s.tools(ctx, t, true, false); err != nil {
+		if ts, err = o.tools(ctx, true); err != nil {
 			return backend.DownstreamTool{}, nil, err
 		}
 		td, ok = ts.get(name)
 	}
+	s := o.s
 	s.mu.Lock()
 	disabled, svcName := s.disabled, s.name
 	s.mu.Unlock()
@@ -101,105 +136,182 @@ func (s *service) resolveTool(ctx context.Context, t backend.Target, name string
 	return td, ts, nil
 }
 
-func notFound(svcName, svcID, name string, ts *toolSet, disabled map[string]bool) *backend.Error {
-	var enabled []string
-	for _, t := range ts.tools {
-		if !disabled[t.Name] {
-			enabled = append(enabled, t.Name)
+// tools returns the cached list when fresh, else fetches it; refresh forces a fetch.
+// Concurrent fetches of one service share one tools/list.
+func (o *op) tools(ctx context.Context, refresh bool) (*toolSet, error) {
+	s := o.s
+	for {
+		s.mu.Lock()
+		ts := s.list
+		if !refresh && ts != nil && !s.stale && time.Since(ts.fetchedAt) < s.p.opts.ToolsTTL && !s.newerConnLocked(ts) {
+			s.mu.Unlock()
+			return ts, nil
 		}
-	}
-	closest := closestNames(name, enabled, 3)
-	msg := "no tool named " + quote(name) + " on " + svcName
-	if len(closest) > 0 {
-		msg += "; closest: " + strings.Join(closest, ", ")
-	}
-	return backend.Errorf(backend.CodeNotFound, "%s", msg).
-		WithDetail("service_id", svcID).WithDetail("closest", closest).WithDetail("tool_count", len(enabled)).
-		WithHint("call list_service_tools to see the service's tools and their parameters")
-}
-
-func quote(s string) string {
-	b, _ := json.Marshal(s)
-	return string(b)
-}
-
-// normalizeArgs accepts a JSON object, a JSON string holding one, or nothing ({}).
-func normalizeArgs(args json.RawMessage) (json.RawMessage, *backend.Error) {
-	a := bytes.TrimSpace(args)
-	if len(a) == 0 || string(a) == "null" {
-		return json.RawMessage("{}"), nil
-	}
-	if a[0] == '"' {
-		var s string
-		if err := json.Unmarshal(a, &s); err != nil {
-			return nil, badArgs()
-		}
-		a = bytes.TrimSpace([]byte(s))
-		if len(a) == 0 {
-			return json.RawMessage("{}"), nil
-		}
-	}
-	if a[0] != '{' || !json.Valid(a) {
-		return nil, badArgs()
-	}
-	return json.RawMessage(a), nil
-}
-
-func badArgs() *backend.Error {
-	return backend.Errorf(backend.CodeInvalidArgument, "arguments must be a JSON object (or a JSON string holding one)").
-		WithHint(`pass e.g. {"message": "hi"}; list_service_tools shows each tool's parameters`)
-}
-
-// closestNames returns up to n names nearest to want: those containing it or contained in it
-// first, then by edit distance, dropping names too far to be a plausible typo.
-func closestNames(want string, names []string, n int) []string {
-	type cand struct {
-		name string
-		dist int
-	}
-	w := strings.ToLower(want)
-	var cands []cand
-	for _, name := range names {
-		l := strings.ToLower(name)
-		d := editDistance(w, l)
-		if w != "" && (strings.Contains(l, w) || strings.Contains(w, l)) {
-			d = 0
-		}
-		if d <= max(2, len(w)/2) {
-			cands = append(cands, cand{name, d})
-		}
-	}
-	sort.SliceStable(cands, func(i, j int) bool {
-		if cands[i].dist != cands[j].dist {
-			return cands[i].dist < cands[j].dist
-		}
-		return cands[i].name < cands[j].name
-	})
-	out := []string{}
-	for i := 0; i < len(cands) && i < n; i++ {
-		out = append(out, cands[i].name)
-	}
-	return out
-}
-
-// editDistance is the Levenshtein distance between a and b, by runes.
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
+		if wait := s.listing; wait != nil {
+			s.mu.Unlock()
+			select {
+			case <-wait:
+			case <-ctx.Done():
+				return nil, o.fail(ctx.Err(), phaseList)
 			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			s.mu.Lock()
+			ts, err := s.list, s.listErr
+			s.mu.Unlock()
+			if err == nil && ts != nil {
+				return ts, nil
+			}
+			if ctx.Err() == nil && isContextErr(err) {
+				continue // the fetch we waited for was cancelled by its own caller
+			}
+			return nil, cloneErr(err)
 		}
-		prev, cur = cur, prev
+		done := make(chan struct{})
+		s.listing, s.stale = done, false
+		s.mu.Unlock()
+
+		ts, err := o.fetchTools(ctx)
+		s.mu.Lock()
+		if err == nil {
+			s.list = ts
+			s.toolsGen++
+		} else {
+			s.stale = true
+		}
+		s.listErr, s.listing = err, nil
+		close(done)
+		s.mu.Unlock()
+		if err != nil {
+			return nil, err
+		}
+		return ts, nil
 	}
-	return prev[len(rb)]
+}
+
+// cloneErr copies a shared classified error, so each caller may annotate its own.
+func cloneErr(err error) error {
+	be, ok := err.(*backend.Error)
+	if !ok || be == nil {
+		return err
+	}
+	cp := *be
+	cp.Details = maps.Clone(be.Details)
+	return &cp
+}
+
+// isContextErr reports whether a shared fetch failed only because its caller gave up.
+func isContextErr(err error) bool {
+	e, ok := err.(*backend.Error)
+	return ok && e.Code == backend.CodeDownstreamTimeout && callerGaveUp(e.Err)
+}
+
+// fetchTools reads every page of tools/list raw, masked of the service's secrets (a hostile
+// server could quote them in a description).
+func (o *op) fetchTools(ctx context.Context) (*toolSet, error) {
+	var raws []json.RawMessage
+	cursor := ""
+	for page := 0; ; page++ {
+		if page == maxToolPages {
+			return nil, o.fail(fmt.Errorf("tools/list: more than %d pages", maxToolPages), phaseList)
+		}
+		var params any
+		if cursor != "" {
+			params = map[string]string{"cursor": cursor}
+		}
+		res, ph, err := o.send(ctx, "tools/list", params, phaseList)
+		if err != nil {
+			return nil, o.fail(err, ph)
+		}
+		var pageRes struct {
+			Tools      []json.RawMessage `json:"tools"`
+			NextCursor string            `json:"nextCursor"`
+		}
+		if err := json.Unmarshal(o.scrub.JSON(res), &pageRes); err != nil {
+			return nil, o.fail(&rpcError{code: -32603, message: "tools/list returned a malformed result"}, phaseList)
+		}
+		raws = append(raws, pageRes.Tools...)
+		if pageRes.NextCursor == "" || pageRes.NextCursor == cursor {
+			break
+		}
+		cursor = pageRes.NextCursor
+	}
+	return parseTools(raws), nil
+}
+
+// send sends one request on the service's connection and returns its raw result, or the error
+// and the phase it belongs to. When the downstream forgot the session (it restarted), the
+// request was not processed, so it is sent once more on a new session.
+func (o *op) send(ctx context.Context, method string, params any, ph phase) (json.RawMessage, phase, error) {
+	for attempt := 0; ; attempt++ {
+		c, err := o.s.connFor(ctx, o.t, o.fp, o.force)
+		if err != nil {
+			return nil, phaseConnect, err
+		}
+		res, err := c.request(ctx, method, params)
+		c.release()
+		if err == nil {
+			o.s.succeeded()
+			return res, ph, nil
+		}
+		if isConnFailure(err) {
+			o.s.reportDead(c, err)
+		}
+		if attempt == 0 && errors.Is(err, transport.ErrSessionTerminated) {
+			continue
+		}
+		return nil, ph, err
+	}
+}
+
+// isConnFailure reports whether err means the connection itself is gone, as opposed to a
+// refused, failed or slow request on a live one.
+func isConnFailure(err error) bool {
+	if errors.Is(err, transport.ErrSessionTerminated) {
+		return true
+	}
+	if errors.Is(err, errResultTooLarge) {
+		return false // only the answer was cut; the session goes on
+	}
+	var (
+		rpc *rpcError
+		st  *httpStatusError
+	)
+	return !errors.As(err, &rpc) && !errors.As(err, &st) && !ctxCause(err)
+}
+
+// fail classifies a failed request and records it against the service's health.
+func (o *op) fail(err error, ph phase) *backend.Error {
+	return o.s.failed(err, ph, o.timeout)
+}
+
+// ListTools returns the service's tools, from cache when fresh, with Enabled set from
+// t.DisabledTools.
+func (p *Proxy) ListTools(ctx context.Context, t backend.Target) ([]backend.DownstreamTool, error) {
+	o, err := p.begin(t, false)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, o.timeout)
+	defer cancel()
+	ts, err := o.tools(ctx, false)
+	if err != nil {
+		return nil, err
+	}
+	o.s.mu.Lock()
+	disabled := o.s.disabled
+	o.s.mu.Unlock()
+	return ts.withEnabled(disabled), nil
+}
+
+// Check connects (starting a local server if needed, ignoring restart backoff), lists the
+// tools and returns the resulting health.
+func (p *Proxy) Check(ctx context.Context, t backend.Target) backend.Health {
+	o, err := p.begin(t, true)
+	if err != nil {
+		return backend.Health{Status: backend.HealthUnknown, LastError: "Agent Deck is shutting down"}
+	}
+	ctx, cancel := context.WithTimeout(ctx, o.timeout)
+	defer cancel()
+	_, _ = o.tools(ctx, true)
+	o.s.markChecked()
+	return o.s.status().Health
 }

@@ -318,3 +318,45 @@ func TestSpill(t *testing.T) {
 		})
 	}
 }
+
+// TestStatusFollowsToolSettings: the tool list Status serves without I/O shows the disabled set
+// of the latest target, and a refetched list, without waiting for anything else to change.
+func TestStatusFollowsToolSettings(t *testing.T) {
+	p, _ := newProxy(t, proxyOptions{}.opts())
+	tg, _ := localTarget(t)
+	disabledOf := func() []string {
+		t.Helper()
+		st, ok := p.Status(tg.ServiceID)
+		if !ok || st.Tools == nil {
+			t.Fatalf("no cached tools in status: %+v", st)
+		}
+		var off []string
+		for _, tool := range st.Tools {
+			if !tool.Enabled {
+				off = append(off, tool.Name)
+			}
+		}
+		return off
+	}
+	for _, disabled := range [][]string{nil, {"write_note"}, {"echo", "fail"}, {"echo", "fail"}, nil} {
+		tg.DisabledTools = disabled
+		if _, err := p.ListTools(context.Background(), tg); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(disabled, disabledOf()); diff != "" {
+			t.Errorf("disabled %v: status (-want +got):\n%s", disabled, diff)
+		}
+	}
+	tg.DisabledTools = []string{"extra"} // not served yet
+	if _, err := p.ListTools(context.Background(), tg); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string(nil), disabledOf()); diff != "" {
+		t.Errorf("before a new list: status (-want +got):\n%s", diff)
+	}
+	call(t, p, tg, "set_tools", map[string]any{"add": []string{"extra"}})
+	p.Check(context.Background(), tg) // the refetched list is rendered again
+	if diff := cmp.Diff([]string{"extra"}, disabledOf()); diff != "" {
+		t.Errorf("after a new list: status (-want +got):\n%s", diff)
+	}
+}

@@ -67,17 +67,17 @@ func (e *backoffError) Error() string {
 }
 func (e *backoffError) Unwrap() error { return e.last }
 
-// classify turns any failure reaching a service into a classified error whose message and
-// hint are safe to show; the cause stays in Err for logs.
-func classify(svc *service, err error, ph phase, timeout time.Duration) *backend.Error {
+// classify turns any failure reaching the service id (named name) into a classified error
+// whose message and hint are safe to show; the cause stays in Err for logs.
+func classify(id, name string, err error, ph phase, timeout time.Duration) *backend.Error {
 	var be *backend.Error
 	if errors.As(err, &be) {
 		return be
 	}
-	e := describe(svc.name, err, ph, timeout)
+	e := describe(name, err, ph, timeout)
 	e.Err = err
-	return e.WithDetail("service_id", svc.id).
-		WithDetail("service_name", svc.name).
+	return e.WithDetail("service_id", id).
+		WithDetail("service_name", name).
 		WithDetail("phase", string(ph))
 }
 
@@ -162,24 +162,12 @@ func truncate(s string, n int) string {
 	return string(r[:n]) + "…"
 }
 
-// healthOf says what a failure means for the service's health; keep reports that the failure
-// says nothing about reachability (a slow or refused call on a live server).
-func healthOf(e *backend.Error, ph phase) (status backend.HealthStatus, keep bool) {
-	switch e.Code {
-	case backend.CodeDownstreamAuth:
-		return backend.HealthAuthRequired, false
-	case backend.CodeDownstreamError:
-		if ph == phaseConnect {
-			return backend.HealthUnhealthy, false
-		}
-		return "", true
-	case backend.CodeDownstreamTimeout:
-		if ph == phaseConnect {
-			return backend.HealthUnhealthy, false
-		}
-		return "", true
-	case backend.CodeDownstreamUnreachable:
-		return backend.HealthUnhealthy, false
-	}
-	return "", true
+// callerGaveUp reports whether err is the caller's context ending, not a connect timeout nor
+// the service's own call timeout running out.
+func callerGaveUp(err error) bool {
+	return ctxCause(err) && !errors.Is(err, errConnectTimeout) && !errors.Is(err, errCallTimeout)
+}
+
+func ctxCause(err error) bool {
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
 }

@@ -192,28 +192,6 @@ func (p *Proxy) Forget(serviceID string) {
 	}
 }
 
-// Check connects (starting a local server if needed, ignoring restart backoff), lists the
-// tools and returns the resulting health.
-func (p *Proxy) Check(ctx context.Context, t backend.Target) backend.Health {
-	s, err := p.service(t)
-	if err != nil {
-		return backend.Health{Status: backend.HealthUnknown, LastError: "Agent Deck is shutting down"}
-	}
-	ctx, cancel := context.WithTimeout(ctx, p.callTimeout(t))
-	defer cancel()
-	s.note(t)
-	_, _ = s.tools(ctx, t, true, true)
-	s.markChecked()
-	return s.status().Health
-}
-
-func (p *Proxy) callTimeout(t backend.Target) time.Duration {
-	if t.Timeout > 0 {
-		return t.Timeout
-	}
-	return p.opts.DefaultTimeout
-}
-
 // closeAsync shuts a connection down in the background (owned by the proxy).
 // Once the proxy is closed it shuts c down in the caller's goroutine; callers never hold a lock.
 func (p *Proxy) closeAsync(c *conn) {

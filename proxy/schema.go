@@ -57,6 +57,33 @@ func compileSchema(name string, raw json.RawMessage) *jsonschema.Schema {
 	return sch
 }
 
+// normalizeArgs accepts a JSON object, a JSON string holding one, or nothing ({}).
+func normalizeArgs(args json.RawMessage) (json.RawMessage, *backend.Error) {
+	a := bytes.TrimSpace(args)
+	if len(a) == 0 || string(a) == "null" {
+		return json.RawMessage("{}"), nil
+	}
+	if a[0] == '"' {
+		var s string
+		if err := json.Unmarshal(a, &s); err != nil {
+			return nil, badArgs()
+		}
+		a = bytes.TrimSpace([]byte(s))
+		if len(a) == 0 {
+			return json.RawMessage("{}"), nil
+		}
+	}
+	if a[0] != '{' || !json.Valid(a) {
+		return nil, badArgs()
+	}
+	return json.RawMessage(a), nil
+}
+
+func badArgs() *backend.Error {
+	return backend.Errorf(backend.CodeInvalidArgument, "arguments must be a JSON object (or a JSON string holding one)").
+		WithHint(`pass e.g. {"message": "hi"}; list_service_tools shows each tool's parameters`)
+}
+
 // validateArgs checks args against tool's input schema; the error teaches the parameters.
 func (ts *toolSet) validateArgs(tool backend.DownstreamTool, args json.RawMessage) error {
 	sch := ts.schemaFor(tool)

@@ -2,18 +2,16 @@ package proxy
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"log/slog"
-	"reflect"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/agent-deck/agent-deck/backend"
-	"github.com/mark3labs/mcp-go/client/transport"
 )
+
+// This file manages a service's connection: the target's notes (fingerprint, secrets, disabled
+// tools), picking or opening the shared connection, dropping a dead one, restart backoff and
+// stopping an idle local server. One request's path through it is in call.go.
 
 // service is the proxy's state for one service card: its shared connection, tool list cache,
 // health and restart bookkeeping. mu guards the fields below it and is never held during I/O.
@@ -42,11 +40,13 @@ type service struct {
 	stale    bool
 	listing  chan struct{}
 	listErr  error
-	// statusTools is list rendered with the disabled set, shared read-only by Status callers
-	// until the list or the set changes: health is read on every call, the tools rarely change.
-	statusTools    []backend.DownstreamTool
-	statusList     *toolSet
-	statusDisabled map[string]bool
+	// toolsGen counts replacements of list and disabled (neither is changed in place).
+	toolsGen uint64
+	// statusTools is list rendered with the disabled set at generation statusGen, shared
+	// read-only by Status callers until either is replaced: health is read on every call, the
+	// tools rarely change.
+	statusTools []backend.DownstreamTool
+	statusGen   uint64
 }
 
 func newService(p *Proxy, id, name string) *service {
@@ -78,6 +78,7 @@ func (s *service) note(t backend.Target) (string, *scrubber) {
 		for _, name := range t.DisabledTools {
 			s.disabled[name] = true
 		}
+		s.toolsGen++
 	}
 	return fp, s.scrub
 }
@@ -89,6 +90,21 @@ func allIn(names []string, set map[string]bool) bool {
 		}
 	}
 	return true
+}
+
+// toolsChanged marks the cached list stale (the downstream sent list_changed).
+func (s *service) toolsChanged() {
+	s.mu.Lock()
+	s.stale = true
+	s.mu.Unlock()
+	s.p.log.Debug("downstream tool list changed", "service_id", s.id)
+}
+
+// newerConnLocked reports whether the connection opened after ts was fetched: a new session
+// (restart, reconnect) may serve other tools, and list_changed sent meanwhile was missed.
+func (s *service) newerConnLocked(ts *toolSet) bool {
+	c := s.conn
+	return c != nil && c.isReady() && ts.fetchedAt.Before(c.openedAt)
 }
 
 // connFor returns the service's connection, opening one if needed, with its in-flight count
@@ -195,144 +211,6 @@ func (p *Proxy) backoff(k int) time.Duration {
 	return min(d, p.opts.RestartBackoff.Max)
 }
 
-// succeeded records a request the downstream answered.
-func (s *service) succeeded() {
-	s.lastSuccess.Store(time.Now().UnixNano())
-	if s.clean.Load() {
-		return
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.failures = 0
-	s.timeouts = 0
-	s.lastErr = nil
-	s.health.Status = backend.HealthHealthy
-	s.health.LastError = ""
-	s.clean.Store(true)
-}
-
-// failed classifies err, records what it says about health, logs it and returns it. The
-// error's message and cause are masked of the service's secrets before anyone sees them.
-func (s *service) failed(err error, ph phase, timeout time.Duration) *backend.Error {
-	s.mu.Lock()
-	scrub := s.scrub
-	e := classify(s, err, ph, timeout)
-	e.Message = scrub.String(e.Message)
-	e.Err = scrub.Error(e.Err)
-	if callerGaveUp(err) {
-		// The caller's own deadline or cancellation says nothing about the service.
-	} else if status, keep := healthOf(e, ph); !keep {
-		s.health.Status = status
-		s.health.LastError = e.Message
-		s.clean.Store(false)
-	} else if e.Code == backend.CodeDownstreamTimeout || e.Code == backend.CodeDownstreamError {
-		s.health.LastError = e.Message
-		s.clean.Store(false)
-	}
-	s.countTimeoutLocked(e, ph, err)
-	s.mu.Unlock()
-	s.logFailure(e, scrub.Error(err), ph)
-	return e
-}
-
-// unhealthyAfterTimeouts is how many calls in a row must time out before the service is
-// marked unhealthy: one slow call says little, a server that answers none is not healthy.
-const unhealthyAfterTimeouts = 3
-
-// countTimeoutLocked counts consecutive call timeouts (any success resets the count, see
-// succeeded) and marks the service unhealthy once they repeat.
-func (s *service) countTimeoutLocked(e *backend.Error, ph phase, err error) {
-	if ph != phaseCall || e.Code != backend.CodeDownstreamTimeout || callerGaveUp(err) {
-		return
-	}
-	s.timeouts++
-	if s.timeouts >= unhealthyAfterTimeouts {
-		s.health.Status = backend.HealthUnhealthy
-		s.health.LastError = fmt.Sprintf("%d calls in a row timed out; last: %s", s.timeouts, e.Message)
-	}
-}
-
-// logFailure logs a failed request. A downstream's own error message is left out: it may
-// quote the call's arguments, which are never logged.
-func (s *service) logFailure(e *backend.Error, err error, ph phase) {
-	level := slog.LevelWarn
-	if callerGaveUp(err) {
-		level = slog.LevelInfo
-	}
-	attrs := []any{"service_id", s.id, "service_name", e.Details["service_name"], "phase", string(ph), "code", string(e.Code)}
-	var rpc *rpcError
-	if errors.As(err, &rpc) {
-		attrs = append(attrs, "downstream_code", rpc.code)
-	} else if err != nil {
-		attrs = append(attrs, "error", err.Error())
-	}
-	s.p.log.Log(context.Background(), level, "downstream request failed", attrs...)
-}
-
-// connDied updates health when a connection dies on its own (a local server exits).
-func (s *service) connDied(c *conn, err error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.conn != c {
-		return
-	}
-	e := describe(s.name, err, phaseCall, 0)
-	s.health.Status = backend.HealthUnhealthy
-	s.health.LastError = s.scrub.String(e.Message)
-	s.clean.Store(false)
-}
-
-func (s *service) markChecked() {
-	now := time.Now()
-	s.mu.Lock()
-	s.health.LastCheckedAt = &now
-	s.mu.Unlock()
-}
-
-// status is the in-memory view: health (with the stderr tail, scrubbed) and cached tools.
-func (s *service) status() backend.DownstreamStatus {
-	s.mu.Lock()
-	h := s.health
-	list, scrub := s.list, s.scrub
-	tools := s.statusToolsLocked()
-	s.mu.Unlock()
-	if ns := s.lastSuccess.Load(); ns != 0 {
-		t := time.Unix(0, ns)
-		h.LastSuccessAt = &t
-	}
-	if h.LastCheckedAt != nil {
-		t := *h.LastCheckedAt
-		h.LastCheckedAt = &t
-	}
-	h.Stderr = scrub.String(s.stderr.String())
-	st := backend.DownstreamStatus{Health: h}
-	if list != nil {
-		st.Tools = tools
-	}
-	return st
-}
-
-// statusToolsLocked returns the tool list with Enabled set, rendering it only when the list or
-// the disabled set was replaced since the last time (both are replaced, never changed in place).
-func (s *service) statusToolsLocked() []backend.DownstreamTool {
-	if s.list == nil {
-		return nil
-	}
-	if s.statusList != s.list || !sameMap(s.statusDisabled, s.disabled) {
-		s.statusTools = s.list.withEnabled(s.disabled)
-		s.statusList, s.statusDisabled = s.list, s.disabled
-	}
-	return s.statusTools
-}
-
-// sameMap reports whether a and b are the same map (not merely equal ones).
-func sameMap(a, b map[string]bool) bool {
-	if a == nil || b == nil {
-		return a == nil && b == nil
-	}
-	return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
-}
-
 // takeConn detaches the current connection for the caller to close.
 func (s *service) takeConn() *conn {
 	s.mu.Lock()
@@ -362,55 +240,4 @@ func (s *service) reapIfIdle(now time.Time, idle time.Duration) {
 	s.mu.Unlock()
 	s.p.log.Info("stopping idle local server", "service_id", s.id)
 	s.p.closeAsync(c)
-}
-
-// do sends one request on the service's connection and returns its raw result, or the error
-// and the phase it belongs to. When the downstream forgot the session (it restarted), the
-// request was not processed, so it is sent once more on a new session.
-func (s *service) do(ctx context.Context, t backend.Target, fp string, force bool, method string, params any, ph phase) (json.RawMessage, phase, error) {
-	for attempt := 0; ; attempt++ {
-		c, err := s.connFor(ctx, t, fp, force)
-		if err != nil {
-			return nil, phaseConnect, err
-		}
-		res, err := c.request(ctx, method, params)
-		c.release()
-		if err == nil {
-			s.succeeded()
-			return res, ph, nil
-		}
-		if isConnFailure(err) {
-			s.reportDead(c, err)
-		}
-		if attempt == 0 && errors.Is(err, transport.ErrSessionTerminated) {
-			continue
-		}
-		return nil, ph, err
-	}
-}
-
-// isConnFailure reports whether err means the connection itself is gone, as opposed to a
-// refused, failed or slow request on a live one.
-func isConnFailure(err error) bool {
-	if errors.Is(err, transport.ErrSessionTerminated) {
-		return true
-	}
-	if errors.Is(err, errResultTooLarge) {
-		return false // only the answer was cut; the session goes on
-	}
-	var (
-		rpc *rpcError
-		st  *httpStatusError
-	)
-	return !errors.As(err, &rpc) && !errors.As(err, &st) && !ctxCause(err)
-}
-
-// callerGaveUp reports whether err is the caller's context ending, not a connect timeout nor
-// the service's own call timeout running out.
-func callerGaveUp(err error) bool {
-	return ctxCause(err) && !errors.Is(err, errConnectTimeout) && !errors.Is(err, errCallTimeout)
-}
-
-func ctxCause(err error) bool {
-	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
 }

@@ -1,18 +1,14 @@
 package proxy
 
 import (
-	"context"
 	"encoding/json"
-	"fmt"
-	"maps"
+	"sort"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/agent-deck/agent-deck/backend"
 )
-
-// maxToolPages bounds tools/list pagination against a server that never stops.
-const maxToolPages = 100
 
 // toolSet is one fetched tool list, with the compiled input schemas cached beside it so a new
 // list starts with a fresh cache.
@@ -43,144 +39,6 @@ func (ts *toolSet) withEnabled(disabled map[string]bool) []backend.DownstreamToo
 	return out
 }
 
-// ListTools returns the service's tools, from cache when fresh, with Enabled set from
-// t.DisabledTools.
-func (p *Proxy) ListTools(ctx context.Context, t backend.Target) ([]backend.DownstreamTool, error) {
-	s, err := p.service(t)
-	if err != nil {
-		return nil, backend.AsError(classify(&service{id: t.ServiceID, name: t.ServiceName}, err, phaseConnect, 0))
-	}
-	ctx, cancel := context.WithTimeout(ctx, p.callTimeout(t))
-	defer cancel()
-	s.note(t)
-	ts, err := s.tools(ctx, t, false, false)
-	if err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	disabled := s.disabled
-	s.mu.Unlock()
-	return ts.withEnabled(disabled), nil
-}
-
-// newerConnLocked reports whether the connection opened after ts was fetched: a new session
-// (restart, reconnect) may serve other tools, and list_changed sent meanwhile was missed.
-func (s *service) newerConnLocked(ts *toolSet) bool {
-	c := s.conn
-	return c != nil && c.isReady() && ts.fetchedAt.Before(c.openedAt)
-}
-
-// toolsChanged marks the cached list stale (the downstream sent list_changed).
-func (s *service) toolsChanged() {
-	s.mu.Lock()
-	s.stale = true
-	s.mu.Unlock()
-	s.p.log.Debug("downstream tool list changed", "service_id", s.id)
-}
-
-// tools returns the cached list when fresh, else fetches it; refresh forces a fetch, force
-// ignores restart backoff. Concurrent fetches of one service share one tools/list.
-func (s *service) tools(ctx context.Context, t backend.Target, refresh, force bool) (*toolSet, error) {
-	for {
-		s.mu.Lock()
-		ts := s.list
-		if !refresh && ts != nil && !s.stale && time.Since(ts.fetchedAt) < s.p.opts.ToolsTTL && !s.newerConnLocked(ts) {
-			s.mu.Unlock()
-			return ts, nil
-		}
-		if wait := s.listing; wait != nil {
-			s.mu.Unlock()
-			select {
-			case <-wait:
-			case <-ctx.Done():
-				return nil, s.failed(ctx.Err(), phaseList, s.p.callTimeout(t))
-			}
-			s.mu.Lock()
-			ts, err := s.list, s.listErr
-			s.mu.Unlock()
-			if err == nil && ts != nil {
-				return ts, nil
-			}
-			if ctx.Err() == nil && isContextErr(err) {
-				continue // the fetch we waited for was cancelled by its own caller
-			}
-			return nil, cloneErr(err)
-		}
-		done := make(chan struct{})
-		s.listing, s.stale = done, false
-		s.mu.Unlock()
-
-		ts, err := s.fetchTools(ctx, t, force)
-		s.mu.Lock()
-		if err == nil {
-			s.list = ts
-		} else {
-			s.stale = true
-		}
-		s.listErr, s.listing = err, nil
-		close(done)
-		s.mu.Unlock()
-		if err != nil {
-			return nil, err
-		}
-		return ts, nil
-	}
-}
-
-// cloneErr copies a shared classified error, so each caller may annotate its own.
-func cloneErr(err error) error {
-	be, ok := err.(*backend.Error)
-	if !ok || be == nil {
-		return err
-	}
-	cp := *be
-	cp.Details = maps.Clone(be.Details)
-	return &cp
-}
-
-// isContextErr reports whether a shared fetch failed only because its caller gave up.
-func isContextErr(err error) bool {
-	e, ok := err.(*backend.Error)
-	return ok && e.Code == backend.CodeDownstreamTimeout && callerGaveUp(e.Err)
-}
-
-// fetchTools reads every page of tools/list raw, masked of the service's secrets (a hostile
-// server could quote them in a description).
-func (s *service) fetchTools(ctx context.Context, t backend.Target, force bool) (*toolSet, error) {
-	s.mu.Lock()
-	fp, scrub := s.fp, s.scrub // noted by the caller
-	s.mu.Unlock()
-	timeout := s.p.callTimeout(t)
-	var raws []json.RawMessage
-	cursor := ""
-	for page := 0; ; page++ {
-		if page == maxToolPages {
-			return nil, s.failed(fmt.Errorf("tools/list: more than %d pages", maxToolPages), phaseList, timeout)
-		}
-		var params any
-		if cursor != "" {
-			params = map[string]string{"cursor": cursor}
-		}
-		res, ph, err := s.do(ctx, t, fp, force, "tools/list", params, phaseList)
-		if err != nil {
-			return nil, s.failed(err, ph, timeout)
-		}
-		var pageRes struct {
-			Tools      []json.RawMessage `json:"tools"`
-			NextCursor string            `json:"nextCursor"`
-		}
-		if err := json.Unmarshal(scrub.JSON(res), &pageRes); err != nil {
-			return nil, s.failed(&rpcError{code: -32603, message: "tools/list returned a malformed result"}, phaseList, timeout)
-		}
-		raws = append(raws, pageRes.Tools...)
-		if pageRes.NextCursor == "" || pageRes.NextCursor == cursor {
-			break
-		}
-		cursor = pageRes.NextCursor
-	}
-	return parseTools(raws), nil
-}
-
 // parseTools indexes raw tool objects, keeping each exactly as the downstream sent it.
 func parseTools(raws []json.RawMessage) *toolSet {
 	ts := &toolSet{byName: map[string]int{}, fetchedAt: time.Now(), schemas: map[string]*compiled{}}
@@ -205,4 +63,81 @@ func parseTools(raws []json.RawMessage) *toolSet {
 		})
 	}
 	return ts
+}
+
+// notFound says no tool is named name and suggests the closest enabled ones.
+func notFound(svcName, svcID, name string, ts *toolSet, disabled map[string]bool) *backend.Error {
+	var enabled []string
+	for _, t := range ts.tools {
+		if !disabled[t.Name] {
+			enabled = append(enabled, t.Name)
+		}
+	}
+	closest := closestNames(name, enabled, 3)
+	msg := "no tool named " + quote(name) + " on " + svcName
+	if len(closest) > 0 {
+		msg += "; closest: " + strings.Join(closest, ", ")
+	}
+	return backend.Errorf(backend.CodeNotFound, "%s", msg).
+		WithDetail("service_id", svcID).WithDetail("closest", closest).WithDetail("tool_count", len(enabled)).
+		WithHint("call list_service_tools to see the service's tools and their parameters")
+}
+
+func quote(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// closestNames returns up to n names nearest to want: those containing it or contained in it
+// first, then by edit distance, dropping names too far to be a plausible typo.
+func closestNames(want string, names []string, n int) []string {
+	type cand struct {
+		name string
+		dist int
+	}
+	w := strings.ToLower(want)
+	var cands []cand
+	for _, name := range names {
+		l := strings.ToLower(name)
+		d := editDistance(w, l)
+		if w != "" && (strings.Contains(l, w) || strings.Contains(w, l)) {
+			d = 0
+		}
+		if d <= max(2, len(w)/2) {
+			cands = append(cands, cand{name, d})
+		}
+	}
+	sort.SliceStable(cands, func(i, j int) bool {
+		if cands[i].dist != cands[j].dist {
+			return cands[i].dist < cands[j].dist
+		}
+		return cands[i].name < cands[j].name
+	})
+	out := []string{}
+	for i := 0; i < len(cands) && i < n; i++ {
+		out = append(out, cands[i].name)
+	}
+	return out
+}
+
+// editDistance is the Levenshtein distance between a and b, by runes.
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
 }
