@@ -319,7 +319,11 @@ func (s *Service) reachableService(ctx context.Context, a Actor, ref, deckRef st
 		return "", err
 	}
 	ref = strings.TrimSpace(ref)
-	if id, ok := findLinked(ctx, s.store, CardService, ids, ref); ok && ref != "" {
+	id, ok, err := findLinked(ctx, s.store, CardService, ids, ref)
+	if err != nil {
+		return "", err
+	}
+	if ok && ref != "" {
 		return id, nil
 	}
 	names, err := describeCards(ctx, s.store, CardService, ids)
