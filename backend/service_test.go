@@ -273,3 +273,34 @@ func TestSecretsUnreadableWithAnotherKey(t *testing.T) {
 		t.Errorf("GetService with another key: %v", err)
 	}
 }
+
+// TestCallWithoutToolNameHintsInEachSurfacesWords: a call that names no tool is refused on both
+// surfaces, each hint pointing at where that surface lists the tools.
+func TestCallWithoutToolNameHintsInEachSurfacesWords(t *testing.T) {
+	f := newCoreFixture(t)
+	d := f.deck(t, "D")
+	s := f.service(t, "Svc")
+	f.link(t, d.ID, backend.CardService, s.ID)
+	sess := coreMust[backend.MCPSession](t)(f.svc.OpenSession(f.admin, backend.OpenSessionInput{Profile: "standard", Deck: d.ID}))
+	tests := []struct {
+		name, hint, notHint string
+		call                func() error
+	}{
+		{"REST", "GET /api/v1/services/{service}/tools", "list_service_tools", func() error {
+			_, err := f.svc.CallServiceTool(f.admin, s.ID, backend.CallInput{ToolName: " "})
+			return err
+		}},
+		{"MCP", "list_service_tools", "/api/v1", func() error {
+			_, err := f.svc.CallBoundServiceTool(f.admin, sess.ID, s.Name, backend.CallInput{ToolName: " "})
+			return err
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := wantCode(t, tt.call(), backend.CodeInvalidArgument)
+			if !strings.Contains(e.Hint, tt.hint) || strings.Contains(e.Hint, tt.notHint) {
+				t.Errorf("hint = %q, want it to name %q and not %q", e.Hint, tt.hint, tt.notHint)
+			}
+		})
+	}
+}

@@ -119,13 +119,20 @@ func (s *Service) CallServiceTool(ctx context.Context, ref string, in CallInput)
 	if ref, err = s.reachableService(ctx, a, ref, in.Deck); err != nil {
 		return CallResult{}, err
 	}
-	return s.callServiceTool(ctx, a, ref, in)
+	return s.callServiceTool(ctx, a, ref, in, restToolsHint)
 }
 
-func (s *Service) callServiceTool(ctx context.Context, a Actor, ref string, in CallInput) (CallResult, error) {
+// Where each surface lists a service's tools, in its own words, for a call that named none.
+const (
+	restToolsHint = "GET /api/v1/services/{service}/tools lists the service's tools"
+	mcpToolsHint  = "list_service_tools shows the service's tools"
+)
+
+// callServiceTool calls a tool of a service the caller may reach; toolsHint tells the caller's
+// surface where the service's tools are listed.
+func (s *Service) callServiceTool(ctx context.Context, a Actor, ref string, in CallInput, toolsHint string) (CallResult, error) {
 	if strings.TrimSpace(in.ToolName) == "" {
-		return CallResult{}, invalid("tool_name", "the name of the tool to call is required").
-			WithHint("list_service_tools shows the service's tools")
+		return CallResult{}, invalid("tool_name", "the name of the tool to call is required").WithHint(toolsHint)
 	}
 	rec, t, err := s.serviceTarget(ctx, ref)
 	if err != nil {
