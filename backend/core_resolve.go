@@ -170,7 +170,8 @@ func unknownCardError(ctx context.Context, st Store, t CardType, ref string) err
 		known[i] = c.String()
 	}
 	return Errorf(CodeNotFound, "no %s %q; known %ss: %s", t, clip(ref, 100), t, knownList(known)).
-		WithHint("use an id or exact name from the collection (list_collection)").
+		WithHint(inWordsOf(ctx, "use an id or exact name from the collection (GET /api/v1/"+string(t)+"s)",
+			"use an id or exact name from the collection (list_collection)")).
 		WithDetail("card_type", string(t)).WithDetail("known", capList(known))
 }
 

@@ -9,7 +9,7 @@ import (
 // ServiceInput registers a downstream MCP server. Remote (`mcp`) services need URL; local
 // (`local-mcp`) ones need LocalCommand. Header values whose names look secret and LocalEnv values
 // are encrypted at rest and masked on every read. PinTools defaults to true (tool-definition
-// pinning, toolpins.go); false needs admin.
+// pinning, service_toolpins.go); false needs admin.
 type ServiceInput struct {
 	Name            string            `json:"name"`
 	Type            ServiceType       `json:"type"`

@@ -119,20 +119,14 @@ func (s *Service) CallServiceTool(ctx context.Context, ref string, in CallInput)
 	if ref, err = s.reachableService(ctx, a, ref, in.Deck); err != nil {
 		return CallResult{}, err
 	}
-	return s.callServiceTool(ctx, a, ref, in, restToolsHint)
+	return s.callServiceTool(ctx, a, ref, in)
 }
 
-// Where each surface lists a service's tools, in its own words, for a call that named none.
-const (
-	restToolsHint = "GET /api/v1/services/{service}/tools lists the service's tools"
-	mcpToolsHint  = "list_service_tools shows the service's tools"
-)
-
-// callServiceTool calls a tool of a service the caller may reach; toolsHint tells the caller's
-// surface where the service's tools are listed.
-func (s *Service) callServiceTool(ctx context.Context, a Actor, ref string, in CallInput, toolsHint string) (CallResult, error) {
+func (s *Service) callServiceTool(ctx context.Context, a Actor, ref string, in CallInput) (CallResult, error) {
 	if strings.TrimSpace(in.ToolName) == "" {
-		return CallResult{}, invalid("tool_name", "the name of the tool to call is required").WithHint(toolsHint)
+		return CallResult{}, invalid("tool_name", "the name of the tool to call is required").
+			WithHint(inWordsOf(ctx, "GET /api/v1/services/{service}/tools lists the service's tools",
+				"list_service_tools shows the service's tools"))
 	}
 	rec, t, err := s.serviceTarget(ctx, ref)
 	if err != nil {

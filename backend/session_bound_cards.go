@@ -30,7 +30,7 @@ func (s *Service) CallBoundServiceTool(ctx context.Context, sessionID, serviceRe
 	if err != nil {
 		return CallResult{}, err
 	}
-	return s.callServiceTool(ctx, a, id, in, mcpToolsHint)
+	return s.callServiceTool(ctx, a, id, in)
 }
 
 // boundServiceID resolves a service id or name among the bound deck's services;
