@@ -89,6 +89,14 @@ func NewService(store Store, downstream Downstream, sealer Sealer, clock Clock, 
 	return s
 }
 
+// withStore returns a copy of the service whose store is tx, so use cases compose inside one
+// transaction.
+func (s *Service) withStore(tx Store) *Service {
+	c := *s
+	c.store = tx
+	return &c
+}
+
 // Ready reports whether the service can serve requests (the database answers).
 func (s *Service) Ready(ctx context.Context) error {
 	if err := s.store.Ping(ctx); err != nil {

@@ -133,6 +133,18 @@ type Change struct {
 	Listening bool
 }
 
+// transact runs fn in one transaction of st and returns what fn returns, or the transaction's
+// own error when it fails to commit.
+func transact[T any](ctx context.Context, st Store, fn func(tx Store) (T, error)) (T, error) {
+	var res T
+	err := st.Transact(ctx, func(tx Store) error {
+		var err error
+		res, err = fn(tx)
+		return err
+	})
+	return res, err
+}
+
 // SecretKeyState is what the database records about the secret key.
 type SecretKeyState struct {
 	// Fingerprint identifies the key the secrets are sealed with; nil before the first start
