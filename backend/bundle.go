@@ -199,17 +199,15 @@ func (s *Service) Import(ctx context.Context, bundle json.RawMessage, dryRun boo
 	if err := checkBundleUnique(b); err != nil {
 		return ImportReport{}, err
 	}
-	var rep ImportReport
-	err = s.store.Transact(ctx, func(tx Store) error {
+	rep, err := transact(ctx, s.store, func(tx Store) (ImportReport, error) {
 		im := newImporter(s.withStore(tx), b, dryRun)
 		if err := im.run(ctx); err != nil {
-			return err
+			return ImportReport{}, err
 		}
-		rep = im.report()
 		if dryRun {
-			return errDryRun
+			return im.report(), errDryRun // rolls the import back
 		}
-		return nil
+		return im.report(), nil
 	})
 	if err != nil && !errors.Is(err, errDryRun) {
 		return ImportReport{}, err

@@ -32,7 +32,7 @@ type caches struct {
 	decks    map[string]deckEntry    // deck id → the deck and its snapshot cards
 	deckRefs map[string]string       // lower-cased deck name (or id) asked for → deck id
 
-	// pins maps a service id to its tool pins by tool name (toolpins.go).
+	// pins maps a service id to its tool pins by tool name (service_toolpins.go).
 	pins map[string]map[string]ToolPin
 }
 
@@ -55,9 +55,6 @@ func (c *caches) resetLocked() {
 
 // generation returns the stamp a fill must carry; ok is false while caches are bypassed.
 func (c *caches) generation() (uint64, bool) {
-	if c == nil {
-		return 0, false
-	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.gen, c.live
@@ -65,9 +62,6 @@ func (c *caches) generation() (uint64, bool) {
 
 func cacheGet[V any](c *caches, m func(*caches) map[string]V, key string) (V, bool) {
 	var zero V
-	if c == nil {
-		return zero, false
-	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if !c.live {
@@ -78,9 +72,6 @@ func cacheGet[V any](c *caches, m func(*caches) map[string]V, key string) (V, bo
 }
 
 func cachePut[V any](c *caches, m func(*caches) map[string]V, gen uint64, key string, v V) {
-	if c == nil {
-		return
-	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if !c.live || gen != c.gen {
@@ -121,9 +112,6 @@ func (c *caches) apply(ch Change) {
 // invalidate drops what a change to the row may have made stale. Writes are rare next to reads,
 // so it errs broad: any card change drops every service target and deck.
 func (c *caches) invalidate(table, id string) {
-	if c == nil {
-		return
-	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.gen++
@@ -158,9 +146,6 @@ func (c *caches) invalidate(table, id string) {
 
 // touchSession records a last-seen time this replica wrote, so the cached row stays current.
 func (c *caches) touchSession(id string, at time.Time) {
-	if c == nil {
-		return
-	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if m, ok := c.sessions[id]; ok && at.After(m.LastSeenAt) {
@@ -171,9 +156,6 @@ func (c *caches) touchSession(id string, at time.Time) {
 
 // touchToken records a last-used time this replica wrote, so the next use is throttled.
 func (c *caches) touchToken(key string, at time.Time) {
-	if c == nil {
-		return
-	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if t, ok := c.tokens[key]; ok {

@@ -140,19 +140,19 @@ func (s *Service) DeleteCredential(ctx context.Context, ref string) error {
 	if _, err := requireAdmin(ctx, "delete credentials"); err != nil {
 		return err
 	}
-	var users []string
-	err := s.store.Transact(ctx, func(tx Store) error {
+	users, err := transact(ctx, s.store, func(tx Store) ([]string, error) {
 		rec, err := credentialByRef(ctx, tx, ref)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if err := refuseIfDepended(ctx, tx, CardCredential, cardInfo{ID: rec.ID, Name: rec.Label}); err != nil {
-			return err
+			return nil, err
 		}
-		if users, err = servicesUsing(ctx, tx, rec.ID); err != nil {
-			return err
+		users, err := servicesUsing(ctx, tx, rec.ID)
+		if err != nil {
+			return nil, err
 		}
-		return storeErr("deleting a credential", tx.DeleteCredential(ctx, rec.ID))
+		return users, storeErr("deleting a credential", tx.DeleteCredential(ctx, rec.ID))
 	})
 	if err == nil {
 		// Services that authenticated with it are left without auth; drop their connections.

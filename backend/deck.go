@@ -170,13 +170,7 @@ func (s *Service) LinkCard(ctx context.Context, in LinkCardInput) (CardsResult, 
 	if in.Position != nil && *in.Position < 0 {
 		return CardsResult{}, invalid("position", "must be 0 (first) or more, got %d", *in.Position)
 	}
-	var res CardsResult
-	err := s.store.Transact(ctx, func(tx Store) error {
-		var err error
-		res, err = s.link(ctx, tx, in)
-		return err
-	})
-	return res, err
+	return transact(ctx, s.store, func(tx Store) (CardsResult, error) { return s.link(ctx, tx, in) })
 }
 
 // UnlinkCard takes a card off a deck, warning which playbooks on that deck depend on it.
@@ -187,13 +181,7 @@ func (s *Service) UnlinkCard(ctx context.Context, in CardRef) (CardsResult, erro
 	if err := checkCardType("card_type", in.CardType); err != nil {
 		return CardsResult{}, err
 	}
-	var res CardsResult
-	err := s.store.Transact(ctx, func(tx Store) error {
-		var err error
-		res, err = s.unlink(ctx, tx, in)
-		return err
-	})
-	return res, err
+	return transact(ctx, s.store, func(tx Store) (CardsResult, error) { return s.unlink(ctx, tx, in) })
 }
 
 // ReorderCards sets the order of one card type; the list must name exactly the linked cards.
@@ -204,11 +192,5 @@ func (s *Service) ReorderCards(ctx context.Context, in ReorderCardsInput) (Cards
 	if err := checkCardType("card_type", in.CardType); err != nil {
 		return CardsResult{}, err
 	}
-	var res CardsResult
-	err := s.store.Transact(ctx, func(tx Store) error {
-		var err error
-		res, err = s.reorder(ctx, tx, in)
-		return err
-	})
-	return res, err
+	return transact(ctx, s.store, func(tx Store) (CardsResult, error) { return s.reorder(ctx, tx, in) })
 }

@@ -10,7 +10,7 @@ import (
 type Code string
 
 // The error codes of SPEC §4.3. The list is closed: each code has one row in codeTable
-// (public.go), which is all a new code needs besides its name.
+// (errors_public.go), which is all a new code needs besides its name.
 const (
 	CodeNotBound              Code = "NOT_BOUND"
 	CodeNotFound              Code = "NOT_FOUND"

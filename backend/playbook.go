@@ -102,28 +102,25 @@ func (s *Service) UpdatePlaybook(ctx context.Context, ref string, in PlaybookPat
 	if err != nil {
 		return PlaybookResult{}, err
 	}
-	var res PlaybookResult
-	err = s.store.Transact(ctx, func(tx Store) error {
+	return transact(ctx, s.store, func(tx Store) (PlaybookResult, error) {
 		cur, err := playbookByRef(ctx, tx, ref)
 		if err != nil {
-			return err
+			return PlaybookResult{}, err
 		}
 		next, err := applyPlaybookPatch(cur, in)
 		if err != nil {
-			return err
+			return PlaybookResult{}, err
 		}
 		cat, err := catalog(ctx, tx)
 		if err != nil {
-			return err
+			return PlaybookResult{}, err
 		}
 		creds, svcs := cur.DependsOnCredentialIDs, cur.DependsOnServiceIDs
 		setIf(&creds, in.DependsOnCredentialIDs)
 		setIf(&svcs, in.DependsOnServiceIDs)
 		setDependencies(&next, cat, creds, svcs, in.AutoDetectDependencies)
-		res, err = s.writePlaybookChange(ctx, tx, a, cur, next, cat)
-		return err
+		return s.writePlaybookChange(ctx, tx, a, cur, next, cat)
 	})
-	return res, err
 }
 
 // DeletePlaybook removes a playbook and its versions. Admin only.
@@ -167,25 +164,22 @@ func (s *Service) RestorePlaybookVersion(ctx context.Context, ref string, n int)
 	if n < 1 {
 		return PlaybookResult{}, invalid("version", "must be a version number (1 or more), got %d", n)
 	}
-	var res PlaybookResult
-	err = s.store.Transact(ctx, func(tx Store) error {
+	return transact(ctx, s.store, func(tx Store) (PlaybookResult, error) {
 		cur, err := playbookByRef(ctx, tx, ref)
 		if err != nil {
-			return err
+			return PlaybookResult{}, err
 		}
 		v, err := versionOf(ctx, tx, cur, n)
 		if err != nil {
-			return err
+			return PlaybookResult{}, err
 		}
 		next := restoredFrom(cur, v.Snapshot)
 		cat, err := catalog(ctx, tx)
 		if err != nil {
-			return err
+			return PlaybookResult{}, err
 		}
-		res, err = s.writePlaybookChange(ctx, tx, a, cur, next, cat)
-		return err
+		return s.writePlaybookChange(ctx, tx, a, cur, next, cat)
 	})
-	return res, err
 }
 
 // Dependents returns the playbooks that depend on a card.

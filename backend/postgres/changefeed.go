@@ -19,8 +19,6 @@ const (
 	listenRetryMax = 2 * time.Second
 )
 
-var _ backend.ChangeFeed = (*Store)(nil)
-
 // Subscribe listens for row changes on a dedicated connection and hands each to fn until ctx
 // ends or the Store is closed. fn first receives a feed state change (Listening true) once
 // LISTEN is in place; when the connection is lost it receives Listening false, and the

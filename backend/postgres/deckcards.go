@@ -8,8 +8,6 @@ import (
 	"github.com/agent-deck/agent-deck/backend"
 )
 
-var _ backend.LinkedCardsLoader = (*Store)(nil)
-
 // The snapshot queries read only what a deck snapshot shows: no playbook bodies, no sealed
 // values, no headers or local settings. Each walks the deck's links in position order (the
 // unique (deck, type, position) index) and joins the card by primary key.

@@ -67,13 +67,6 @@ func (c *Client) DeletePlaybook(ctx context.Context, ref string) error {
 	return c.Do(ctx, http.MethodDelete, "/playbooks/"+esc(ref), nil, nil, nil)
 }
 
-// Dependents returns the playbooks that depend on a card.
-func (c *Client) Dependents(ctx context.Context, t backend.CardType, ref string) ([]backend.PlaybookSummary, error) {
-	var out []backend.PlaybookSummary
-	q := url.Values{"card_type": {string(t)}, "card_id": {ref}}
-	return out, c.Do(ctx, http.MethodGet, "/dependents", q, nil, &out)
-}
-
 // ListCredentials returns every credential's metadata.
 func (c *Client) ListCredentials(ctx context.Context) ([]backend.Credential, error) {
 	var out []backend.Credential
@@ -161,12 +154,6 @@ func (c *Client) StartExec(ctx context.Context, in backend.ExecInput) (backend.E
 // FinishExec records how an exec'd command ended.
 func (c *Client) FinishExec(ctx context.Context, auditID int64, in backend.ExecFinish) error {
 	return c.Do(ctx, http.MethodPost, "/exec/"+strconv.FormatInt(auditID, 10)+"/finish", nil, in, nil)
-}
-
-// ListExecAudits returns the exec audit trail.
-func (c *Client) ListExecAudits(ctx context.Context) ([]backend.ExecAudit, error) {
-	var out []backend.ExecAudit
-	return out, c.Do(ctx, http.MethodGet, "/exec", nil, nil, &out)
 }
 
 // Info describes the running server (address, database, profile); older servers may not

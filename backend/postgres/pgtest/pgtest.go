@@ -103,13 +103,6 @@ func NewStore(t testing.TB) *postgres.Store {
 	return st
 }
 
-// AdminURL returns a superuser URL for database dbname on the test server, for tests that
-// manage databases themselves.
-func AdminURL(t testing.TB, dbname string) string {
-	t.Helper()
-	return get(t).url(dbname)
-}
-
 var unsafeChars = regexp.MustCompile(`[^a-z0-9_]+`)
 
 // dbName makes a database name that says which test owns it, within the 63-byte limit.

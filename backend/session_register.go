@@ -39,26 +39,21 @@ func (s *Service) RegisterService(ctx context.Context, sessionID string, in Regi
 	if err != nil {
 		return RegisteredService{}, err
 	}
-	var out RegisteredService
-	err = s.store.Transact(ctx, func(tx Store) error {
+	return transact(ctx, s.store, func(tx Store) (RegisteredService, error) {
 		txs := s.withStore(tx)
 		card, err := txs.CreateService(ctx, in.ServiceInput)
 		if err != nil {
-			return err
+			return RegisteredService{}, err
 		}
-		out = RegisteredService{ServiceCard: card}
 		if deckID == "" {
-			return nil
+			return RegisteredService{ServiceCard: card}, nil
 		}
-		_, err = txs.LinkCard(ctx, LinkCardInput{CardRef: CardRef{Deck: deckID, CardType: CardService,
-			CardID: card.ID}, Position: in.Position})
-		out.LinkedDeckID = deckID
-		return err
+		if _, err := txs.LinkCard(ctx, LinkCardInput{CardRef: CardRef{Deck: deckID, CardType: CardService,
+			CardID: card.ID}, Position: in.Position}); err != nil {
+			return RegisteredService{}, err
+		}
+		return RegisteredService{ServiceCard: card, LinkedDeckID: deckID}, nil
 	})
-	if err != nil {
-		return RegisteredService{}, err
-	}
-	return out, nil
 }
 
 // RegisterPlaybook creates a playbook and, when asked (or by default when bound), links it to
@@ -71,27 +66,25 @@ func (s *Service) RegisterPlaybook(ctx context.Context, sessionID string, in Reg
 	if err != nil {
 		return RegisteredPlaybook{}, err
 	}
-	var out RegisteredPlaybook
-	err = s.store.Transact(ctx, func(tx Store) error {
+	return transact(ctx, s.store, func(tx Store) (RegisteredPlaybook, error) {
 		txs := s.withStore(tx)
 		res, err := txs.CreatePlaybook(ctx, in.PlaybookInput)
 		if err != nil {
-			return err
+			return RegisteredPlaybook{}, err
 		}
-		out = RegisteredPlaybook{PlaybookResult: res}
+		out := RegisteredPlaybook{PlaybookResult: res}
 		if deckID == "" {
-			return nil
+			return out, nil
 		}
 		linked, err := txs.LinkCard(ctx, LinkCardInput{CardRef: CardRef{Deck: deckID,
 			CardType: CardPlaybook, CardID: res.ID}})
+		if err != nil {
+			return RegisteredPlaybook{}, err
+		}
 		out.LinkedDeckID = deckID
 		out.Warnings = append(orEmpty(out.Warnings), linked.Warnings...)
-		return err
+		return out, nil
 	})
-	if err != nil {
-		return RegisteredPlaybook{}, err
-	}
-	return out, nil
 }
 
 // linkTarget decides where a new card goes: the bound deck when add is unset and the session is
@@ -109,14 +102,6 @@ func (s *Service) linkTarget(ctx context.Context, sessionID string, add *bool) (
 		return "", err
 	}
 	return sess.DeckID, nil
-}
-
-// withStore returns a copy of the service whose store is tx, so use cases compose inside one
-// transaction.
-func (s *Service) withStore(tx Store) *Service {
-	c := *s
-	c.store = tx
-	return &c
 }
 
 // Collection is list_collection's answer: every card's metadata, never playbook bodies or

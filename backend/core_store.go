@@ -98,6 +98,51 @@ type Store interface {
 	CreateExecAudit(ctx context.Context, a *ExecAudit) error
 	FinishExecAudit(ctx context.Context, id int64, exitCode int, at time.Time) error
 	ListExecAudits(ctx context.Context) ([]ExecAudit, error)
+
+	// LinkedCards loads a deck's cards for a snapshot in one database round trip, so a snapshot
+	// costs about the same for 3 cards or 100.
+	LinkedCards(ctx context.Context, deckID string) (LinkedCards, error)
+
+	// Subscribe is the change feed: it announces every committed change to the rows the core
+	// caches, from this replica and from every other one sharing the database, so the core can
+	// keep per-replica caches of tokens, sessions, services and decks. It starts listening in
+	// the background and returns at once; it calls fn for each change until ctx ends or the
+	// Store closes. It first reports Listening true once changes flow, Listening false whenever
+	// they may have been missed (connection lost), and Listening true again when they flow
+	// again; while the feed is not listening every request reads the Store.
+	Subscribe(ctx context.Context, fn func(Change))
+}
+
+// LinkedCards is one deck's linked cards, each type in position order, with only what a deck
+// snapshot shows: services without headers, local command settings, sealed values or
+// timestamps; credential metadata with HasSecret set but no SealedSecret; playbooks with ID,
+// Title and Triggers only (no body, exec, skill or dependencies).
+type LinkedCards struct {
+	Services    []ServiceRecord
+	Credentials []CredentialRecord
+	Playbooks   []Playbook
+}
+
+// Change is one row change announced by the database, or a change of the feed's own state.
+// Table is the table name ("tokens", "mcp_sessions", "services", "credentials", "playbooks",
+// "decks", "deck_cards") and ID the row's id (for deck_cards, the deck's). Table is empty for a
+// feed state change: Listening then says whether changes are being delivered.
+type Change struct {
+	Table     string
+	ID        string
+	Listening bool
+}
+
+// transact runs fn in one transaction of st and returns what fn returns, or the transaction's
+// own error when it fails to commit.
+func transact[T any](ctx context.Context, st Store, fn func(tx Store) (T, error)) (T, error) {
+	var res T
+	err := st.Transact(ctx, func(tx Store) error {
+		var err error
+		res, err = fn(tx)
+		return err
+	})
+	return res, err
 }
 
 // SecretKeyState is what the database records about the secret key.

@@ -20,19 +20,6 @@ func playbookView(p Playbook) Playbook {
 	return p
 }
 
-// playbookByRef finds a playbook by id or title; NOT_FOUND lists the known ones.
-func playbookByRef(ctx context.Context, st Store, ref string) (Playbook, error) {
-	ref = strings.TrimSpace(ref)
-	if ref == "" {
-		return Playbook{}, invalid("playbook_id", "a playbook id or title is required")
-	}
-	p, err := st.GetPlaybook(ctx, ref)
-	if isNotFound(err) {
-		return Playbook{}, unknownCardError(ctx, st, CardPlaybook, ref)
-	}
-	return p, storeErr("reading a playbook", err)
-}
-
 // newPlaybook validates a create request; the id is picked later, once known to be free.
 func newPlaybook(in PlaybookInput) (Playbook, error) {
 	p := Playbook{ID: strings.TrimSpace(in.ID)}

@@ -1,7 +1,10 @@
 package backend_test
 
 import (
+	"context"
+	"errors"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -205,4 +208,60 @@ func TestDeckSnapshot(t *testing.T) {
 		t.Errorf("playbooks (-want +got):\n%s", diff)
 	}
 	noCanary(t, "snapshot", snap, "sk-canary-snapshot")
+}
+
+// lookupFailingStore fails card lookups by ref while fail is set, as a lost database connection
+// would; everything else, inside transactions too, goes to the real Store.
+type lookupFailingStore struct {
+	backend.Store
+	fail *atomic.Bool
+}
+
+func (s lookupFailingStore) Transact(ctx context.Context, fn func(backend.Store) error) error {
+	return s.Store.Transact(ctx, func(tx backend.Store) error {
+		return fn(lookupFailingStore{Store: tx, fail: s.fail})
+	})
+}
+
+func (s lookupFailingStore) GetService(ctx context.Context, ref string) (backend.ServiceRecord, error) {
+	if s.fail.Load() {
+		return backend.ServiceRecord{}, errors.New("connection reset by peer")
+	}
+	return s.Store.GetService(ctx, ref)
+}
+
+// TestLinkedCardLookupErrorsAreReturned: a card named on a deck by its name is looked up; when
+// that lookup fails, the call fails with the error instead of calling the card not linked.
+func TestLinkedCardLookupErrorsAreReturned(t *testing.T) {
+	f := newCoreFixture(t)
+	fail := &atomic.Bool{}
+	svc := backend.NewService(lookupFailingStore{Store: f.store, fail: fail}, f.ds, newTestSealer(t), nil, nil, backend.Config{})
+	d := f.deck(t, "D")
+	a, b := f.service(t, "Alpha"), f.service(t, "Beta")
+	f.link(t, d.ID, backend.CardService, a.ID)
+	f.link(t, d.ID, backend.CardService, b.ID)
+	fail.Store(true)
+	tests := []struct {
+		name string
+		call func() error
+	}{
+		{"unlink by name", func() error {
+			_, err := svc.UnlinkCard(f.agent, backend.CardRef{Deck: d.ID, CardType: backend.CardService, CardID: "Alpha"})
+			return err
+		}},
+		{"reorder by name", func() error {
+			_, err := svc.ReorderCards(f.agent, backend.ReorderCardsInput{Deck: d.ID, CardType: backend.CardService,
+				OrderedCardIDs: []string{"Beta", "Alpha"}})
+			return err
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			wantCode(t, tt.call(), backend.CodeInternal)
+		})
+	}
+	fail.Store(false)
+	if got := serviceIDs(coreMust[backend.DeckSnapshot](t)(f.svc.DeckSnapshot(f.reader, d.ID))); !cmp.Equal(got, []string{a.ID, b.ID}) {
+		t.Errorf("deck services after failed calls = %v, want unchanged %v", got, []string{a.ID, b.ID})
+	}
 }

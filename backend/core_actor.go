@@ -82,3 +82,13 @@ func requireWrite(ctx context.Context, what string) (Actor, error) {
 func requireRead(ctx context.Context, what string) (Actor, error) {
 	return requireScope(ctx, canRead, what)
 }
+
+// inWordsOf picks the hint for the caller's surface: agents (MCP) are taught with tools and
+// their parameters, people (REST and the CLI over it) with routes and fields. A hint in the
+// other surface's words names something the caller cannot use.
+func inWordsOf(ctx context.Context, people, agents string) string {
+	if a, ok := ActorFrom(ctx); ok && a.Kind == ActorAgent {
+		return agents
+	}
+	return people
+}

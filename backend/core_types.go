@@ -79,7 +79,7 @@ const MaskedValue = "********"
 
 // ServiceCard is a downstream MCP server as people and agents see it: secret header values and
 // local env values are masked. PinTools holds a downstream tool whose definition changed since it
-// was approved (TOOL_CHANGED) until an admin approves it again (toolpins.go).
+// was approved (TOOL_CHANGED) until an admin approves it again (service_toolpins.go).
 type ServiceCard struct {
 	ID              string            `json:"id"`
 	Name            string            `json:"name"`

@@ -17,19 +17,6 @@ func credentialView(r CredentialRecord) Credential {
 	return c
 }
 
-// credentialByRef finds a credential by id or label; NOT_FOUND lists the known ones.
-func credentialByRef(ctx context.Context, st Store, ref string) (CredentialRecord, error) {
-	ref = strings.TrimSpace(ref)
-	if ref == "" {
-		return CredentialRecord{}, invalid("credential_id", "a credential id or label is required")
-	}
-	rec, err := st.GetCredential(ctx, ref)
-	if isNotFound(err) {
-		return CredentialRecord{}, unknownCardError(ctx, st, CardCredential, ref)
-	}
-	return rec, storeErr("reading a credential", err)
-}
-
 // cleanSecret trims surrounding whitespace (a pasted or piped newline) and requires one line.
 func cleanSecret(v string) (string, error) {
 	v = strings.TrimSpace(v)

@@ -9,7 +9,7 @@ import (
 // ServiceInput registers a downstream MCP server. Remote (`mcp`) services need URL; local
 // (`local-mcp`) ones need LocalCommand. Header values whose names look secret and LocalEnv values
 // are encrypted at rest and masked on every read. PinTools defaults to true (tool-definition
-// pinning, toolpins.go); false needs admin.
+// pinning, service_toolpins.go); false needs admin.
 type ServiceInput struct {
 	Name            string            `json:"name"`
 	Type            ServiceType       `json:"type"`
@@ -143,18 +143,16 @@ func (s *Service) DeleteService(ctx context.Context, ref string) error {
 	if _, err := requireAdmin(ctx, "delete services"); err != nil {
 		return err
 	}
-	var id string
-	err := s.store.Transact(ctx, func(tx Store) error {
+	id, err := transact(ctx, s.store, func(tx Store) (string, error) {
 		rec, err := serviceByRef(ctx, tx, ref)
 		if err != nil {
-			return err
+			return "", err
 		}
-		id = rec.ID
 		card := cardInfo{ID: rec.ID, Name: rec.Name}
 		if err := refuseIfDepended(ctx, tx, CardService, card); err != nil {
-			return err
+			return "", err
 		}
-		return storeErr("deleting a service", tx.DeleteService(ctx, rec.ID))
+		return rec.ID, storeErr("deleting a service", tx.DeleteService(ctx, rec.ID))
 	})
 	if err == nil {
 		s.forget(id)

@@ -34,7 +34,7 @@ type Target struct {
 	// when it sees a new one.
 	Revision string
 	// Admit, when set, vets the exact tool definition a call resolved, before its arguments
-	// are checked or anything is sent; its error is the call's (tool pinning, toolpins.go).
+	// are checked or anything is sent; its error is the call's (tool pinning, service_toolpins.go).
 	Admit func(DownstreamTool) error
 }
 

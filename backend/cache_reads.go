@@ -47,16 +47,9 @@ func (s *Service) deckViews(ctx context.Context, d Deck) (*deckViews, error) {
 		return e.views, nil
 	}
 	gen, _ := s.cache.generation()
-	var cards LinkedCards
-	var err error
-	if s.linked != nil {
-		cards, err = s.linked.LinkedCards(ctx, d.ID)
-		err = storeErr("loading deck cards", err)
-	} else {
-		cards, err = linkedCardsByLists(ctx, s.store, d.ID)
-	}
+	cards, err := s.store.LinkedCards(ctx, d.ID)
 	if err != nil {
-		return nil, err
+		return nil, storeErr("loading deck cards", err)
 	}
 	v := newDeckViews(cards)
 	cachePut(s.cache, deckMap, gen, d.ID, deckEntry{deck: d, views: v})

@@ -69,6 +69,35 @@ func (s *Service) deckByRef(ctx context.Context, st Store, ref string) (Deck, er
 		WithHint("use a deck id or its exact name").WithDetail("known", capList(names))
 }
 
+// serviceByRef, credentialByRef and playbookByRef find a card by id or name (label, title);
+// NOT_FOUND lists the known ones.
+func serviceByRef(ctx context.Context, st Store, ref string) (ServiceRecord, error) {
+	return cardByRef(ctx, st, CardService, "name", ref, st.GetService)
+}
+
+func credentialByRef(ctx context.Context, st Store, ref string) (CredentialRecord, error) {
+	return cardByRef(ctx, st, CardCredential, "label", ref, st.GetCredential)
+}
+
+func playbookByRef(ctx context.Context, st Store, ref string) (Playbook, error) {
+	return cardByRef(ctx, st, CardPlaybook, "title", ref, st.GetPlaybook)
+}
+
+// cardByRef finds a card of type t with get; a blank ref is INVALID_ARGUMENT on the card's id
+// field, an unknown one NOT_FOUND listing the known cards.
+func cardByRef[R any](ctx context.Context, st Store, t CardType, name, ref string, get func(context.Context, string) (R, error)) (R, error) {
+	var zero R
+	ref = strings.TrimSpace(ref)
+	if ref == "" {
+		return zero, invalid(string(t)+"_id", "a %s id or %s is required", t, name)
+	}
+	rec, err := get(ctx, ref)
+	if isNotFound(err) {
+		return zero, unknownCardError(ctx, st, t, ref)
+	}
+	return rec, storeErr("reading a "+string(t), err)
+}
+
 // cardInfo is the id and display name of any card.
 type cardInfo struct {
 	ID   string
@@ -170,7 +199,8 @@ func unknownCardError(ctx context.Context, st Store, t CardType, ref string) err
 		known[i] = c.String()
 	}
 	return Errorf(CodeNotFound, "no %s %q; known %ss: %s", t, clip(ref, 100), t, knownList(known)).
-		WithHint("use an id or exact name from the collection (list_collection)").
+		WithHint(inWordsOf(ctx, "use an id or exact name from the collection (GET /api/v1/"+string(t)+"s)",
+			"use an id or exact name from the collection (list_collection)")).
 		WithDetail("card_type", string(t)).WithDetail("known", capList(known))
 }
 

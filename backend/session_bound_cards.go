@@ -47,8 +47,9 @@ func (s *Service) boundServiceID(ctx context.Context, sessionID, ref string) (st
 	ids := idsOfType(links, CardService)
 	ref = strings.TrimSpace(ref)
 	if ref != "" {
-		if id, ok := findLinked(ctx, s.store, CardService, ids, ref); ok {
-			return id, nil
+		id, ok, err := findLinked(ctx, s.store, CardService, ids, ref)
+		if err != nil || ok {
+			return id, err
 		}
 	}
 	return "", s.notOnBoundDeck(ctx, sess, CardService, ref, ids)
@@ -91,7 +92,10 @@ func (s *Service) boundPlaybookID(ctx context.Context, sessionID, ref string) (s
 		return "", err
 	}
 	ref = strings.TrimSpace(ref)
-	id, ok := findLinked(ctx, s.store, CardPlaybook, ids, ref)
+	id, ok, err := findLinked(ctx, s.store, CardPlaybook, ids, ref)
+	if err != nil {
+		return "", err
+	}
 	if !ok || ref == "" {
 		return "", s.notOnBoundDeck(ctx, sess, CardPlaybook, ref, ids)
 	}

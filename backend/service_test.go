@@ -1,6 +1,7 @@
 package backend_test
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -271,5 +272,48 @@ func TestSecretsUnreadableWithAnotherKey(t *testing.T) {
 	// Reads still work, so the person can see and fix the service.
 	if _, err := svc2.GetService(f.admin, s.ID); err != nil {
 		t.Errorf("GetService with another key: %v", err)
+	}
+}
+
+// TestHintsInEachSurfacesWords: a hint shared by REST and MCP points each at what its own
+// surface offers (a route or a tool), never at the other's.
+func TestHintsInEachSurfacesWords(t *testing.T) {
+	f := newCoreFixture(t)
+	d := f.deck(t, "D")
+	s := f.service(t, "Svc")
+	f.link(t, d.ID, backend.CardService, s.ID)
+	mcp := backend.WithActor(context.Background(), backend.Actor{Scope: backend.ScopeAdmin, Kind: backend.ActorAgent})
+	sess := coreMust[backend.MCPSession](t)(f.svc.OpenSession(mcp, backend.OpenSessionInput{Profile: "standard", Deck: d.ID}))
+	tests := []struct {
+		name, hint, notHint string
+		call                func() error
+	}{
+		{"REST", "GET /api/v1/services/{service}/tools", "list_service_tools", func() error {
+			_, err := f.svc.CallServiceTool(f.admin, s.ID, backend.CallInput{ToolName: " "})
+			return err
+		}},
+		{"MCP", "list_service_tools", "/api/v1", func() error {
+			_, err := f.svc.CallBoundServiceTool(mcp, sess.ID, s.Name, backend.CallInput{ToolName: " "})
+			return err
+		}},
+		{"REST unknown card", "GET /api/v1/services", "list_collection", func() error {
+			_, err := f.svc.GetService(f.admin, "nope")
+			return err
+		}},
+		{"MCP unknown card", "list_collection", "/api/v1", func() error {
+			_, err := f.svc.UpdateService(mcp, "nope", backend.ServicePatch{Description: ptr("d")})
+			return err
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := backend.AsError(tt.call())
+			if e == nil {
+				t.Fatal("the call succeeded")
+			}
+			if !strings.Contains(e.Hint, tt.hint) || strings.Contains(e.Hint, tt.notHint) {
+				t.Errorf("hint = %q, want it to name %q and not %q", e.Hint, tt.hint, tt.notHint)
+			}
+		})
 	}
 }

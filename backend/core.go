@@ -55,11 +55,9 @@ type Service struct {
 	clock      Clock
 	log        *slog.Logger
 	cfg        Config
-	// cache holds this replica's copies of hot rows; nil when the Store has no ChangeFeed.
+	// cache holds this replica's copies of hot rows, kept current by the Store's change feed.
 	cache *caches
-	// linked is the Store's one-round-trip snapshot loader, if it has one.
-	linked LinkedCardsLoader
-	// hashes memoizes tool-definition hashes for pinning (toolpins.go).
+	// hashes memoizes tool-definition hashes for pinning (service_toolpins.go).
 	hashes *hashMemo
 }
 
@@ -83,15 +81,20 @@ func NewService(store Store, downstream Downstream, sealer Sealer, clock Clock, 
 	}
 	s := &Service{store: store, downstream: downstream, sealer: sealer, clock: clock, log: log, cfg: cfg,
 		hashes: newHashMemo()}
-	s.linked, _ = store.(LinkedCardsLoader)
-	if feed, ok := store.(ChangeFeed); ok {
-		// Caching is safe only with every change announced: the feed runs for the Store's
-		// lifetime, and until it listens (or whenever it stops) every read goes to the Store.
-		s.cache = newCaches()
-		s.store = &invalidatingStore{Store: store, c: s.cache}
-		feed.Subscribe(context.Background(), s.cache.apply)
-	}
+	// Caching is safe only with every change announced: the feed runs for the Store's
+	// lifetime, and until it listens (or whenever it stops) every read goes to the Store.
+	s.cache = newCaches()
+	s.store = &invalidatingStore{Store: store, c: s.cache}
+	store.Subscribe(context.Background(), s.cache.apply)
 	return s
+}
+
+// withStore returns a copy of the service whose store is tx, so use cases compose inside one
+// transaction.
+func (s *Service) withStore(tx Store) *Service {
+	c := *s
+	c.store = tx
+	return &c
 }
 
 // Ready reports whether the service can serve requests (the database answers).

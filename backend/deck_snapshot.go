@@ -5,66 +5,14 @@ import (
 	"sort"
 )
 
-// snapshot assembles a deck's cards in link order. With a Store that loads linked cards in one
-// round trip (LinkedCardsLoader) that is all it costs; otherwise it lists the links and each card
-// type the deck holds. Links to cards that vanished concurrently are skipped.
+// snapshot assembles a deck's cards in link order, loaded in one round trip (Store.LinkedCards)
+// or taken from this replica's cache.
 func (s *Service) snapshot(ctx context.Context, d Deck) (DeckSnapshot, error) {
 	v, err := s.deckViews(ctx, d)
 	if err != nil {
 		return DeckSnapshot{}, err
 	}
 	return DeckSnapshot{Deck: d, Services: v.services(s), Credentials: v.credentials, Playbooks: v.playbooks}, nil
-}
-
-// linkedCardsByLists is LinkedCards for a Store without the one-round-trip loader.
-func linkedCardsByLists(ctx context.Context, st Store, deckID string) (LinkedCards, error) {
-	links, err := st.ListLinks(ctx, deckID)
-	if err != nil {
-		return LinkedCards{}, storeErr("listing deck cards", err)
-	}
-	sort.SliceStable(links, func(i, j int) bool { return links[i].Position < links[j].Position })
-	ids := map[CardType][]string{}
-	for _, l := range links {
-		ids[l.CardType] = append(ids[l.CardType], l.CardID)
-	}
-	var out LinkedCards
-	if len(ids[CardService]) > 0 {
-		all, err := st.ListServices(ctx)
-		if err != nil {
-			return LinkedCards{}, storeErr("listing services", err)
-		}
-		out.Services = inLinkOrder(all, ids[CardService], func(r ServiceRecord) string { return r.ID })
-	}
-	if len(ids[CardCredential]) > 0 {
-		all, err := st.ListCredentials(ctx)
-		if err != nil {
-			return LinkedCards{}, storeErr("listing credentials", err)
-		}
-		out.Credentials = inLinkOrder(all, ids[CardCredential], func(r CredentialRecord) string { return r.ID })
-	}
-	if len(ids[CardPlaybook]) > 0 {
-		all, err := st.ListPlaybooks(ctx)
-		if err != nil {
-			return LinkedCards{}, storeErr("listing playbooks", err)
-		}
-		out.Playbooks = inLinkOrder(all, ids[CardPlaybook], func(p Playbook) string { return p.ID })
-	}
-	return out, nil
-}
-
-// inLinkOrder picks the linked items out of all, in the order of ids.
-func inLinkOrder[T any](all []T, ids []string, id func(T) string) []T {
-	byID := make(map[string]int, len(all))
-	for i, x := range all {
-		byID[id(x)] = i
-	}
-	out := make([]T, 0, len(ids))
-	for _, want := range ids {
-		if i, ok := byID[want]; ok {
-			out = append(out, all[i])
-		}
-	}
-	return out
 }
 
 // deckService is a service as a deck shows it: live health when the proxy knows better than the

@@ -119,7 +119,10 @@ func (s *Service) unlink(ctx context.Context, tx Store, in CardRef) (CardsResult
 	if err != nil {
 		return CardsResult{}, err
 	}
-	id, ok := findLinked(ctx, tx, in.CardType, ids, strings.TrimSpace(in.CardID))
+	id, ok, err := findLinked(ctx, tx, in.CardType, ids, strings.TrimSpace(in.CardID))
+	if err != nil {
+		return CardsResult{}, err
+	}
 	if !ok {
 		return CardsResult{}, notOnDeck(ctx, tx, d, in.CardType, in.CardID, ids)
 	}
@@ -141,26 +144,30 @@ func (s *Service) unlink(ctx context.Context, tx Store, in CardRef) (CardsResult
 	return res, nil
 }
 
-// findLinked matches ref against the linked ids, then by name through the collection.
-func findLinked(ctx context.Context, st Store, t CardType, ids []string, ref string) (string, bool) {
+// findLinked matches ref against the linked ids, then by name through the collection. A ref
+// that names no card is not linked; any other failure to look it up is returned.
+func findLinked(ctx context.Context, st Store, t CardType, ids []string, ref string) (string, bool, error) {
 	for _, id := range ids {
 		if id == ref {
-			return id, true
+			return id, true, nil
 		}
 	}
 	if ref == "" {
-		return "", false
+		return "", false, nil
 	}
 	c, err := getCard(ctx, st, t, ref)
+	if isNotFound(err) {
+		return "", false, nil
+	}
 	if err != nil {
-		return "", false
+		return "", false, storeErr("finding a linked card", err)
 	}
 	for _, id := range ids {
 		if id == c.ID {
-			return id, true
+			return id, true, nil
 		}
 	}
-	return "", false
+	return "", false, nil
 }
 
 // notOnDeck is the NOT_FOUND error for a card the deck does not hold; it lists what it holds.
@@ -247,8 +254,10 @@ func matchOrder(ctx context.Context, st Store, d Deck, t CardType, linked, refs 
 	var ordered, unknown, repeated []string
 	seen := map[string]bool{}
 	for _, ref := range refs {
-		id, ok := findLinked(ctx, st, t, linked, strings.TrimSpace(ref))
+		id, ok, err := findLinked(ctx, st, t, linked, strings.TrimSpace(ref))
 		switch {
+		case err != nil:
+			return nil, err
 		case !ok:
 			unknown = append(unknown, ref)
 		case seen[id]:

@@ -125,7 +125,8 @@ func (s *Service) CallServiceTool(ctx context.Context, ref string, in CallInput)
 func (s *Service) callServiceTool(ctx context.Context, a Actor, ref string, in CallInput) (CallResult, error) {
 	if strings.TrimSpace(in.ToolName) == "" {
 		return CallResult{}, invalid("tool_name", "the name of the tool to call is required").
-			WithHint("list_service_tools shows the service's tools")
+			WithHint(inWordsOf(ctx, "GET /api/v1/services/{service}/tools lists the service's tools",
+				"list_service_tools shows the service's tools"))
 	}
 	rec, t, err := s.serviceTarget(ctx, ref)
 	if err != nil {
@@ -319,7 +320,11 @@ func (s *Service) reachableService(ctx context.Context, a Actor, ref, deckRef st
 		return "", err
 	}
 	ref = strings.TrimSpace(ref)
-	if id, ok := findLinked(ctx, s.store, CardService, ids, ref); ok && ref != "" {
+	id, ok, err := findLinked(ctx, s.store, CardService, ids, ref)
+	if err != nil {
+		return "", err
+	}
+	if ok && ref != "" {
 		return id, nil
 	}
 	names, err := describeCards(ctx, s.store, CardService, ids)

@@ -11,19 +11,6 @@ var (
 	transports   = []Transport{TransportAuto, TransportStreamableHTTP, TransportSSE}
 )
 
-// serviceByRef finds a service by id or name; NOT_FOUND lists the known ones.
-func serviceByRef(ctx context.Context, st Store, ref string) (ServiceRecord, error) {
-	ref = strings.TrimSpace(ref)
-	if ref == "" {
-		return ServiceRecord{}, invalid("service_id", "a service id or name is required")
-	}
-	rec, err := st.GetService(ctx, ref)
-	if isNotFound(err) {
-		return ServiceRecord{}, unknownCardError(ctx, st, CardService, ref)
-	}
-	return rec, storeErr("reading a service", err)
-}
-
 // forget drops the proxy's connection and caches of a changed or deleted service.
 func (s *Service) forget(id string) {
 	s.cfg.Redactor.Forget(id)
