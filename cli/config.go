@@ -51,8 +51,8 @@ func serveFlags() []cli.Flag {
 			Usage: "allow listening on a non-loopback address"},
 		&cli.StringFlag{Name: "database-url", EnvVars: []string{"AGENT_DECK_DATABASE_URL"},
 			Usage: "PostgreSQL URL; empty runs the embedded cluster under <home>/postgres"},
-		&cli.StringFlag{Name: "profile", EnvVars: []string{"AGENT_DECK_MCP_TOOL_PROFILE"}, Value: "standard",
-			Usage: "MCP tool profile: runtime, standard or legacy"},
+		&cli.StringFlag{Name: "profile", EnvVars: []string{"AGENT_DECK_MCP_TOOL_PROFILE"}, Value: backend.DefaultProfile,
+			Usage: "MCP tool profile: " + backend.ProfileChoices()},
 		&cli.StringFlag{Name: "deck", EnvVars: []string{"AGENT_DECK_DECK_ID"},
 			Usage: "deck (id or name) new MCP sessions are bound to"},
 		&cli.StringFlag{Name: "workspace", EnvVars: []string{"AGENT_DECK_WORKSPACE"},
@@ -140,10 +140,8 @@ func serveConfigFrom(c *cli.Context) ServeConfig {
 }
 
 func (c ServeConfig) validate() error {
-	switch c.Profile {
-	case "runtime", "standard", "legacy":
-	default:
-		return fmt.Errorf("--profile %q: expected runtime, standard or legacy", c.Profile)
+	if !backend.IsProfile(c.Profile) {
+		return fmt.Errorf("--profile %q: expected %s", c.Profile, backend.ProfileChoices())
 	}
 	if c.Home == "" {
 		return fmt.Errorf("--home: a data home directory is required")

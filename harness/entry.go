@@ -6,12 +6,8 @@ import (
 	"strings"
 
 	"github.com/pelletier/go-toml/v2"
-)
 
-// Headers Agent Deck reads from an MCP connection.
-const (
-	HeaderDeck    = "x-agent-deck-deck-id"
-	HeaderProfile = "x-agent-deck-profile"
+	"github.com/agent-deck/agent-deck/backend"
 )
 
 // DefaultTokenEnv is the environment variable project-scope files refer to for the token.
@@ -60,10 +56,10 @@ func (t Target) headers(e Entry) Object {
 		h = append(h, KV{"Authorization", "Bearer " + tok})
 	}
 	if e.DeckID != "" {
-		h = append(h, KV{HeaderDeck, e.DeckID})
+		h = append(h, KV{backend.HeaderDeckID, e.DeckID})
 	}
 	if e.Profile != "" {
-		h = append(h, KV{HeaderProfile, e.Profile})
+		h = append(h, KV{backend.HeaderProfile, e.Profile})
 	}
 	return h
 }
@@ -108,10 +104,10 @@ func codexEntry(t Target, e Entry) any {
 		h = append(h, KV{"Authorization", "Bearer " + e.Token})
 	}
 	if e.DeckID != "" {
-		h = append(h, KV{HeaderDeck, e.DeckID})
+		h = append(h, KV{backend.HeaderDeckID, e.DeckID})
 	}
 	if e.Profile != "" {
-		h = append(h, KV{HeaderProfile, e.Profile})
+		h = append(h, KV{backend.HeaderProfile, e.Profile})
 	}
 	if len(h) > 0 {
 		keys = append(keys, KV{"http_headers", h})

@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/agent-deck/agent-deck/backend"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -225,7 +227,7 @@ func TestUseEntryGolden(t *testing.T) {
 			add, del := tg.EntryChange(Paths{}, e, false), tg.EntryChange(Paths{}, e, true)
 			checkRoundTrip(t, filepath.Join("testdata", "use", tg.Client), "mcp", nil, add, del)
 			out, _ := add.Edit(nil)
-			if !bytes.Contains(out, []byte(e.DeckID)) || !bytes.Contains(out, []byte(HeaderDeck)) {
+			if !bytes.Contains(out, []byte(e.DeckID)) || !bytes.Contains(out, []byte(backend.HeaderDeckID)) {
 				t.Errorf("no deck header:\n%s", out)
 			}
 		})
