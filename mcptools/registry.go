@@ -248,6 +248,18 @@ func ToolNames(p Profile, readOnly bool) []string {
 	return names
 }
 
+// CanonicalToolNames returns the names of a profile's tools without the deprecated aliases, in
+// registry order: the tools the harness text may recommend.
+func CanonicalToolNames(p Profile) []string {
+	var names []string
+	for _, t := range Tools() {
+		if p.includes(t.Tier) && t.AliasOf == "" {
+			names = append(names, t.Name)
+		}
+	}
+	return names
+}
+
 // ToolsJSON renders a profile's tools array exactly as tools/list sends it: sorted by name,
 // compact JSON. Tests pin its size; benchmarks report it.
 func ToolsJSON(p Profile, readOnly bool) ([]byte, error) {

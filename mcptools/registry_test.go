@@ -262,3 +262,13 @@ func TestEveryProfileHasARow(t *testing.T) {
 		}
 	}
 }
+
+func TestCanonicalToolNames(t *testing.T) {
+	standard := append(slices.Clone(runtimeNames), editingNames...)
+	for p, want := range map[Profile][]string{ProfileRuntime: runtimeNames, ProfileStandard: standard,
+		ProfileLegacy: standard} {
+		if diff := cmp.Diff(want, CanonicalToolNames(p)); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", p, diff)
+		}
+	}
+}
