@@ -48,6 +48,15 @@ const (
 	HeaderMCPProtocolVersion = "Mcp-Protocol-Version"
 )
 
+// Environment variables that agent configs written by `setup` set and the `mcp-stdio` bridge
+// reads (the serve settings with the same meaning read them too).
+const (
+	EnvServer  = "AGENT_DECK_SERVER"
+	EnvToken   = "AGENT_DECK_TOKEN"
+	EnvDeckID  = "AGENT_DECK_DECK_ID"
+	EnvProfile = "AGENT_DECK_MCP_TOOL_PROFILE"
+)
+
 // CardType names the three kinds of card a deck can hold.
 type CardType string
 

@@ -29,9 +29,9 @@ func mcpStdioCommand() *cli.Command {
 			"endpoint (the local server and its admin token unless --server/--token say otherwise), and " +
 			"writes the answers, one per line, to stdout.",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "deck", EnvVars: []string{"AGENT_DECK_DECK_ID"},
+			&cli.StringFlag{Name: "deck", EnvVars: []string{backend.EnvDeckID},
 				Usage: "pre-bind the session to this deck (id or name)"},
-			&cli.StringFlag{Name: "profile", EnvVars: []string{"AGENT_DECK_MCP_TOOL_PROFILE"},
+			&cli.StringFlag{Name: "profile", EnvVars: []string{backend.EnvProfile},
 				Usage: "ask for a smaller tool profile: " + backend.ProfileChoices()},
 		},
 		Action: func(c *cli.Context) error {

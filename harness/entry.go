@@ -11,7 +11,7 @@ import (
 )
 
 // DefaultTokenEnv is the environment variable project-scope files refer to for the token.
-const DefaultTokenEnv = "AGENT_DECK_TOKEN"
+const DefaultTokenEnv = backend.EnvToken
 
 // Entry is what Agent Deck's MCP server entry says.
 type Entry struct {
@@ -81,15 +81,15 @@ func httpEntry(typ string) func(Target, Entry) any {
 
 // stdioEntry runs `agent-deck mcp-stdio`, which bridges to the HTTP endpoint.
 func stdioEntry(_ Target, e Entry) any {
-	env := Object{{"AGENT_DECK_SERVER", strings.TrimSuffix(strings.TrimSuffix(e.URL, "/"), "/mcp")}}
+	env := Object{{backend.EnvServer, strings.TrimSuffix(strings.TrimSuffix(e.URL, "/"), "/mcp")}}
 	if e.Token != "" {
-		env = append(env, KV{"AGENT_DECK_TOKEN", e.Token})
+		env = append(env, KV{backend.EnvToken, e.Token})
 	}
 	if e.DeckID != "" {
-		env = append(env, KV{"AGENT_DECK_DECK_ID", e.DeckID})
+		env = append(env, KV{backend.EnvDeckID, e.DeckID})
 	}
 	if e.Profile != "" {
-		env = append(env, KV{"AGENT_DECK_MCP_TOOL_PROFILE", e.Profile})
+		env = append(env, KV{backend.EnvProfile, e.Profile})
 	}
 	return Object{{"command", e.command()}, {"args", []string{"mcp-stdio"}}, {"env", env}}
 }
@@ -149,7 +149,7 @@ func (t Target) ExistingToken(src []byte) string {
 		headers, _ := entry["http_headers"].(map[string]any)
 		auth, _ = headers["Authorization"].(string)
 	case t.Client == "claude-desktop":
-		raw, ok, _ := GetJSON(src, append(append([]string{}, t.KeyPath...), ServerName, "env", "AGENT_DECK_TOKEN")...)
+		raw, ok, _ := GetJSON(src, append(append([]string{}, t.KeyPath...), ServerName, "env", backend.EnvToken)...)
 		if ok && json.Unmarshal(raw, &auth) == nil && !strings.Contains(auth, "${") {
 			return auth
 		}
