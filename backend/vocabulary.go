@@ -5,9 +5,9 @@ import "strings"
 // The vocabulary every surface shares. Each name is defined here once and read by the adapters
 // (mcptools, dashboard-api, harness) and cli, which may not import each other.
 
-// MCP tool profiles (SPEC §4.1), smallest first. A profile is only a name here: which tools it
-// holds is computed from the tool table in mcptools. Adding a profile is one name in Profiles plus
-// its row in that table.
+// MCP tool profiles (SPEC §4.1). A profile is only a name here: which tools it holds is computed
+// from the tool table in mcptools. Adding a profile is its name in Profiles plus its row in
+// mcptools' profileTiers.
 const (
 	ProfileRuntime  = "runtime"
 	ProfileStandard = "standard"
@@ -16,7 +16,8 @@ const (
 	DefaultProfile = ProfileStandard
 )
 
-// Profiles lists every MCP tool profile, smallest first.
+// Profiles lists every MCP tool profile, smallest first: a connection may narrow the server's
+// profile to an earlier one, never widen it to a later one.
 var Profiles = []string{ProfileRuntime, ProfileStandard, ProfileLegacy}
 
 // IsProfile reports whether name is a profile, spelled exactly.
