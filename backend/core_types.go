@@ -5,19 +5,6 @@ import (
 	"time"
 )
 
-// CardType names the three kinds of card a deck can hold.
-type CardType string
-
-// Card types.
-const (
-	CardService    CardType = "service"
-	CardCredential CardType = "credential"
-	CardPlaybook   CardType = "playbook"
-)
-
-// CardTypes lists the card types in their display order.
-var CardTypes = []CardType{CardService, CardCredential, CardPlaybook}
-
 // Deck groups cards; an agent session binds to one.
 type Deck struct {
 	ID        string    `json:"id"`

@@ -308,7 +308,7 @@ func (s *Service) reachableService(ctx context.Context, a Actor, ref, deckRef st
 			return "", err
 		}
 		return "", Errorf(CodeForbidden, "scope %q reaches services only through a deck that links them, and no deck was named", a.Scope).
-			WithHint("name the deck with \"deck\" in the body, the x-agent-deck-deck header or ?deck=; decks: "+knownList(names)).
+			WithHint("name the deck with \"deck\" in the body, the "+HeaderDeck+" header or ?deck=; decks: "+knownList(names)).
 			WithDetail("field", "deck").WithDetail("decks", capList(names))
 	}
 	d, err := s.deckByRef(ctx, s.store, deckRef)

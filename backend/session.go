@@ -51,9 +51,6 @@ type DisplayLine struct {
 	Bound     bool   `json:"bound"`
 }
 
-// SessionProfiles are the MCP tool profiles a session can record, smallest first.
-var SessionProfiles = []string{"runtime", "standard", "legacy"}
-
 // maxWorkspaceChars bounds a workspace path.
 const maxWorkspaceChars = 4096
 
@@ -106,10 +103,10 @@ func (s *Service) newSession(ctx context.Context, a Actor, in OpenSessionInput) 
 	}
 	profile := strings.TrimSpace(in.Profile)
 	if profile == "" {
-		profile = "standard"
+		profile = DefaultProfile
 	}
-	if !containsString(SessionProfiles, profile) {
-		return MCPSession{}, invalidEnum("profile", profile, SessionProfiles)
+	if !IsProfile(profile) {
+		return MCPSession{}, invalidEnum("profile", profile, Profiles)
 	}
 	ws, err := cleanWorkspace(in.WorkspaceRoot, true)
 	if err != nil {

@@ -28,9 +28,9 @@ func globalFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: flagHome, EnvVars: []string{"AGENT_DECK_HOME"},
 			Usage: "data home (database, secret key, admin token)", Value: defaultHome()},
-		&cli.StringFlag{Name: flagServer, EnvVars: []string{"AGENT_DECK_SERVER"},
+		&cli.StringFlag{Name: flagServer, EnvVars: []string{backend.EnvServer},
 			Usage: "URL of a remote deck server (default: the local one)"},
-		&cli.StringFlag{Name: flagToken, EnvVars: []string{"AGENT_DECK_TOKEN"},
+		&cli.StringFlag{Name: flagToken, EnvVars: []string{backend.EnvToken},
 			Usage: "API token for --server (default: the local admin token)"},
 	}
 }
@@ -51,9 +51,9 @@ func serveFlags() []cli.Flag {
 			Usage: "allow listening on a non-loopback address"},
 		&cli.StringFlag{Name: "database-url", EnvVars: []string{"AGENT_DECK_DATABASE_URL"},
 			Usage: "PostgreSQL URL; empty runs the embedded cluster under <home>/postgres"},
-		&cli.StringFlag{Name: "profile", EnvVars: []string{"AGENT_DECK_MCP_TOOL_PROFILE"}, Value: "standard",
-			Usage: "MCP tool profile: runtime, standard or legacy"},
-		&cli.StringFlag{Name: "deck", EnvVars: []string{"AGENT_DECK_DECK_ID"},
+		&cli.StringFlag{Name: "profile", EnvVars: []string{backend.EnvProfile}, Value: backend.DefaultProfile,
+			Usage: "MCP tool profile: " + backend.ProfileChoices()},
+		&cli.StringFlag{Name: "deck", EnvVars: []string{backend.EnvDeckID},
 			Usage: "deck (id or name) new MCP sessions are bound to"},
 		&cli.StringFlag{Name: "workspace", EnvVars: []string{"AGENT_DECK_WORKSPACE"},
 			Usage: "workspace root new MCP sessions are bound to"},
@@ -140,10 +140,8 @@ func serveConfigFrom(c *cli.Context) ServeConfig {
 }
 
 func (c ServeConfig) validate() error {
-	switch c.Profile {
-	case "runtime", "standard", "legacy":
-	default:
-		return fmt.Errorf("--profile %q: expected runtime, standard or legacy", c.Profile)
+	if !backend.IsProfile(c.Profile) {
+		return fmt.Errorf("--profile %q: expected %s", c.Profile, backend.ProfileChoices())
 	}
 	if c.Home == "" {
 		return fmt.Errorf("--home: a data home directory is required")

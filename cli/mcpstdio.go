@@ -15,6 +15,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/agent-deck/agent-deck/backend"
 	"github.com/agent-deck/agent-deck/cli/client"
 )
 
@@ -28,10 +29,10 @@ func mcpStdioCommand() *cli.Command {
 			"endpoint (the local server and its admin token unless --server/--token say otherwise), and " +
 			"writes the answers, one per line, to stdout.",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "deck", EnvVars: []string{"AGENT_DECK_DECK_ID"},
+			&cli.StringFlag{Name: "deck", EnvVars: []string{backend.EnvDeckID},
 				Usage: "pre-bind the session to this deck (id or name)"},
-			&cli.StringFlag{Name: "profile", EnvVars: []string{"AGENT_DECK_MCP_TOOL_PROFILE"},
-				Usage: "ask for a smaller tool profile: runtime, standard or legacy"},
+			&cli.StringFlag{Name: "profile", EnvVars: []string{backend.EnvProfile},
+				Usage: "ask for a smaller tool profile: " + backend.ProfileChoices()},
 		},
 		Action: func(c *cli.Context) error {
 			cl, err := client.New(client.Options{Home: global(c, flagHome), Server: global(c, flagServer),
@@ -203,7 +204,7 @@ func (b *stdioBridge) send(req *http.Request, msg []byte, emit func([]byte)) (in
 		return 0, fmt.Errorf("no deck server at %s (start it with `agent-deck serve`): %w", b.opts.URL, err)
 	}
 	defer resp.Body.Close()
-	if id := resp.Header.Get("Mcp-Session-Id"); id != "" && isInitialize(msg) {
+	if id := resp.Header.Get(backend.HeaderMCPSession); id != "" && isInitialize(msg) {
 		b.mu.Lock()
 		b.session = id
 		b.mu.Unlock()
@@ -237,18 +238,18 @@ func (b *stdioBridge) setHeaders(req *http.Request) string {
 		req.Header.Set("Authorization", "Bearer "+b.opts.Token)
 	}
 	if b.opts.Deck != "" {
-		req.Header.Set("X-Agent-Deck-Deck-Id", b.opts.Deck)
+		req.Header.Set(backend.HeaderDeckID, b.opts.Deck)
 	}
 	if b.opts.Profile != "" {
-		req.Header.Set("X-Agent-Deck-Profile", b.opts.Profile)
+		req.Header.Set(backend.HeaderProfile, b.opts.Profile)
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.session != "" {
-		req.Header.Set("Mcp-Session-Id", b.session)
+		req.Header.Set(backend.HeaderMCPSession, b.session)
 	}
 	if b.version != "" {
-		req.Header.Set("Mcp-Protocol-Version", b.version)
+		req.Header.Set(backend.HeaderMCPProtocolVersion, b.version)
 	}
 	return b.session
 }

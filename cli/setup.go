@@ -11,6 +11,7 @@ import (
 	"github.com/agent-deck/agent-deck/backend"
 	"github.com/agent-deck/agent-deck/cli/client"
 	"github.com/agent-deck/agent-deck/harness"
+	"github.com/agent-deck/agent-deck/mcptools"
 )
 
 func setupCommand() *cli.Command {
@@ -21,7 +22,7 @@ func setupCommand() *cli.Command {
 			&cli.StringFlag{Name: "client", Required: true, Usage: strings.Join(harness.Clients(), ", ")},
 			&cli.StringFlag{Name: "scope", Value: string(harness.ScopeUser), Usage: "user (every project) or project (this folder)"},
 			&cli.BoolFlag{Name: "remove", Usage: "take Agent Deck's entry, text and status line out again"},
-			&cli.StringFlag{Name: "profile", Usage: "MCP tool profile the client uses: runtime, standard or legacy (default: the server's)"},
+			&cli.StringFlag{Name: "profile", Usage: "MCP tool profile the client uses: " + backend.ProfileChoices() + " (default: the server's)"},
 			&cli.StringFlag{Name: "project-dir", Value: ".", Usage: "project root for --scope project"},
 			&cli.StringFlag{Name: "token-env", Value: harness.DefaultTokenEnv, Usage: "environment variable project files read the token from"},
 		},
@@ -61,7 +62,8 @@ func setupAction(c *cli.Context) error {
 		return userError("%v", err)
 	}
 	profile := c.String("profile")
-	if _, err := harness.ProfileTools(profile); err != nil {
+	tools, err := harnessTools(profile)
+	if err != nil {
 		return userError("--profile: %v", err)
 	}
 	paths, err := setupPaths(c.String("project-dir"))
@@ -79,11 +81,7 @@ func setupAction(c *cli.Context) error {
 			return err
 		}
 	}
-	changes, err := t.Changes(paths, e, profile, c.Bool("remove"))
-	if err != nil {
-		return userError("%v", err)
-	}
-	if err := applyChanges(c, changes); err != nil {
+	if err := applyChanges(c, t.Changes(paths, e, tools, c.Bool("remove"))); err != nil {
 		return err
 	}
 	if t.Scope == harness.ScopeProject && !c.Bool("remove") {
@@ -91,6 +89,18 @@ func setupAction(c *cli.Context) error {
 			"`agent-deck token create %s-%s` and export it.\n", e.TokenEnv, t.Client, t.Scope)
 	}
 	return nil
+}
+
+// harnessTools are the tools the harness text may name for a client on profile: the MCP
+// registry's canonical tools of that profile, the default profile's when none is given.
+func harnessTools(profile string) ([]string, error) {
+	if profile == "" {
+		profile = backend.DefaultProfile
+	}
+	if !backend.IsProfile(profile) {
+		return nil, fmt.Errorf("unknown profile %q: expected %s", profile, strings.Join(backend.Profiles, ", "))
+	}
+	return mcptools.CanonicalToolNames(mcptools.Profile(profile)), nil
 }
 
 // setupToken reuses the token already in the client's config (so setup twice changes nothing),

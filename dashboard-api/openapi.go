@@ -18,7 +18,7 @@ var pathParamDocs = map[string]map[string]any{
 	"credential": {"description": "credential id (cred_…) or label", "schema": map[string]any{"type": "string"}},
 	"playbook":   {"description": "playbook id (pb_…) or title", "schema": map[string]any{"type": "string"}},
 	"card_type": {"description": "card type", "schema": map[string]any{"type": "string",
-		"enum": cardTypeNames()}},
+		"enum": backend.CardTypeNames()}},
 	"card_id": {"description": "card id or name", "schema": map[string]any{"type": "string"}},
 	"version": {"description": "version number", "schema": map[string]any{"type": "integer", "minimum": 1}},
 	"token":   {"description": "token id", "schema": map[string]any{"type": "string", "format": "uuid"}},
@@ -27,7 +27,7 @@ var pathParamDocs = map[string]map[string]any{
 
 // enumValues lists the closed sets of the backend's string types, shown as enums.
 var enumValues = map[reflect.Type][]string{
-	reflect.TypeFor[backend.CardType]():     cardTypeNames(),
+	reflect.TypeFor[backend.CardType]():     backend.CardTypeNames(),
 	reflect.TypeFor[backend.ServiceType]():  {string(backend.ServiceRemote), string(backend.ServiceLocal)},
 	reflect.TypeFor[backend.Transport]():    {string(backend.TransportAuto), string(backend.TransportStreamableHTTP), string(backend.TransportSSE)},
 	reflect.TypeFor[backend.HealthStatus](): {string(backend.HealthUnknown), string(backend.HealthHealthy), string(backend.HealthUnhealthy), string(backend.HealthAuthRequired)},

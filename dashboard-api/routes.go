@@ -44,9 +44,9 @@ var (
 // answers with the downstream CallToolResult itself; export exists as GET (query) and POST (body).
 func (a *api) routes() []route {
 	cardType := queryParam{name: "card_type", required: true, description: "service, credential or playbook",
-		enum: cardTypeNames()}
-	deckQuery := queryParam{name: "deck", description: "deck id or name that links the service; required for agent tokens (or the " + HeaderDeck + " header)"}
-	deckHeader := queryParam{name: HeaderDeck, description: "deck id or name that links the service; required for agent tokens unless given otherwise"}
+		enum: backend.CardTypeNames()}
+	deckQuery := queryParam{name: "deck", description: "deck id or name that links the service; required for agent tokens (or the " + backend.HeaderDeck + " header)"}
+	deckHeader := queryParam{name: backend.HeaderDeck, description: "deck id or name that links the service; required for agent tokens unless given otherwise"}
 	table := []route{
 		noBody(http.MethodGet, "/healthz", "Liveness: the process answers HTTP", a.healthz).withPublic(),
 		noBody(http.MethodGet, "/readyz", "Readiness: the database (and the proxy) can serve requests", a.readyz).withPublic(),
@@ -129,12 +129,4 @@ func metricsRoute(h http.Handler) route {
 		status: http.StatusOK, responseDoc: metricsDoc, contentType: "text/plain",
 		serve: gin.WrapH(h),
 	}
-}
-
-func cardTypeNames() []string {
-	names := make([]string, len(backend.CardTypes))
-	for i, t := range backend.CardTypes {
-		names[i] = string(t)
-	}
-	return names
 }

@@ -28,12 +28,9 @@ func (a *api) deleteService(c *gin.Context) error {
 	return a.svc.DeleteService(ctx(c), c.Param("service"))
 }
 
-// HeaderDeck names the deck through which an agent token reaches a service over REST.
-const HeaderDeck = "x-agent-deck-deck"
-
 // requestDeck is the deck a REST request names: the body's or query's deck, else the header.
 func requestDeck(c *gin.Context, fromBody string) string {
-	for _, d := range []string{fromBody, c.Query("deck"), c.GetHeader(HeaderDeck)} {
+	for _, d := range []string{fromBody, c.Query("deck"), c.GetHeader(backend.HeaderDeck)} {
 		if d != "" {
 			return d
 		}

@@ -6,16 +6,12 @@ import (
 	"strings"
 
 	"github.com/pelletier/go-toml/v2"
-)
 
-// Headers Agent Deck reads from an MCP connection.
-const (
-	HeaderDeck    = "x-agent-deck-deck-id"
-	HeaderProfile = "x-agent-deck-profile"
+	"github.com/agent-deck/agent-deck/backend"
 )
 
 // DefaultTokenEnv is the environment variable project-scope files refer to for the token.
-const DefaultTokenEnv = "AGENT_DECK_TOKEN"
+const DefaultTokenEnv = backend.EnvToken
 
 // Entry is what Agent Deck's MCP server entry says.
 type Entry struct {
@@ -60,10 +56,10 @@ func (t Target) headers(e Entry) Object {
 		h = append(h, KV{"Authorization", "Bearer " + tok})
 	}
 	if e.DeckID != "" {
-		h = append(h, KV{HeaderDeck, e.DeckID})
+		h = append(h, KV{backend.HeaderDeckID, e.DeckID})
 	}
 	if e.Profile != "" {
-		h = append(h, KV{HeaderProfile, e.Profile})
+		h = append(h, KV{backend.HeaderProfile, e.Profile})
 	}
 	return h
 }
@@ -85,15 +81,15 @@ func httpEntry(typ string) func(Target, Entry) any {
 
 // stdioEntry runs `agent-deck mcp-stdio`, which bridges to the HTTP endpoint.
 func stdioEntry(_ Target, e Entry) any {
-	env := Object{{"AGENT_DECK_SERVER", strings.TrimSuffix(strings.TrimSuffix(e.URL, "/"), "/mcp")}}
+	env := Object{{backend.EnvServer, strings.TrimSuffix(strings.TrimSuffix(e.URL, "/"), "/mcp")}}
 	if e.Token != "" {
-		env = append(env, KV{"AGENT_DECK_TOKEN", e.Token})
+		env = append(env, KV{backend.EnvToken, e.Token})
 	}
 	if e.DeckID != "" {
-		env = append(env, KV{"AGENT_DECK_DECK_ID", e.DeckID})
+		env = append(env, KV{backend.EnvDeckID, e.DeckID})
 	}
 	if e.Profile != "" {
-		env = append(env, KV{"AGENT_DECK_MCP_TOOL_PROFILE", e.Profile})
+		env = append(env, KV{backend.EnvProfile, e.Profile})
 	}
 	return Object{{"command", e.command()}, {"args", []string{"mcp-stdio"}}, {"env", env}}
 }
@@ -108,10 +104,10 @@ func codexEntry(t Target, e Entry) any {
 		h = append(h, KV{"Authorization", "Bearer " + e.Token})
 	}
 	if e.DeckID != "" {
-		h = append(h, KV{HeaderDeck, e.DeckID})
+		h = append(h, KV{backend.HeaderDeckID, e.DeckID})
 	}
 	if e.Profile != "" {
-		h = append(h, KV{HeaderProfile, e.Profile})
+		h = append(h, KV{backend.HeaderProfile, e.Profile})
 	}
 	if len(h) > 0 {
 		keys = append(keys, KV{"http_headers", h})
@@ -153,7 +149,7 @@ func (t Target) ExistingToken(src []byte) string {
 		headers, _ := entry["http_headers"].(map[string]any)
 		auth, _ = headers["Authorization"].(string)
 	case t.Client == "claude-desktop":
-		raw, ok, _ := GetJSON(src, append(append([]string{}, t.KeyPath...), ServerName, "env", "AGENT_DECK_TOKEN")...)
+		raw, ok, _ := GetJSON(src, append(append([]string{}, t.KeyPath...), ServerName, "env", backend.EnvToken)...)
 		if ok && json.Unmarshal(raw, &auth) == nil && !strings.Contains(auth, "${") {
 			return auth
 		}

@@ -7,10 +7,13 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/agent-deck/agent-deck/backend"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -67,14 +70,8 @@ func TestGolden(t *testing.T) {
 		for _, scenario := range []string{"empty", "existing"} {
 			name := tg.Client + "-" + string(tg.Scope)
 			t.Run(name+"/"+scenario, func(t *testing.T) {
-				add, err := tg.Changes(Paths{}, testEntry, "standard", false)
-				if err != nil {
-					t.Fatal(err)
-				}
-				del, err := tg.Changes(Paths{}, testEntry, "standard", true)
-				if err != nil {
-					t.Fatal(err)
-				}
+				add := tg.Changes(Paths{}, testEntry, ruleTools(), false)
+				del := tg.Changes(Paths{}, testEntry, ruleTools(), true)
 				for i, c := range add {
 					dir := filepath.Join("testdata", name, scenario)
 					var before []byte
@@ -156,31 +153,59 @@ func TestExistingToken(t *testing.T) {
 	}
 }
 
-func TestTextNamesOnlyProfileTools(t *testing.T) {
-	all := append(append([]string{}, runtimeTools...), editingTools...)
-	for _, profile := range Profiles {
-		t.Run(profile, func(t *testing.T) {
-			text, err := Text(profile)
-			if err != nil {
-				t.Fatal(err)
+// ruleTools lists every tool the rules name: the text for a profile that has them all, as the
+// standard profile does (cli's test pins the text of each real profile).
+func ruleTools() []string {
+	var all []string
+	for _, r := range harnessRules {
+		for _, name := range r.tools {
+			if !slices.Contains(all, name) {
+				all = append(all, name)
 			}
-			tools, _ := ProfileTools(profile)
-			for _, name := range all {
-				mentioned := strings.Contains(text, "`"+name+"`")
-				if mentioned && !containsAll(tools, []string{name}) {
-					t.Errorf("text names %s, which profile %s lacks", name, profile)
-				}
-			}
-			for _, must := range []string{"bind_workspace", "display_summary", "get_bound_deck", "get_playbook"} {
-				if !strings.Contains(text, must) {
-					t.Errorf("text lacks %s", must)
-				}
-			}
-			golden(t, filepath.Join("testdata", "text-"+profile+".md"), []byte(text))
-		})
+		}
 	}
-	if _, err := Text("huge"); err == nil {
-		t.Error("unknown profile accepted")
+	return all
+}
+
+// TestTextNamesOnlyGivenTools: a rule appears only when the client has every tool it names, and
+// a rule's text names no tool it does not declare.
+func TestTextNamesOnlyGivenTools(t *testing.T) {
+	all := ruleTools()
+	for _, r := range harnessRules {
+		for _, name := range all {
+			if strings.Contains(r.text, "`"+name+"`") && !slices.Contains(r.tools, name) {
+				t.Errorf("rule %.40q names %s without declaring it", r.text, name)
+			}
+		}
+	}
+	tests := []struct {
+		name  string
+		tools []string
+	}{
+		{"every tool", all},
+		{"no editing tools", slices.DeleteFunc(slices.Clone(all), func(n string) bool {
+			return n == "register_playbook" || n == "manage_deck_card"
+		})},
+		{"bind only", []string{"bind_workspace"}},
+		{"none", nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			text := Text(tc.tools)
+			for _, name := range all {
+				if strings.Contains(text, "`"+name+"`") && !slices.Contains(tc.tools, name) {
+					t.Errorf("text names %s, which the client lacks:\n%s", name, text)
+				}
+			}
+			for _, name := range tc.tools {
+				if !strings.Contains(text, "`"+name+"`") {
+					t.Errorf("text never names %s, which the client has:\n%s", name, text)
+				}
+			}
+			if !strings.Contains(text, "**Secrets.**") {
+				t.Errorf("text lacks the secrets rule:\n%s", text)
+			}
+		})
 	}
 }
 
@@ -225,7 +250,7 @@ func TestUseEntryGolden(t *testing.T) {
 			add, del := tg.EntryChange(Paths{}, e, false), tg.EntryChange(Paths{}, e, true)
 			checkRoundTrip(t, filepath.Join("testdata", "use", tg.Client), "mcp", nil, add, del)
 			out, _ := add.Edit(nil)
-			if !bytes.Contains(out, []byte(e.DeckID)) || !bytes.Contains(out, []byte(HeaderDeck)) {
+			if !bytes.Contains(out, []byte(e.DeckID)) || !bytes.Contains(out, []byte(backend.HeaderDeckID)) {
 				t.Errorf("no deck header:\n%s", out)
 			}
 		})

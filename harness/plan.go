@@ -37,12 +37,10 @@ type Change struct {
 }
 
 // Changes lists the edits `setup` makes for this target (or takes out, with remove): the MCP
-// entry, the harness text for profile, and Claude Code's status line.
-func (t Target) Changes(p Paths, e Entry, profile string, remove bool) ([]Change, error) {
-	text, err := Text(profile)
-	if err != nil {
-		return nil, err
-	}
+// entry, the harness text naming only tools (the client's profile's tools), and Claude Code's
+// status line.
+func (t Target) Changes(p Paths, e Entry, tools []string, remove bool) []Change {
+	text := Text(tools)
 	out := []Change{t.EntryChange(p, e, remove)}
 	if t.Instructions != "" {
 		header := t.InstructionsHeader
@@ -64,7 +62,7 @@ func (t Target) Changes(p Paths, e Entry, profile string, remove bool) ([]Change
 				return SetStatusLine(src, cmd)
 			}})
 	}
-	return out, nil
+	return out
 }
 
 // EntryChange is the edit of the MCP config alone (`agent-deck use` writes only this).

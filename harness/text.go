@@ -1,41 +1,12 @@
 package harness
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 )
 
-// Profiles of the MCP surface (SPEC §4.1) and the tools each one has. Harness text names only
-// tools of the configured profile, so an agent is never told to call a tool it cannot see.
-var (
-	runtimeTools = []string{
-		"bind_workspace", "switch_bound_deck", "get_session_binding", "get_decks", "get_bound_deck",
-		"get_playbook", "update_playbook", "list_service_tools", "call_service_tool",
-	}
-	editingTools = []string{
-		"manage_deck_card", "list_collection", "create_deck", "register_service", "update_service",
-		"update_service_tool_settings", "register_playbook",
-	}
-)
-
-// Profiles lists the profile names in increasing size.
-var Profiles = []string{"runtime", "standard", "legacy"}
-
-// ProfileTools returns the canonical tools of a profile (deprecated aliases are left out: the
-// harness never recommends them).
-func ProfileTools(profile string) ([]string, error) {
-	switch profile {
-	case "runtime":
-		return slices.Clone(runtimeTools), nil
-	case "standard", "legacy", "":
-		return append(slices.Clone(runtimeTools), editingTools...), nil
-	}
-	return nil, fmt.Errorf("unknown profile %q: expected %s", profile, strings.Join(Profiles, ", "))
-}
-
 // harnessRules are the lines of the instruction text; a rule is included only when every tool it
-// names is in the profile.
+// names is one the client's profile has, so an agent is never told to call a tool it cannot see.
 var harnessRules = []struct {
 	text  string
 	tools []string
@@ -57,13 +28,10 @@ var harnessRules = []struct {
 		"makes. Never ask for or print one; a person sets them with `agent-deck credential add`.", nil},
 }
 
-// Text is the harness text for a profile: short, specific, and naming only tools that exist in
-// that profile.
-func Text(profile string) (string, error) {
-	tools, err := ProfileTools(profile)
-	if err != nil {
-		return "", err
-	}
+// Text is the harness text for a client whose profile has tools: short, specific, and naming
+// only those tools. The tool names come from the MCP tool registry (cli passes them in), so the
+// harness keeps no list of its own.
+func Text(tools []string) string {
 	var b strings.Builder
 	b.WriteString("## Agent Deck\n\n")
 	b.WriteString("MCP servers, API keys and playbooks for this work come from the `agent-deck` MCP server.\n\n")
@@ -72,7 +40,7 @@ func Text(profile string) (string, error) {
 			b.WriteString("- " + r.text + "\n")
 		}
 	}
-	return b.String(), nil
+	return b.String()
 }
 
 func containsAll(have, need []string) bool {

@@ -16,21 +16,14 @@ import (
 	"github.com/agent-deck/agent-deck/backend"
 )
 
-// Headers a connection may send.
-const (
-	HeaderProfile = "X-Agent-Deck-Profile"
-	HeaderDeck    = "X-Agent-Deck-Deck-Id"
-	headerSession = "Mcp-Session-Id"
-)
-
 // SessionProtocolVersions are the MCP versions the endpoint negotiates: the session-based ones.
 // Newer, stateless versions have no session to bind a deck to.
 var SessionProtocolVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26"}
 
 // Options configure the MCP endpoint.
 type Options struct {
-	// Profile is the widest tool profile any connection gets: runtime, standard (default) or
-	// legacy (AGENT_DECK_MCP_TOOL_PROFILE).
+	// Profile is the widest tool profile any connection gets, one of backend.Profiles;
+	// empty means backend.DefaultProfile (AGENT_DECK_MCP_TOOL_PROFILE).
 	Profile string
 	// Logger receives tool-call and failure logs (never argument values); nil discards them.
 	Logger *slog.Logger
@@ -64,7 +57,7 @@ type visibility struct {
 
 // NewHandler builds the MCP endpoint over svc. Mount it at /mcp; call Close on shutdown.
 func NewHandler(svc *backend.Service, opts Options) (*Handler, error) {
-	profile := ProfileStandard
+	profile := Profile(backend.DefaultProfile)
 	if strings.TrimSpace(opts.Profile) != "" {
 		p, err := ParseProfile(opts.Profile)
 		if err != nil {

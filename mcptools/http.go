@@ -54,7 +54,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // no memory. The session row is read while the token is checked: each is a database round trip
 // on the path of every call.
 func (h *Handler) prepare(w http.ResponseWriter, r *http.Request) (*reqState, int, error) {
-	st := &reqState{deckHeader: strings.TrimSpace(r.Header.Get(HeaderDeck))}
+	st := &reqState{deckHeader: strings.TrimSpace(r.Header.Get(backend.HeaderDeckID))}
 	if err := h.origins.Check(r.Header.Get("Origin")); err != nil {
 		return nil, http.StatusForbidden, err
 	}
@@ -63,7 +63,7 @@ func (h *Handler) prepare(w http.ResponseWriter, r *http.Request) (*reqState, in
 		return nil, http.StatusUnauthorized, backend.Errorf(backend.CodeUnauthenticated, "a token is required").
 			WithHint("send Authorization: Bearer <token> (agent-deck token create)")
 	}
-	lookup := h.lookupSession(r.Context(), r.Header.Get(headerSession))
+	lookup := h.lookupSession(r.Context(), r.Header.Get(backend.HeaderMCPSession))
 	actor, err := h.svc.Authenticate(r.Context(), token, backend.ActorAgent)
 	if err != nil {
 		drain(lookup)
@@ -122,13 +122,13 @@ func needsSession(r *http.Request, st *reqState) (bool, error) {
 	case r.Method != http.MethodPost && r.Method != http.MethodGet && r.Method != http.MethodDelete:
 		return false, nil
 	}
-	if v := r.Header.Get("Mcp-Protocol-Version"); v != "" && !containsStr(SessionProtocolVersions, v) {
+	if v := r.Header.Get(backend.HeaderMCPProtocolVersion); v != "" && !containsStr(SessionProtocolVersions, v) {
 		// A stateless-era probe (server/discover): the transport answers it with the versions
 		// this endpoint supports, and the client falls back to initialize.
 		return false, nil
 	}
-	if r.Header.Get(headerSession) == "" {
-		return false, backend.Errorf(backend.CodeInvalidArgument, "the Mcp-Session-Id header is required").
+	if r.Header.Get(backend.HeaderMCPSession) == "" {
+		return false, backend.Errorf(backend.CodeInvalidArgument, "the %s header is required", backend.HeaderMCPSession).
 			WithHint("send initialize first and reuse the session id it returns")
 	}
 	return true, nil
@@ -158,14 +158,14 @@ func (h *Handler) lookupSession(ctx context.Context, id string) <-chan lookupRes
 // connection can ask for less, never for more.
 func (h *Handler) connectionProfile(r *http.Request) (Profile, error) {
 	p := h.profile
-	for _, asked := range []string{r.URL.Query().Get("profile"), r.Header.Get(HeaderProfile)} {
+	for _, asked := range []string{r.URL.Query().Get("profile"), r.Header.Get(backend.HeaderProfile)} {
 		if strings.TrimSpace(asked) == "" {
 			continue
 		}
 		q, err := ParseProfile(asked)
 		if err != nil {
 			return "", backend.Errorf(backend.CodeInvalidArgument, "%s", err.Error()).
-				WithHint("use ?profile=runtime|standard|legacy or omit it")
+				WithHint("use ?profile=" + strings.Join(backend.Profiles, "|") + " or omit it")
 		}
 		p = narrower(p, q)
 	}

@@ -7,10 +7,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/agent-deck/agent-deck/backend"
 )
 
 // Tier groups tools by how often agents need them; profiles are unions of tiers.
@@ -40,18 +43,33 @@ const (
 	Proxy
 )
 
-// Profile is a named tool set, computed from the tiers.
+// Profile is a named tool set, computed from the tiers. The names are backend's (one home for
+// the whole deck); which tiers each one exposes is its row in profileTiers.
 type Profile string
 
-// Profiles, smallest first.
+// The profiles code refers to by name.
 const (
-	ProfileRuntime  Profile = "runtime"
-	ProfileStandard Profile = "standard"
-	ProfileLegacy   Profile = "legacy"
+	ProfileRuntime  Profile = backend.ProfileRuntime
+	ProfileStandard Profile = backend.ProfileStandard
+	ProfileLegacy   Profile = backend.ProfileLegacy
 )
 
-// Profiles lists every profile, smallest first.
-var Profiles = []Profile{ProfileRuntime, ProfileStandard, ProfileLegacy}
+// Profiles lists every profile, smallest first, in backend's order.
+var Profiles = func() []Profile {
+	out := make([]Profile, len(backend.Profiles))
+	for i, name := range backend.Profiles {
+		out[i] = Profile(name)
+	}
+	return out
+}()
+
+// profileTiers is the registry's row for each profile: the tiers whose tools it exposes. A
+// profile named in backend.Profiles without a row here exposes nothing; a test says so.
+var profileTiers = map[Profile][]Tier{
+	ProfileRuntime:  {TierRuntime},
+	ProfileStandard: {TierRuntime, TierEditing},
+	ProfileLegacy:   {TierRuntime, TierEditing, TierAlias},
+}
 
 // rank orders profiles by size; -1 for unknown names.
 func (p Profile) rank() int {
@@ -67,7 +85,7 @@ func (p Profile) rank() int {
 func ParseProfile(s string) (Profile, error) {
 	p := Profile(strings.ToLower(strings.TrimSpace(s)))
 	if p.rank() < 0 {
-		return "", fmt.Errorf("unknown MCP tool profile %q: use runtime, standard or legacy", s)
+		return "", fmt.Errorf("unknown MCP tool profile %q: use %s", s, backend.ProfileChoices())
 	}
 	return p, nil
 }
@@ -85,14 +103,7 @@ func narrower(a, b Profile) Profile {
 
 // includes reports whether the profile exposes tools of tier t.
 func (p Profile) includes(t Tier) bool {
-	switch t {
-	case TierRuntime:
-		return true
-	case TierEditing:
-		return p == ProfileStandard || p == ProfileLegacy
-	default:
-		return p == ProfileLegacy
-	}
+	return slices.Contains(profileTiers[p], t)
 }
 
 // ToolSpec declares one MCP tool. Every tool the deck serves is one row of Tools().
@@ -231,6 +242,18 @@ func ToolNames(p Profile, readOnly bool) []string {
 	var names []string
 	for _, t := range Tools() {
 		if p.includes(t.Tier) && !(readOnly && t.Access == Write) {
+			names = append(names, t.Name)
+		}
+	}
+	return names
+}
+
+// CanonicalToolNames returns the names of a profile's tools without the deprecated aliases, in
+// registry order: the tools the harness text may recommend.
+func CanonicalToolNames(p Profile) []string {
+	var names []string
+	for _, t := range Tools() {
+		if p.includes(t.Tier) && t.AliasOf == "" {
 			names = append(names, t.Name)
 		}
 	}

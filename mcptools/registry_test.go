@@ -247,3 +247,28 @@ func TestParseProfile(t *testing.T) {
 		t.Errorf("narrower = %s, want runtime", got)
 	}
 }
+
+// TestEveryProfileHasARow keeps backend's profile names and the registry's rows together: a
+// profile added to backend.Profiles without its tiers here would expose no tools.
+func TestEveryProfileHasARow(t *testing.T) {
+	for _, p := range Profiles {
+		if len(profileTiers[p]) == 0 || !p.includes(TierRuntime) {
+			t.Errorf("profile %s has no row in profileTiers, or its row lacks the runtime tier", p)
+		}
+	}
+	for p := range profileTiers {
+		if p.rank() < 0 {
+			t.Errorf("profileTiers has a row for %s, which backend.Profiles lacks", p)
+		}
+	}
+}
+
+func TestCanonicalToolNames(t *testing.T) {
+	standard := append(slices.Clone(runtimeNames), editingNames...)
+	for p, want := range map[Profile][]string{ProfileRuntime: runtimeNames, ProfileStandard: standard,
+		ProfileLegacy: standard} {
+		if diff := cmp.Diff(want, CanonicalToolNames(p)); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", p, diff)
+		}
+	}
+}

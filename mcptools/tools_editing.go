@@ -6,15 +6,7 @@ import (
 	"github.com/agent-deck/agent-deck/backend"
 )
 
-var pCardType = Param{Name: "card_type", Type: TString, Enum: cardTypeNames()}
-
-func cardTypeNames() []string {
-	names := make([]string, len(backend.CardTypes))
-	for i, t := range backend.CardTypes {
-		names[i] = string(t)
-	}
-	return names
-}
+var pCardType = Param{Name: "card_type", Type: TString, Enum: backend.CardTypeNames()}
 
 // serviceFields are the optional service settings register_service and update_service share;
 // register_service describes them, update_service refers to it.

@@ -92,7 +92,7 @@ func (w *pinWorld) rest(t *testing.T, token, method, path string, body any) (int
 		t.Fatal(err)
 	}
 	req.Header.Set("Authorization", "Bearer "+token)
-	req.Header.Set("x-agent-deck-deck", w.f.Deck.Name)
+	req.Header.Set(backend.HeaderDeck, w.f.Deck.Name)
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}

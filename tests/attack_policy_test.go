@@ -83,7 +83,7 @@ func attackRESTCallOffDeck(t *testing.T) {
 		}
 		for _, r := range []struct{ method, path string }{
 			{http.MethodGet, "/services/" + hidden.ID + "/tools"}, {http.MethodPost, "/services/" + hidden.ID + "/check"}} {
-			if a := d.rest(t, d.agent, r.method, r.path, nil, "x-agent-deck-deck", deck); a.Status == http.StatusOK {
+			if a := d.rest(t, d.agent, r.method, r.path, nil, backend.HeaderDeck, deck); a.Status == http.StatusOK {
 				t.Errorf("%s %s through deck %q answered 200: %s", r.method, r.path, deck, a.Body)
 			}
 		}
@@ -93,7 +93,7 @@ func attackRESTCallOffDeck(t *testing.T) {
 	if _, msg, details := a.Err(); !strings.Contains(msg, "deck") || details["field"] != "deck" {
 		t.Errorf("refusal does not name the deck parameter: %s", a.Body)
 	}
-	if a := d.rest(t, d.agent, http.MethodPost, "/services/"+d.svc.ID+"/call", call, "x-agent-deck-deck", "ops"); a.Status != http.StatusOK {
+	if a := d.rest(t, d.agent, http.MethodPost, "/services/"+d.svc.ID+"/call", call, backend.HeaderDeck, "ops"); a.Status != http.StatusOK {
 		t.Errorf("call through the deck that links it: %d %s", a.Status, a.Body)
 	}
 	if a := d.rest(t, d.agent, http.MethodGet, "/services/"+d.svc.Name+"/tools?deck=ops", nil); a.Status != http.StatusOK {

@@ -30,9 +30,9 @@ func TestMCPProfiles(t *testing.T) {
 	}{
 		{"default standard", standard, backend.ScopeAgent, nil, "", names(mcptools.ProfileStandard, false)},
 		{"query narrows", standard, backend.ScopeAgent, nil, "?profile=runtime", names(mcptools.ProfileRuntime, false)},
-		{"header narrows", standard, backend.ScopeAgent, map[string]string{mcptools.HeaderProfile: "runtime"}, "", names(mcptools.ProfileRuntime, false)},
+		{"header narrows", standard, backend.ScopeAgent, map[string]string{backend.HeaderProfile: "runtime"}, "", names(mcptools.ProfileRuntime, false)},
 		{"never widened", standard, backend.ScopeAgent, nil, "?profile=legacy", names(mcptools.ProfileStandard, false)},
-		{"runtime server never widened", runtime, backend.ScopeAgent, map[string]string{mcptools.HeaderProfile: "legacy"}, "", names(mcptools.ProfileRuntime, false)},
+		{"runtime server never widened", runtime, backend.ScopeAgent, map[string]string{backend.HeaderProfile: "legacy"}, "", names(mcptools.ProfileRuntime, false)},
 		{"read scope drops write tools", standard, backend.ScopeAgentRead, nil, "", names(mcptools.ProfileStandard, true)},
 		{"admin sees the profile", standard, backend.ScopeAdmin, nil, "", names(mcptools.ProfileStandard, false)},
 	}
@@ -47,7 +47,7 @@ func TestMCPProfiles(t *testing.T) {
 	}
 	t.Run("unknown profile is refused", func(t *testing.T) {
 		status, body := mcpRaw(t, standard, standard.token(backend.ScopeAgent),
-			map[string]string{mcptools.HeaderProfile: "everything"}, "", mcpInitializeBody)
+			map[string]string{backend.HeaderProfile: "everything"}, "", mcpInitializeBody)
 		if status != http.StatusBadRequest {
 			t.Errorf("status %d: %s", status, body)
 		}

@@ -13,7 +13,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/agent-deck/agent-deck/backend"
-	"github.com/agent-deck/agent-deck/mcptools"
 )
 
 var mcpSummaryRE = regexp.MustCompile(`^◆ .+ · \d+ MCP · \d+ keys? · \d+ playbooks? · ⌘[a-z]+\d*$`)
@@ -128,8 +127,8 @@ func TestMCPPreBinding(t *testing.T) {
 		deck    string
 	}{
 		{"configured default", nil, "dev"},
-		{"header by name", map[string]string{mcptools.HeaderDeck: "ops"}, "ops"},
-		{"header by id", map[string]string{mcptools.HeaderDeck: ops.Deck.ID}, "ops"},
+		{"header by name", map[string]string{backend.HeaderDeckID: "ops"}, "ops"},
+		{"header by id", map[string]string{backend.HeaderDeckID: ops.Deck.ID}, "ops"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -142,7 +141,7 @@ func TestMCPPreBinding(t *testing.T) {
 		})
 	}
 	t.Run("unknown deck header fails initialize", func(t *testing.T) {
-		status, body := mcpRaw(t, s, tok, map[string]string{mcptools.HeaderDeck: "nope"}, "", mcpInitializeBody)
+		status, body := mcpRaw(t, s, tok, map[string]string{backend.HeaderDeckID: "nope"}, "", mcpInitializeBody)
 		if status != http.StatusOK || !strings.Contains(body, "NOT_FOUND") || !strings.Contains(body, "dev") {
 			t.Errorf("initialize with an unknown deck: %d %s", status, body)
 		}
