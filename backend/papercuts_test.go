@@ -1,6 +1,7 @@
 package backend_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/agent-deck/agent-deck/backend"
@@ -33,6 +34,43 @@ func TestPapercutsEnvName(t *testing.T) {
 			backend.CredentialPatch{Label: ptr("Echo Key")}))
 		if up.EnvName != "ECHO_KEY" {
 			t.Errorf("env name after relabel = %q, want the stored ECHO_KEY", up.EnvName)
+		}
+	})
+}
+
+// TestPapercutsNames holds the backend half of issue 15 item 9: messages people read name cards
+// by name — the deck that holds a name, the service an unlink leaves playbooks without.
+func TestPapercutsNames(t *testing.T) {
+	f := newCoreFixture(t)
+	d := f.deck(t, "dev")
+	t.Run("deck name taken", func(t *testing.T) {
+		other := f.deck(t, "prod")
+		for _, attempt := range []func() error{
+			func() error { _, err := f.svc.CreateDeck(f.admin, backend.DeckInput{Name: "DEV"}); return err },
+			func() error {
+				_, err := f.svc.RenameDeck(f.admin, other.ID, backend.DeckInput{Name: "Dev"})
+				return err
+			},
+		} {
+			e := wantCode(t, attempt(), backend.CodeConflict)
+			if !strings.Contains(e.Message, `"dev"`) {
+				t.Errorf("conflict %q does not name the existing deck \"dev\"", e.Message)
+			}
+		}
+	})
+	t.Run("unlink warning", func(t *testing.T) {
+		svc := f.service(t, "github-mcp")
+		pb := f.playbook(t, backend.PlaybookInput{Title: "Open a PR", Body: "use it",
+			DependsOnServiceIDs: []string{svc.ID}})
+		f.link(t, d.ID, backend.CardService, svc.ID)
+		f.link(t, d.ID, backend.CardPlaybook, pb.Playbook.ID)
+		res := coreMust[backend.CardsResult](t)(f.svc.UnlinkCard(f.admin,
+			backend.CardRef{Deck: d.ID, CardType: backend.CardService, CardID: svc.ID}))
+		if len(res.Warnings) != 1 {
+			t.Fatalf("warnings = %+v, want one", res.Warnings)
+		}
+		if msg := res.Warnings[0].Message; strings.Contains(msg, svc.ID) || !strings.Contains(msg, `"github-mcp"`) {
+			t.Errorf("unlink warning %q: want the service's name, not its id", msg)
 		}
 	})
 }
