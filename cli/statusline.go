@@ -114,14 +114,7 @@ func statuslineError(err error) string {
 	case backend.CodeUnauthenticated, backend.CodeForbidden:
 		return TokenRefusedLine
 	}
-	return "◆ Agent Deck: " + clipLine(se.Err.Message, 80)
-}
-
-func clipLine(s string, n int) string {
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
+	return "◆ Agent Deck: " + clipCell(se.Err.Message, 80)
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
