@@ -207,12 +207,23 @@ func unknownCardError(ctx context.Context, st Store, t CardType, ref string) err
 // nameConflict turns a store CONFLICT into a message naming the taken name; other errors pass
 // through storeErr.
 func nameConflict(err error, kind, field, name string) error {
+	return storedNameConflict(err, kind, field, name, "")
+}
+
+// storedNameConflict is nameConflict naming the card that holds the name as it is stored
+// ("dev", when "DEV" was asked for); stored may be empty when it is not known.
+func storedNameConflict(err error, kind, field, name, stored string) error {
 	if ErrorCode(err) != CodeConflict {
 		return storeErr("saving a "+kind, err)
 	}
+	msg := fmt.Sprintf("a %s with %s %q already exists (%ss are unique, ignoring case)", kind, field, name, field)
+	if stored != "" && stored != name {
+		msg = fmt.Sprintf("a %s with %s %q already exists (%ss are unique, ignoring case, so %q is taken)",
+			kind, field, stored, field, name)
+	}
 	return &Error{
 		Code:    CodeConflict,
-		Message: fmt.Sprintf("a %s with %s %q already exists (%ss are unique, ignoring case)", kind, field, name, field),
+		Message: msg,
 		Hint:    "choose another " + field + ", or change the existing " + kind,
 		Details: map[string]any{"field": field},
 		Err:     err,

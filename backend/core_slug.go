@@ -70,27 +70,30 @@ func DeriveCredentialID(label string) string { return "cred_" + slugOrHash(label
 // DerivePlaybookID is the id a playbook gets from its title: pb_<slug>.
 func DerivePlaybookID(title string) string { return "pb_" + slugOrHash(title) }
 
-// secretWords end a label that already names the secret ("OpenAI API Key", "GitHub Token"),
-// so the env name does not repeat them.
-var secretWords = map[string]bool{
-	"KEY": true, "TOKEN": true, "SECRET": true, "PASSWORD": true, "PAT": true, "APIKEY": true,
-}
+// namedSecretWords end a label that already names its secret the way tools expect it
+// ("GitHub Token" → GITHUB_TOKEN), so the env name is the label itself.
+var namedSecretWords = map[string]bool{"TOKEN": true, "SECRET": true, "PASSWORD": true, "PAT": true}
 
-// DeriveEnvName is the environment variable a credential's secret is exported as:
-// <LABEL>_API_KEY, without doubling a trailing key/token word ("OpenAI API Key" →
-// OPENAI_API_KEY, "GitHub Token" → GITHUB_TOKEN, "Stripe API" → STRIPE_API_KEY, "Token" →
-// TOKEN_API_KEY).
+// apiKeyWords are the words of "API key" a label may end in; they are not repeated before the
+// _API_KEY every other label gets.
+var apiKeyWords = map[string]bool{"API": true, "KEY": true, "APIKEY": true}
+
+// DeriveEnvName is the environment variable a credential's secret is exported as, by one rule:
+// the label in upper snake case; a label ending in TOKEN, SECRET, PASSWORD or PAT is used as it
+// is, every other label ends in _API_KEY, a trailing API, KEY or API KEY not repeated
+// ("OpenAI API Key" → OPENAI_API_KEY, "Echo Key" → ECHO_API_KEY, "Stripe" → STRIPE_API_KEY,
+// "GitHub Token" → GITHUB_TOKEN, "Token" → TOKEN_API_KEY). It only names new credentials
+// created without an env name; stored ones keep theirs.
 func DeriveEnvName(label string) string {
-	base := strings.ToUpper(slugOrHash(label))
-	words := strings.Split(base, "_")
-	last := words[len(words)-1]
-	switch {
-	case secretWords[last] && len(words) > 1:
-	case last == "API":
-		base += "_KEY"
-	default:
-		base += "_API_KEY"
+	words := strings.Split(strings.ToUpper(slugOrHash(label)), "_")
+	if last := words[len(words)-1]; !namedSecretWords[last] || len(words) == 1 {
+		stem := words
+		for len(stem) > 1 && apiKeyWords[stem[len(stem)-1]] {
+			stem = stem[:len(stem)-1]
+		}
+		words = append(stem[:len(stem):len(stem)], "API", "KEY")
 	}
+	base := strings.Join(words, "_")
 	if base[0] >= '0' && base[0] <= '9' {
 		base = "_" + base
 	}

@@ -109,9 +109,24 @@ func (s *Service) CreateDeck(ctx context.Context, in DeckInput) (Deck, error) {
 	now := s.clock()
 	d := Deck{ID: id, Name: name, CreatedAt: now, UpdatedAt: now}
 	if err := s.store.CreateDeck(ctx, &d); err != nil {
-		return Deck{}, nameConflict(err, "deck", "name", name)
+		return Deck{}, s.deckNameConflict(ctx, err, name)
 	}
 	return d, nil
+}
+
+// deckNameConflict names the deck that already holds name, as it is stored.
+func (s *Service) deckNameConflict(ctx context.Context, err error, name string) error {
+	stored := ""
+	if ErrorCode(err) == CodeConflict {
+		if decks, lerr := s.store.ListDecks(ctx); lerr == nil {
+			for _, d := range decks {
+				if strings.EqualFold(d.Name, name) {
+					stored = d.Name
+				}
+			}
+		}
+	}
+	return storedNameConflict(err, "deck", "name", name, stored)
 }
 
 // RenameDeck changes a deck's name.
@@ -129,7 +144,7 @@ func (s *Service) RenameDeck(ctx context.Context, ref string, in DeckInput) (Dec
 	}
 	d.Name, d.UpdatedAt = name, s.clock()
 	if err := s.store.UpdateDeck(ctx, &d); err != nil {
-		return Deck{}, nameConflict(err, "deck", "name", name)
+		return Deck{}, s.deckNameConflict(ctx, err, name)
 	}
 	return d, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -225,8 +226,12 @@ func unlinkWarning(ctx context.Context, st Store, d Deck, t CardType, id string)
 	if len(ids) == 0 {
 		return nil, nil
 	}
+	card := id
+	if c, err := getCard(ctx, st, t, id); err == nil && c.Name != "" {
+		card = strconv.Quote(c.Name) // people read names; a service id is a UUID
+	}
 	msg := fmt.Sprintf("%s %s was unlinked, but playbooks on deck %q depend on it: %s",
-		t, id, d.Name, strings.Join(names, ", "))
+		t, card, d.Name, strings.Join(names, ", "))
 	return &Warning{Code: string(CodePlaybookDependency), Message: msg, Playbooks: ids}, nil
 }
 

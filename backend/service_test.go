@@ -215,7 +215,7 @@ func TestServiceSecrets(t *testing.T) {
 	if tg.Headers["Authorization"] != "Bearer "+headerCanary || tg.Headers["X-Tenant"] != "acme" {
 		t.Errorf("target headers not decrypted: %v", len(tg.Headers))
 	}
-	if tg.Credential == nil || tg.Credential.Secret != credCanary+"-2" || tg.Credential.EnvName != "UPSTREAM_KEY" {
+	if tg.Credential == nil || tg.Credential.Secret != credCanary+"-2" || tg.Credential.EnvName != "UPSTREAM_API_KEY" {
 		t.Errorf("target credential not decrypted or wrong env (present %v)", tg.Credential != nil)
 	}
 	tl := coreMust[backend.Target](t)(f.svc.TargetForTest(f.admin, local.ID))

@@ -59,6 +59,7 @@ func importCommand() *cli.Command {
 		ArgsUsage: "FILE",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "dry-run", Usage: "report what would happen without changing anything"},
+			&cli.BoolFlag{Name: "verbose", Usage: fmt.Sprintf("list every name in the report (else a list of more than %d shows its count and the first %d)", importPreview, importPreview-1)},
 			jsonFlag,
 		},
 		Action: importAction,
@@ -94,7 +95,7 @@ func importAction(c *cli.Context) error {
 	if c.Bool("json") {
 		return printJSON(c.App.Writer, rep)
 	}
-	return printImportReport(c.App.Writer, rep)
+	return printImportReport(c.App.Writer, rep, c.Bool("verbose"))
 }
 
 // bundleTally counts a bundle's entries for progress lines.
@@ -122,10 +123,23 @@ func plural(n int, noun string) string {
 	return fmt.Sprintf("%d %ss", n, noun)
 }
 
-func printImportReport(w io.Writer, rep backend.ImportReport) error {
+// importPreview is how many names a report list shows before it is summarised as a count, the
+// first names and how many more (a bundle of 300 services is not one line of 300 names).
+const importPreview = 6
+
+// preview returns the names to print and how many were left out.
+func preview(names []string, verbose bool) ([]string, int) {
+	if verbose || len(names) <= importPreview {
+		return names, 0
+	}
+	return names[:importPreview-1], len(names) - (importPreview - 1)
+}
+
+func printImportReport(w io.Writer, rep backend.ImportReport, verbose bool) error {
 	if rep.DryRun {
 		fmt.Fprintln(w, "Dry run: nothing was changed. The import would do this:")
 	}
+	more := false
 	for _, section := range []struct {
 		title string
 		m     map[string][]string
@@ -140,22 +154,37 @@ func printImportReport(w io.Writer, rep backend.ImportReport) error {
 		}
 		slices.Sort(kinds)
 		for _, k := range kinds {
-			if len(section.m[k]) > 0 {
-				fmt.Fprintf(w, "  %-12s %s\n", k+":", strings.Join(section.m[k], ", "))
+			names, left := preview(section.m[k], verbose)
+			switch {
+			case len(names) == 0:
+			case left > 0:
+				more = true
+				fmt.Fprintf(w, "  %-12s %d: %s and %d more\n", k+":", len(section.m[k]), strings.Join(names, ", "), left)
+			default:
+				fmt.Fprintf(w, "  %-12s %s\n", k+":", strings.Join(names, ", "))
 			}
 		}
 	}
-	if len(rep.ValuesNeeded) > 0 {
-		fmt.Fprintln(w, "Values to fill in (bundles carry no secret header or env values):")
-		for _, v := range rep.ValuesNeeded {
+	for _, list := range []struct {
+		title string
+		items []string
+	}{{"Values to fill in (bundles carry no secret header or env values):", rep.ValuesNeeded},
+		{"Credentials that need a secret (agent-deck credential rotate ID):", rep.CredentialsNeedSecret}} {
+		if len(list.items) == 0 {
+			continue
+		}
+		fmt.Fprintln(w, list.title)
+		items, left := preview(list.items, verbose)
+		for _, v := range items {
 			fmt.Fprintf(w, "  %s\n", v)
 		}
-	}
-	if len(rep.CredentialsNeedSecret) > 0 {
-		fmt.Fprintln(w, "Credentials that need a secret (agent-deck credential rotate ID):")
-		for _, id := range rep.CredentialsNeedSecret {
-			fmt.Fprintf(w, "  %s\n", id)
+		if left > 0 {
+			more = true
+			fmt.Fprintf(w, "  … and %d more\n", left)
 		}
+	}
+	if more {
+		fmt.Fprintln(w, "Long lists are shortened; --verbose or --json shows every name.")
 	}
 	return nil
 }

@@ -197,7 +197,7 @@ func serviceCommand() *cli.Command {
 			list, err := cl.ListServices(ctx)
 			rows := make([][]string, len(list))
 			for i, s := range list {
-				rows[i] = []string{s.ID, s.Name, string(s.Type), serviceTarget(s), string(s.Health.Status)}
+				rows[i] = []string{s.ID, s.Name, string(s.Type), clipCell(serviceTarget(s), maxTargetWidth), string(s.Health.Status)}
 			}
 			return orEmptyList(list), rows, err
 		},
@@ -208,6 +208,39 @@ func serviceCommand() *cli.Command {
 		delete: func(ctx context.Context, cl *client.Client, ref string) error { return cl.DeleteService(ctx, ref) },
 		extra:  []*cli.Command{serviceApproveCommand()},
 	}.command()
+}
+
+// maxTargetWidth keeps a long command line or URL from stretching `service list`; the JSON and
+// `service show` keep the whole value.
+const maxTargetWidth = 48
+
+// clipCell shortens s to n characters, the last one an ellipsis.
+func clipCell(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
+
+// serviceNames maps service ids to names, so people read names; an id the list does not hold
+// (or a list that failed) stays an id.
+func serviceNames(ctx context.Context, cl *client.Client, ids []string) []string {
+	if len(ids) == 0 {
+		return nil
+	}
+	byID := map[string]string{}
+	if list, err := cl.ListServices(ctx); err == nil {
+		for _, s := range list {
+			byID[s.ID] = s.Name
+		}
+	}
+	names := make([]string, len(ids))
+	for i, id := range ids {
+		if names[i] = byID[id]; names[i] == "" {
+			names[i] = id
+		}
+	}
+	return names
 }
 
 func serviceTarget(s backend.ServiceCard) string {
@@ -237,9 +270,15 @@ func playbookCommand() *cli.Command {
 		header: []string{"ID", "TITLE", "TRIGGERS", "DEPENDS ON"},
 		list: func(ctx context.Context, cl *client.Client) (any, [][]string, error) {
 			list, err := cl.ListPlaybooks(ctx)
+			var serviceIDs []string
+			for _, p := range list {
+				serviceIDs = append(serviceIDs, p.DependsOnServiceIDs...)
+			}
+			names := serviceNames(ctx, cl, serviceIDs)
 			rows := make([][]string, len(list))
 			for i, p := range list {
-				deps := append(append([]string{}, p.DependsOnCredentialIDs...), p.DependsOnServiceIDs...)
+				deps := append(append([]string{}, p.DependsOnCredentialIDs...), names[:len(p.DependsOnServiceIDs)]...)
+				names = names[len(p.DependsOnServiceIDs):]
 				rows[i] = []string{p.ID, p.Title, strconv.Itoa(len(p.Triggers)), joinOrDash(deps)}
 			}
 			return orEmptyList(list), rows, err
@@ -249,7 +288,8 @@ func playbookCommand() *cli.Command {
 			return p, func(w io.Writer) error {
 				if err := keyValues(w, [][2]string{{"id", p.ID}, {"title", p.Title},
 					{"triggers", joinOrDash(p.Triggers)}, {"exec", orDash(p.Exec)}, {"skill", orDash(p.Skill)},
-					{"credentials", joinOrDash(p.DependsOnCredentialIDs)}, {"services", joinOrDash(p.DependsOnServiceIDs)}}); err != nil {
+					{"credentials", joinOrDash(p.DependsOnCredentialIDs)},
+					{"services", joinOrDash(serviceNames(ctx, cl, p.DependsOnServiceIDs))}}); err != nil {
 					return err
 				}
 				_, err := fmt.Fprintf(w, "\n%s\n", strings.TrimRight(p.Body, "\n"))

@@ -29,9 +29,9 @@ func globalFlags() []cli.Flag {
 		&cli.StringFlag{Name: flagHome, EnvVars: []string{"AGENT_DECK_HOME"},
 			Usage: "data home (database, secret key, admin token)", Value: defaultHome()},
 		&cli.StringFlag{Name: flagServer, EnvVars: []string{backend.EnvServer},
-			Usage: "URL of a remote deck server (default: the local one)"},
+			Usage: "deck server URL (default: the local one: <home>/server.json, else the last address in <home>/last-server.json, else http://" + DefaultAddr + ")"},
 		&cli.StringFlag{Name: flagToken, EnvVars: []string{backend.EnvToken},
-			Usage: "API token for --server (default: the local admin token)"},
+			Usage: "API token (default: <home>/admin.token, sent only to this machine's own server: the local one, or a --server equal to the URL in <home>/server.json)"},
 	}
 }
 

@@ -19,7 +19,7 @@ import (
 const (
 	secretKeyFile  = "secret.key"
 	adminTokenFile = "admin.token"
-	serverInfoFile = "server.json"
+	serverInfoFile = client.ServerInfoFile
 )
 
 // loadSecretKey returns the key that seals secrets at rest: AGENT_DECK_SECRET_KEY when set, else
@@ -75,10 +75,19 @@ func ensureAdminToken(ctx context.Context, svc *backend.Service, home string) (s
 	return tok.Secret, nil
 }
 
+// writeServerInfo records the running server in <home>/server.json (removed when it stops) and
+// its address in <home>/last-server.json (kept, so clients can say where it ran).
 func writeServerInfo(home string, info client.ServerInfo) error {
 	data, err := json.Marshal(info)
 	if err != nil {
 		return err
 	}
-	return writeFileAtomic(filepath.Join(home, serverInfoFile), data, 0o600)
+	if err := writeFileAtomic(filepath.Join(home, serverInfoFile), data, 0o600); err != nil {
+		return err
+	}
+	last, err := json.Marshal(client.ServerInfo{URL: info.URL, PID: info.PID})
+	if err != nil {
+		return err
+	}
+	return writeFileAtomic(filepath.Join(home, client.LastServerFile), last, 0o600)
 }

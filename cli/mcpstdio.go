@@ -67,7 +67,10 @@ const maxStdioMessage = 16 << 20
 
 // RunMCPStdio runs the bridge until stdin ends or ctx is cancelled, then ends the session. The
 // handshake (initialize, notifications/initialized) runs in order, alone; later messages are
-// sent concurrently so a slow tool call never holds up a ping or a cancellation.
+// sent concurrently so a slow tool call never holds up a ping or a cancellation — except around
+// a binding call (bind_workspace, switch_bound_deck), which waits for the requests read before it
+// and holds up the ones read after it until it has answered, so a call pipelined right after a
+// bind sees the binding.
 func RunMCPStdio(ctx context.Context, opts StdioBridgeOptions, stdin io.Reader, stdout, stderr io.Writer) error {
 	b := &stdioBridge{opts: opts, out: stdout, log: stderr, http: opts.HTTP}
 	if b.http == nil {
@@ -76,6 +79,7 @@ func RunMCPStdio(ctx context.Context, opts StdioBridgeOptions, stdin io.Reader, 
 	in := bufio.NewReaderSize(stdin, 64<<10)
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, 16)
+	var order bindOrder
 	for {
 		line, err := readLine(in)
 		if len(bytes.TrimSpace(line)) > 0 {
@@ -85,8 +89,11 @@ func RunMCPStdio(ctx context.Context, opts StdioBridgeOptions, stdin io.Reader, 
 			} else {
 				sem <- struct{}{}
 				wg.Add(1)
+				wait, done := order.next(msg)
 				go func() {
 					defer func() { <-sem; wg.Done() }()
+					defer done()
+					wait(ctx)
 					b.forward(ctx, msg)
 				}()
 			}
@@ -100,6 +107,64 @@ func RunMCPStdio(ctx context.Context, opts StdioBridgeOptions, stdin io.Reader, 
 			return fmt.Errorf("reading stdin: %w", err)
 		}
 	}
+}
+
+// bindOrder keeps a session's requests in order around binding calls: a binding call waits for
+// every request read before it, and every request read after it waits for its answer. Other
+// requests and notifications run concurrently. Only the reading loop calls next.
+type bindOrder struct {
+	barrier chan struct{}   // closed when the last binding call has answered; nil: none yet
+	since   *sync.WaitGroup // requests read since that binding call
+}
+
+// next returns what msg must wait for before it is sent, and what it must call once answered.
+func (o *bindOrder) next(msg []byte) (wait func(context.Context), done func()) {
+	if o.since == nil {
+		o.since = &sync.WaitGroup{}
+	}
+	prev, before := o.barrier, o.since
+	if !isBindingCall(msg) {
+		if !isRequest(msg) {
+			return func(context.Context) {}, func() {}
+		}
+		before.Add(1)
+		return func(ctx context.Context) { waitClosed(ctx, prev) }, before.Done
+	}
+	mine := make(chan struct{})
+	o.barrier, o.since = mine, &sync.WaitGroup{}
+	return func(ctx context.Context) {
+		waitClosed(ctx, prev)
+		idle := make(chan struct{})
+		go func() { before.Wait(); close(idle) }()
+		waitClosed(ctx, idle)
+	}, func() { close(mine) }
+}
+
+func waitClosed(ctx context.Context, ch chan struct{}) {
+	if ch == nil {
+		return
+	}
+	select {
+	case <-ch:
+	case <-ctx.Done():
+	}
+}
+
+// isBindingCall reports whether msg is a tools/call that changes the session's binding.
+func isBindingCall(msg []byte) bool {
+	if !bytes.Contains(msg, []byte("bind")) {
+		return false
+	}
+	var m struct {
+		Method string `json:"method"`
+		Params struct {
+			Name string `json:"name"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(msg, &m) != nil || m.Method != "tools/call" {
+		return false
+	}
+	return m.Params.Name == "bind_workspace" || m.Params.Name == "switch_bound_deck"
 }
 
 // readLine returns one line without its newline; a line over the limit is an error.

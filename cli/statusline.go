@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/agent-deck/agent-deck/backend"
 	"github.com/agent-deck/agent-deck/cli/client"
 )
 
@@ -22,8 +24,12 @@ const (
 	statuslineMaxInput  = 1 << 20
 )
 
-// OfflineLine is printed when the server cannot be asked.
-const OfflineLine = "◆ Agent Deck offline — start it with `agent-deck serve`"
+// Lines printed instead of the deck line. OfflineLine means nothing answered at the server's
+// address; TokenRefusedLine that the server answered but refused the token.
+const (
+	OfflineLine      = "◆ Agent Deck offline — start it with `agent-deck serve`"
+	TokenRefusedLine = "◆ Agent Deck token refused — run agent-deck setup again"
+)
 
 func statuslineCommand() *cli.Command {
 	return &cli.Command{
@@ -35,55 +41,43 @@ func statuslineCommand() *cli.Command {
 
 func statuslineAction(c *cli.Context) error {
 	start := time.Now()
-	ws, ok := readStatusInput(c.App.Reader, statuslineStdinWait)
-	line := OfflineLine
-	if ok {
-		line = displayLine(c, ws, statuslineBudget-time.Since(start))
-	}
+	ws := readStatusInput(c.App.Reader, statuslineStdinWait)
+	line := displayLine(c, ws, statuslineBudget-time.Since(start))
 	fmt.Fprintln(c.App.Writer, oneLine(line))
 	return nil
 }
 
 // readStatusInput returns the workspace from the host's JSON (workspace.current_dir, then cwd),
-// or the current directory when stdin is a terminal, empty or silent. ok is false for malformed
-// input.
-func readStatusInput(r io.Reader, wait time.Duration) (string, bool) {
+// or the current directory when stdin is a terminal, empty, silent or not the JSON expected:
+// the line is about this process's directory then, never a claim that the server is down.
+func readStatusInput(r io.Reader, wait time.Duration) string {
 	cwd, _ := os.Getwd()
 	if r == nil || isTerminal(r) {
-		return cwd, true
+		return cwd
 	}
-	type result struct {
-		ws  string
-		err error
-	}
-	ch := make(chan result, 1)
+	ch := make(chan string, 1)
 	go func() {
-		var in struct {
-			Cwd       string `json:"cwd"`
-			Workspace struct {
-				CurrentDir string `json:"current_dir"`
-			} `json:"workspace"`
+		var in any
+		if json.NewDecoder(io.LimitReader(r, statuslineMaxInput)).Decode(&in) != nil {
+			ch <- ""
+			return
 		}
-		err := json.NewDecoder(io.LimitReader(r, statuslineMaxInput)).Decode(&in)
-		ws := in.Workspace.CurrentDir
-		if ws == "" {
-			ws = in.Cwd
+		obj, _ := in.(map[string]any)
+		ws, _ := obj["workspace"].(map[string]any)
+		dir, _ := ws["current_dir"].(string)
+		if dir == "" {
+			dir, _ = obj["cwd"].(string)
 		}
-		ch <- result{ws, err}
+		ch <- dir
 	}()
 	select {
-	case res := <-ch:
-		switch {
-		case res.err == io.EOF:
-			return cwd, true
-		case res.err != nil:
-			return "", false
-		case res.ws == "":
-			return cwd, true
+	case dir := <-ch:
+		if dir == "" {
+			return cwd
 		}
-		return res.ws, true
+		return dir
 	case <-time.After(wait):
-		return cwd, true
+		return cwd
 	}
 }
 
@@ -100,10 +94,27 @@ func displayLine(c *cli.Context, workspace string, budget time.Duration) string 
 	ctx, cancel := context.WithTimeout(c.Context, budget)
 	defer cancel()
 	d, err := cl.Display(ctx, workspace)
-	if err != nil || strings.TrimSpace(d.Line) == "" {
-		return OfflineLine
+	if err != nil {
+		return statuslineError(err)
+	}
+	if strings.TrimSpace(d.Line) == "" {
+		return "◆ Agent Deck"
 	}
 	return d.Line
+}
+
+// statuslineError is the line for a server that did not give one: offline only when nothing
+// answered, else what the server said, in a few words.
+func statuslineError(err error) string {
+	var se *client.StatusError
+	if !errors.As(err, &se) {
+		return OfflineLine
+	}
+	switch se.Err.Code {
+	case backend.CodeUnauthenticated, backend.CodeForbidden:
+		return TokenRefusedLine
+	}
+	return "◆ Agent Deck: " + clipCell(se.Err.Message, 80)
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -37,8 +37,8 @@ func TestCLIStatusline(t *testing.T) {
 			go func() { _, _ = w.Write([]byte(`{"cwd":"` + ws + `"}`)) }()
 			return r
 		}, false},
-		{"malformed JSON", e.home, nil, func() io.Reader { return strings.NewReader(`{"workspace":`) }, true},
-		{"not JSON at all", e.home, nil, func() io.Reader { return strings.NewReader("hello") }, true},
+		{"malformed JSON", e.home, nil, func() io.Reader { return strings.NewReader(`{"workspace":`) }, false},
+		{"not JSON at all", e.home, nil, func() io.Reader { return strings.NewReader("hello") }, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

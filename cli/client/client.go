@@ -30,6 +30,11 @@ type Client struct {
 	BaseURL string
 	Token   string
 	HTTP    *http.Client
+	// stopped: no server runs on the data home now; BaseURL is where the last one ran.
+	stopped bool
+	// foreign: the server was given (--server), is not this machine's own, and no token was; a
+	// refusal then says which flag or variable to set.
+	foreign bool
 }
 
 // Options says which server to talk to. Empty Server means the local one, found through Home.
@@ -41,7 +46,8 @@ type Options struct {
 	Timeout time.Duration
 }
 
-// ServerInfo is what `serve` writes to <home>/server.json while it runs.
+// ServerInfo is what `serve` writes to <home>/server.json while it runs (and to
+// <home>/last-server.json, which stays after it stops).
 type ServerInfo struct {
 	URL string `json:"url"`
 	PID int    `json:"pid"`
@@ -50,10 +56,23 @@ type ServerInfo struct {
 	Profile  string `json:"profile,omitempty"`
 }
 
+// Files in the data home the client reads.
+const (
+	ServerInfoFile = "server.json"
+	LastServerFile = "last-server.json"
+	adminTokenFile = "admin.token"
+)
+
 // ReadServerInfo reads <home>/server.json; ok is false when no server has written one.
-func ReadServerInfo(home string) (ServerInfo, bool) {
+func ReadServerInfo(home string) (ServerInfo, bool) { return readInfo(home, ServerInfoFile) }
+
+// ReadLastServer reads <home>/last-server.json, the address of the last server started on the
+// home, kept after it stops so a client can say where it ran.
+func ReadLastServer(home string) (ServerInfo, bool) { return readInfo(home, LastServerFile) }
+
+func readInfo(home, name string) (ServerInfo, bool) {
 	var info ServerInfo
-	b, err := os.ReadFile(filepath.Join(home, "server.json"))
+	b, err := os.ReadFile(filepath.Join(home, name))
 	if err != nil || json.Unmarshal(b, &info) != nil || info.URL == "" {
 		return ServerInfo{}, false
 	}
@@ -61,20 +80,27 @@ func ReadServerInfo(home string) (ServerInfo, bool) {
 }
 
 // New builds a client from options: an explicit server and token, or the local server's address
-// and admin token from the data home.
+// and admin token from the data home. The local admin token goes to a given --server only when
+// it is the server running on this home (its server.json URL), never to any other.
 func New(o Options) (*Client, error) {
 	base := strings.TrimRight(o.Server, "/")
 	token := o.Token
-	if base == "" {
+	running, isRunning := ReadServerInfo(o.Home)
+	stopped, foreign := false, false
+	switch {
+	case base == "" && isRunning:
+		base = strings.TrimRight(running.URL, "/")
+	case base == "":
 		base = DefaultURL
-		if info, ok := ReadServerInfo(o.Home); ok {
-			base = strings.TrimRight(info.URL, "/")
+		if last, ok := ReadLastServer(o.Home); ok {
+			base, stopped = strings.TrimRight(last.URL, "/"), true
 		}
-		if token == "" && o.Home != "" {
-			b, err := os.ReadFile(filepath.Join(o.Home, "admin.token"))
-			if err == nil {
-				token = strings.TrimSpace(string(b))
-			}
+	case token == "" && !(isRunning && SameServer(base, running.URL)):
+		foreign = true
+	}
+	if token == "" && !foreign && o.Home != "" {
+		if b, err := os.ReadFile(filepath.Join(o.Home, adminTokenFile)); err == nil {
+			token = strings.TrimSpace(string(b))
 		}
 	}
 	if u, err := url.Parse(base); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -84,20 +110,43 @@ func New(o Options) (*Client, error) {
 	if timeout <= 0 {
 		timeout = 30 * time.Second
 	}
-	return &Client{BaseURL: base, Token: token, HTTP: &http.Client{Timeout: timeout}}, nil
+	return &Client{BaseURL: base, Token: token, HTTP: &http.Client{Timeout: timeout}, stopped: stopped,
+		foreign: foreign}, nil
 }
 
-// UnreachableError means nothing answered at the server's address.
+// SameServer reports whether two server URLs name the same scheme, host and port (case and a
+// default port aside).
+func SameServer(a, b string) bool {
+	ua, erra := url.Parse(strings.TrimRight(a, "/"))
+	ub, errb := url.Parse(strings.TrimRight(b, "/"))
+	if erra != nil || errb != nil || ua.Host == "" {
+		return false
+	}
+	return strings.EqualFold(ua.Scheme, ub.Scheme) && hostPort(ua) == hostPort(ub) && ua.Path == ub.Path
+}
+
+func hostPort(u *url.URL) string {
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[strings.ToLower(u.Scheme)]
+	}
+	return strings.ToLower(u.Hostname()) + ":" + port
+}
+
+// UnreachableError means nothing answered at the server's address. Stopped says the address is
+// where the data home's last server ran, which has stopped since.
 type UnreachableError struct {
-	URL string
-	Err error
+	URL     string
+	Stopped bool
+	Err     error
 }
 
 func (e *UnreachableError) Error() string {
+	if e.Stopped {
+		return fmt.Sprintf("the server that ran at %s is not running; start it with `make run` or `agent-deck serve`", e.URL)
+	}
 	return fmt.Sprintf("no server at %s — start it with `agent-deck serve`", e.URL)
 }
-
-func (e *UnreachableError) Unwrap() error { return e.Err }
 
 // StatusError is an error answer of the server: the public form it sent (the hint is taken out
 // of details.hint) and the HTTP status, which classifies a code this client does not know.
@@ -153,7 +202,7 @@ func (c *Client) Do(ctx context.Context, method, path string, query url.Values, 
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode >= 300 {
-		return decodeError(resp)
+		return c.explain(decodeError(resp))
 	}
 	if out == nil {
 		_, _ = io.Copy(io.Discard, resp.Body)
@@ -174,7 +223,7 @@ func (c *Client) transportError(err error) error {
 	var op *net.OpError
 	var dns *net.DNSError
 	if errors.As(err, &op) || errors.As(err, &dns) || errors.Is(err, io.EOF) {
-		return &UnreachableError{URL: c.BaseURL, Err: err}
+		return &UnreachableError{URL: c.BaseURL, Stopped: c.stopped, Err: err}
 	}
 	var ue *url.Error
 	if errors.As(err, &ue) && ue.Timeout() {
@@ -184,7 +233,18 @@ func (c *Client) transportError(err error) error {
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return err
 	}
-	return &UnreachableError{URL: c.BaseURL, Err: err}
+	return &UnreachableError{URL: c.BaseURL, Stopped: c.stopped, Err: err}
+}
+
+// explain adds to a refused token what to set when no token was sent to a foreign server.
+func (c *Client) explain(err error) error {
+	var se *StatusError
+	if !c.foreign || !errors.As(err, &se) || se.Status != http.StatusUnauthorized {
+		return err
+	}
+	se.Err.Hint = "pass --token or set AGENT_DECK_TOKEN: the local admin token is only sent to " +
+		"this machine's own server (the URL in <home>/server.json), not to " + c.BaseURL
+	return err
 }
 
 func decodeError(resp *http.Response) error {
