@@ -178,7 +178,8 @@ func (h *Handler) peekBody(w http.ResponseWriter, r *http.Request, st *reqState)
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.maxBody))
 	if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
 		return http.StatusRequestEntityTooLarge, backend.Errorf(backend.CodeInvalidArgument,
-			"the request body is over %d bytes", h.maxBody)
+			"the request body is over %d bytes", h.maxBody).
+			WithHint("send a smaller request; pass large data by reference (a path or URL)")
 	}
 	if err != nil {
 		return http.StatusBadRequest, backend.Errorf(backend.CodeInvalidArgument,

@@ -134,7 +134,7 @@ func mcpSnapshotAll(t testing.TB, s *mcpStack) mcpDBState {
 		}
 		for i := range snap.Services {
 			snap.Services[i].Health = backend.Health{}
-			snap.Services[i].EnabledToolCount, snap.Services[i].DisabledToolCount = 0, 0
+			snap.Services[i].EnabledToolCount, snap.Services[i].DisabledToolCount = nil, nil
 		}
 		st.Decks = append(st.Decks, snap)
 	}
