@@ -62,8 +62,11 @@ func openAPIDocument(table []route) map[string]any {
 		"info": map[string]any{
 			"title":       "Agent Deck REST API",
 			"version":     "1",
-			"description": "The API of the Agent Deck dashboard and CLI. JSON in and out, snake_case keys, bearer tokens. Errors are {\"error\":{\"code\",\"message\",\"details\"}}.",
+			"description": "The API of the Agent Deck dashboard and CLI. JSON in and out, snake_case keys, bearer tokens. Errors are {\"error\":{\"code\",\"message\",\"details\"}}; details.hint says what to do next. This document is served without a token.",
+			"license":     apiLicense,
 		},
+		"servers": []any{map[string]any{"url": "http://127.0.0.1:1110",
+			"description": "agent-deck serve on its default address; use the address your server runs on (agent-deck status shows it)"}},
 		"security": []any{map[string]any{"bearerAuth": []string{}}},
 		"paths":    paths,
 		"components": map[string]any{
@@ -90,6 +93,9 @@ func (g *schemaGen) operation(r route, errorRef map[string]any) map[string]any {
 	}
 	if r.public {
 		op["security"] = []any{}
+	}
+	if r.scope != "" {
+		op["x-agent-deck-scope"] = string(r.scope)
 	}
 	return op
 }
@@ -247,7 +253,7 @@ func (g *schemaGen) object(t reflect.Type) map[string]any {
 	props := map[string]any{}
 	required := []string{}
 	for _, f := range jsonFields(t) {
-		props[f.name] = g.schema(f.typ)
+		props[f.name] = describe(g.schema(f.typ), t, f.name)
 		if f.required {
 			required = append(required, f.name)
 		}
