@@ -2,6 +2,7 @@ package dashboardapi
 
 import (
 	"fmt"
+	"maps"
 	"net/http"
 	"reflect"
 	"strconv"
@@ -230,6 +231,18 @@ func (g *schemaGen) schema(t reflect.Type) map[string]any {
 	}
 }
 
+// nullable widens the schema of an always-present pointer field to admit null, which is what
+// a nil pointer encodes as (enabled_tool_count of a service never reached).
+func nullable(schema map[string]any, f field) map[string]any {
+	typ, ok := schema["type"].(string)
+	if f.typ.Kind() != reflect.Pointer || !f.required || !ok {
+		return schema
+	}
+	out := maps.Clone(schema)
+	out["type"] = []string{typ, "null"}
+	return out
+}
+
 // ref registers a struct under components/schemas and returns a reference to it.
 func (g *schemaGen) ref(t reflect.Type) map[string]any {
 	if t.Name() == "" {
@@ -253,7 +266,7 @@ func (g *schemaGen) object(t reflect.Type) map[string]any {
 	props := map[string]any{}
 	required := []string{}
 	for _, f := range jsonFields(t) {
-		props[f.name] = describe(g.schema(f.typ), t, f.name)
+		props[f.name] = describe(nullable(g.schema(f.typ), f), t, f.name)
 		if f.required {
 			required = append(required, f.name)
 		}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -208,6 +209,80 @@ func TestPapercutsToolSettings(t *testing.T) {
 			!strings.Contains(res.Warnings[0].Message, `"whatever"`) ||
 			!strings.Contains(res.Warnings[0].Message, "cannot be reached") {
 			t.Errorf("result = %+v, want the name kept and a warning naming it and why", res)
+		}
+	})
+}
+
+func TestPapercutsProfile(t *testing.T) {
+	d := startPapercutDeck(t)
+	rt := d.stack.connect(t, d.stack.token(backend.ScopeAgent), nil, "?profile=runtime")
+	t.Run("07 a tool of a wider profile teaches which profile has it", func(t *testing.T) {
+		if slices.Contains(rt.toolNames(), "create_deck") {
+			t.Fatal("a runtime session lists create_deck")
+		}
+		e := rt.fails("create_deck", map[string]any{"name": "pc-sneaky"})
+		if !strings.Contains(e.Message, "profile standard") || !strings.Contains(e.Hint, "?profile=standard") ||
+			!strings.Contains(strings.ToLower(e.Hint), "x-agent-deck-profile") {
+			t.Errorf("error = %+v, want it to name profile standard and how to connect with it", e)
+		}
+		if _, err := d.stack.svc.GetDeck(d.stack.adminCtx(), "pc-sneaky"); backend.ErrorCode(err) != backend.CodeNotFound {
+			t.Errorf("the refused call created the deck: %v", err)
+		}
+	})
+	t.Run("07 a tool no profile has is not found, with the session's tools", func(t *testing.T) {
+		_, err := rt.callErr("no_such_tool", map[string]any{})
+		if err == nil || !strings.Contains(err.Error(), "not found") ||
+			!strings.Contains(err.Error(), "get_bound_deck") || strings.Contains(err.Error(), "create_deck") {
+			t.Errorf("error = %v, want not found listing the runtime tools", err)
+		}
+	})
+}
+
+func TestPapercutsPlaybookDependencies(t *testing.T) {
+	d := startPapercutDeck(t)
+	cred := d.fix.Cred.ID
+	type pb struct {
+		ID       string   `json:"id"`
+		Creds    []string `json:"depends_on_credential_ids"`
+		Explicit []string `json:"explicit_credential_ids"`
+	}
+
+	t.Run("03 detected dependencies follow the text", func(t *testing.T) {
+		var got pb
+		d.agent.ok("update_playbook", map[string]any{"playbook_id": d.fix.Playbook.ID,
+			"body": "# Release\nexport with " + cred}, &got)
+		if !slices.Equal(got.Creds, []string{cred}) || len(got.Explicit) != 0 {
+			t.Fatalf("after mentioning %s: %+v, want it detected, not explicit", cred, got)
+		}
+		d.agent.ok("update_playbook", map[string]any{"playbook_id": d.fix.Playbook.ID,
+			"body": "# Release\nno key needed any more"}, &got)
+		if len(got.Creds) != 0 {
+			t.Errorf("after the text dropped %s: dependencies %v, want none", cred, got.Creds)
+		}
+		deps, err := d.stack.svc.Dependents(d.stack.adminCtx(), backend.CardCredential, cred)
+		if err != nil || len(deps) != 0 {
+			t.Errorf("dependents of %s = %v, %v; want none, so it can be deleted", cred, deps, err)
+		}
+	})
+	t.Run("03 explicit dependencies stay until removed explicitly", func(t *testing.T) {
+		var got pb
+		d.agent.ok("update_playbook", map[string]any{"playbook_id": d.fix.Playbook.ID,
+			"depends_on_credential_ids": []string{cred}}, &got)
+		if !slices.Equal(got.Creds, []string{cred}) || !slices.Equal(got.Explicit, []string{cred}) {
+			t.Fatalf("after naming %s: %+v, want it explicit", cred, got)
+		}
+		d.agent.ok("update_playbook", map[string]any{"playbook_id": d.fix.Playbook.ID,
+			"body": "# Release\nstill no mention"}, &got)
+		if !slices.Equal(got.Creds, []string{cred}) {
+			t.Errorf("a body change dropped the explicit %s: %+v", cred, got)
+		}
+		d.agent.ok("update_playbook", map[string]any{"playbook_id": d.fix.Playbook.ID,
+			"depends_on_credential_ids": []string{}}, &got)
+		if len(got.Creds) != 0 || len(got.Explicit) != 0 {
+			t.Errorf("after removing %s explicitly: %+v, want none", cred, got)
+		}
+		if err := d.stack.svc.DeleteCredential(d.stack.adminCtx(), cred); err != nil {
+			t.Errorf("deleting %s once nothing depends on it: %v", cred, err)
 		}
 	})
 }
