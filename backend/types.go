@@ -149,22 +149,21 @@ type CredentialRecord struct {
 }
 
 // Playbook is a markdown runbook with trigger phrases and dependencies on other cards.
+// DependsOn* are the effective dependencies; Explicit* the subset given explicitly, kept until
+// removed explicitly (the rest were detected in the text and are recomputed on every change).
 type Playbook struct {
-	ID                     string   `json:"id"`
-	Title                  string   `json:"title"`
-	Body                   string   `json:"body"`
-	Triggers               []string `json:"triggers"`
-	Exec                   string   `json:"exec,omitempty"`
-	Skill                  string   `json:"skill,omitempty"`
-	DependsOnCredentialIDs []string `json:"depends_on_credential_ids"`
-	DependsOnServiceIDs    []string `json:"depends_on_service_ids"`
-	// ExplicitCredentialIDs and ExplicitServiceIDs are the dependencies given explicitly, a
-	// subset of the effective DependsOn* sets; the rest were detected in the text and are
-	// recomputed on every change.
-	ExplicitCredentialIDs []string  `json:"explicit_credential_ids"`
-	ExplicitServiceIDs    []string  `json:"explicit_service_ids"`
-	CreatedAt             time.Time `json:"created_at"`
-	UpdatedAt             time.Time `json:"updated_at"`
+	ID                     string    `json:"id"`
+	Title                  string    `json:"title"`
+	Body                   string    `json:"body"`
+	Triggers               []string  `json:"triggers"`
+	Exec                   string    `json:"exec,omitempty"`
+	Skill                  string    `json:"skill,omitempty"`
+	DependsOnCredentialIDs []string  `json:"depends_on_credential_ids"`
+	DependsOnServiceIDs    []string  `json:"depends_on_service_ids"`
+	ExplicitCredentialIDs  []string  `json:"explicit_credential_ids"`
+	ExplicitServiceIDs     []string  `json:"explicit_service_ids"`
+	CreatedAt              time.Time `json:"created_at"`
+	UpdatedAt              time.Time `json:"updated_at"`
 }
 
 // PlaybookSummary is what a deck snapshot shows of a playbook: enough to pick one by trigger.
