@@ -93,6 +93,9 @@ func (im *importer) playbooks(ctx context.Context) error {
 		}
 		p.DependsOnCredentialIDs = im.remapDeps(CardCredential, bp.DependsOnCredentialIDs)
 		p.DependsOnServiceIDs = im.remapDeps(CardService, bp.DependsOnServiceIDs)
+		// A bundle does not say which dependencies were explicit: keep them all (see 0008).
+		p.ExplicitCredentialIDs = slices.Clone(p.DependsOnCredentialIDs)
+		p.ExplicitServiceIDs = slices.Clone(p.DependsOnServiceIDs)
 		if p.ID, err = im.freeID(CardPlaybook, bp.ID, DerivePlaybookID(p.Title)); err != nil {
 			return atPath(err, path)
 		}

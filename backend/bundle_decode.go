@@ -17,7 +17,8 @@ const MaxBundleBytes = 64 << 20
 // JSON path (e.g. $.services[3].type) so a person can find it.
 func bundleError(path, format string, args ...any) *Error {
 	return Errorf(CodeInvalidArgument, "bundle %s: %s", path, fmt.Sprintf(format, args...)).
-		WithDetail("path", path).WithDetail("field", path)
+		WithDetail("path", path).WithDetail("field", path).
+		WithHint(`a bundle is {"format":"agent-deck-bundle","version":1,...} as agent-deck export writes it; fix the value at the path named`)
 }
 
 // atPath re-anchors a field validation error of the core (field "name") at a bundle path.

@@ -136,6 +136,8 @@ type CredentialRecord struct {
 }
 
 // Playbook is a markdown runbook with trigger phrases and dependencies on other cards.
+// DependsOn* are the effective dependencies; Explicit* the subset given explicitly, kept until
+// removed explicitly (the rest were detected in the text and are recomputed on every change).
 type Playbook struct {
 	ID                     string    `json:"id"`
 	Title                  string    `json:"title"`
@@ -145,6 +147,8 @@ type Playbook struct {
 	Skill                  string    `json:"skill,omitempty"`
 	DependsOnCredentialIDs []string  `json:"depends_on_credential_ids"`
 	DependsOnServiceIDs    []string  `json:"depends_on_service_ids"`
+	ExplicitCredentialIDs  []string  `json:"explicit_credential_ids"`
+	ExplicitServiceIDs     []string  `json:"explicit_service_ids"`
 	CreatedAt              time.Time `json:"created_at"`
 	UpdatedAt              time.Time `json:"updated_at"`
 }

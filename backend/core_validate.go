@@ -29,10 +29,12 @@ const (
 
 var envNameRE = regexp.MustCompile(`^[A-Z_][A-Z0-9_]*$`)
 
-// invalid builds an INVALID_ARGUMENT error that names the field.
+// invalid builds an INVALID_ARGUMENT error that names the field and, in its hint, what the
+// field accepts (a caller may replace the hint with a more specific one).
 func invalid(field, format string, args ...any) *Error {
-	return Errorf(CodeInvalidArgument, "%s: %s", field, fmt.Sprintf(format, args...)).
-		WithDetail("field", field)
+	rule := fmt.Sprintf(format, args...)
+	return Errorf(CodeInvalidArgument, "%s: %s", field, rule).
+		WithDetail("field", field).WithHint(acceptedHint(field, rule))
 }
 
 // invalidEnum is the error for a value outside a closed set; it lists the accepted values.

@@ -20,8 +20,9 @@ type DeckSnapshot struct {
 	Playbooks   []PlaybookSummary `json:"playbooks"`
 }
 
-// DeckService is a service card as shown on a deck: health and how many tools are enabled
-// (-1 when the tool list has never been fetched).
+// DeckService is a service card as shown on a deck: health and how many tools are enabled.
+// The counts are null while the deck has never fetched the service's tool list; Health then
+// says why (usually "unknown": never reached yet).
 type DeckService struct {
 	ID                string      `json:"id"`
 	Name              string      `json:"name"`
@@ -30,8 +31,8 @@ type DeckService struct {
 	URL               string      `json:"url,omitempty"`
 	CredentialID      string      `json:"credential_id,omitempty"`
 	Health            Health      `json:"health"`
-	EnabledToolCount  int         `json:"enabled_tool_count"`
-	DisabledToolCount int         `json:"disabled_tool_count"`
+	EnabledToolCount  *int        `json:"enabled_tool_count"`
+	DisabledToolCount *int        `json:"disabled_tool_count"`
 }
 
 // CardRef names a card on a deck. CardID takes an id or a name/label/title.

@@ -16,17 +16,18 @@ func (s *Service) snapshot(ctx context.Context, d Deck) (DeckSnapshot, error) {
 }
 
 // deckService is a service as a deck shows it: live health when the proxy knows better than the
-// store, and tool counts from the cached tool list (-1 when never fetched).
+// store, and tool counts from the cached tool list (null when never fetched).
 func (s *Service) deckService(r *ServiceRecord) DeckService {
 	ds := DeckService{
 		ID: r.ID, Name: r.Name, Type: r.Type, Description: r.Description, URL: maskedURL(*r),
-		CredentialID: r.CredentialID, Health: r.Health, EnabledToolCount: -1, DisabledToolCount: -1,
+		CredentialID: r.CredentialID, Health: r.Health,
 	}
 	if s.downstream != nil {
 		if st, ok := s.downstream.Status(r.ID); ok {
 			ds.Health = mergeHealth(r.Health, st.Health)
 			if st.Tools != nil {
-				ds.EnabledToolCount, ds.DisabledToolCount = toolCounts(st.Tools, r.DisabledTools)
+				on, off := toolCounts(st.Tools, r.DisabledTools)
+				ds.EnabledToolCount, ds.DisabledToolCount = &on, &off
 			}
 		}
 	}

@@ -195,11 +195,11 @@ func TestDeckSnapshot(t *testing.T) {
 	for _, s := range snap.Services {
 		got[s.ID] = s
 	}
-	if g := got[s1.ID]; g.Health.Status != backend.HealthHealthy || g.EnabledToolCount != 3 || g.DisabledToolCount != 0 {
+	if g := got[s1.ID]; g.Health.Status != backend.HealthHealthy || g.EnabledToolCount == nil || *g.EnabledToolCount != 3 || *g.DisabledToolCount != 0 {
 		t.Errorf("live service = %+v, want healthy with 3 enabled tools", g)
 	}
-	if g := got[s2.ID]; g.Health.Status != backend.HealthUnknown || g.EnabledToolCount != -1 || g.DisabledToolCount != -1 {
-		t.Errorf("never-listed service = %+v, want unknown with -1 counts", g)
+	if g := got[s2.ID]; g.Health.Status != backend.HealthUnknown || g.EnabledToolCount != nil || g.DisabledToolCount != nil {
+		t.Errorf("never-listed service = %+v, want unknown with null counts", g)
 	}
 	if len(snap.Credentials) != 1 || !snap.Credentials[0].HasSecret || snap.Credentials[0].EnvName != "KEY_API_KEY" {
 		t.Errorf("credentials = %+v", snap.Credentials)

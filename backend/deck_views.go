@@ -56,8 +56,19 @@ func (v *deckViews) services(s *Service) []DeckService {
 func sameDeckService(a, b DeckService) bool {
 	ha, hb := a.Health, b.Health
 	a.Health, b.Health = Health{}, Health{}
+	if !sameCount(a.EnabledToolCount, b.EnabledToolCount) || !sameCount(a.DisabledToolCount, b.DisabledToolCount) {
+		return false
+	}
+	a.EnabledToolCount, a.DisabledToolCount, b.EnabledToolCount, b.DisabledToolCount = nil, nil, nil, nil
 	return a == b && ha.Status == hb.Status && ha.LastError == hb.LastError && ha.Stderr == hb.Stderr &&
 		sameTime(ha.LastSuccessAt, hb.LastSuccessAt) && sameTime(ha.LastCheckedAt, hb.LastCheckedAt)
+}
+
+func sameCount(a, b *int) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
 }
 
 func sameTime(a, b *time.Time) bool {

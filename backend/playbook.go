@@ -115,7 +115,7 @@ func (s *Service) UpdatePlaybook(ctx context.Context, ref string, in PlaybookPat
 		if err != nil {
 			return PlaybookResult{}, err
 		}
-		creds, svcs := cur.DependsOnCredentialIDs, cur.DependsOnServiceIDs
+		creds, svcs := cur.ExplicitCredentialIDs, cur.ExplicitServiceIDs
 		setIf(&creds, in.DependsOnCredentialIDs)
 		setIf(&svcs, in.DependsOnServiceIDs)
 		setDependencies(&next, cat, creds, svcs, in.AutoDetectDependencies)

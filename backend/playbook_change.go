@@ -17,6 +17,8 @@ func playbookView(p Playbook) Playbook {
 	p.Triggers = orEmpty(p.Triggers)
 	p.DependsOnCredentialIDs = orEmpty(p.DependsOnCredentialIDs)
 	p.DependsOnServiceIDs = orEmpty(p.DependsOnServiceIDs)
+	p.ExplicitCredentialIDs = orEmpty(p.ExplicitCredentialIDs)
+	p.ExplicitServiceIDs = orEmpty(p.ExplicitServiceIDs)
 	return p
 }
 
@@ -114,13 +116,16 @@ func catalog(ctx context.Context, st Store) (DependencyCatalog, error) {
 	return cat, nil
 }
 
-// setDependencies resolves the explicit dependencies (ids or names) and, unless turned off,
-// merges in those detected in the playbook's text.
+// setDependencies resolves the explicit dependencies (ids or names), records them as explicit
+// and, unless turned off, merges in those detected in the playbook's text: the effective sets
+// are rebuilt from scratch, so a detected id the text no longer mentions goes away.
 func setDependencies(p *Playbook, cat DependencyCatalog, creds, svcs []string, auto *bool) {
 	d := Dependencies{
 		CredentialIDs: cat.resolveExplicit(CardCredential, creds),
 		ServiceIDs:    cat.resolveExplicit(CardService, svcs),
 	}
+	p.ExplicitCredentialIDs = orEmpty(slices.Clone(d.CredentialIDs))
+	p.ExplicitServiceIDs = orEmpty(slices.Clone(d.ServiceIDs))
 	if auto == nil || *auto {
 		found := DetectDependencies(cat, p.Title, p.Body, p.Exec, p.Skill, strings.Join(p.Triggers, "\n"))
 		for _, id := range found.CredentialIDs {
@@ -144,7 +149,9 @@ func samePlaybook(a, b Playbook) bool {
 	return a.Title == b.Title && a.Body == b.Body && a.Exec == b.Exec && a.Skill == b.Skill &&
 		slices.Equal(a.Triggers, b.Triggers) &&
 		slices.Equal(a.DependsOnCredentialIDs, b.DependsOnCredentialIDs) &&
-		slices.Equal(a.DependsOnServiceIDs, b.DependsOnServiceIDs)
+		slices.Equal(a.DependsOnServiceIDs, b.DependsOnServiceIDs) &&
+		slices.Equal(a.ExplicitCredentialIDs, b.ExplicitCredentialIDs) &&
+		slices.Equal(a.ExplicitServiceIDs, b.ExplicitServiceIDs)
 }
 
 // writePlaybookChange records cur as a version, then writes next, inside the caller's
@@ -198,7 +205,18 @@ func restoredFrom(cur, snap Playbook) Playbook {
 	next.Triggers = orEmpty(slices.Clone(snap.Triggers))
 	next.DependsOnCredentialIDs = orEmpty(slices.Clone(snap.DependsOnCredentialIDs))
 	next.DependsOnServiceIDs = orEmpty(slices.Clone(snap.DependsOnServiceIDs))
+	next.ExplicitCredentialIDs, next.ExplicitServiceIDs = explicitOf(snap)
 	return next
+}
+
+// explicitOf returns a snapshot's explicit dependencies. Snapshots taken before they were
+// recorded have none: like the rows migrated then, all their dependencies count as explicit.
+func explicitOf(snap Playbook) (creds, svcs []string) {
+	creds, svcs = snap.ExplicitCredentialIDs, snap.ExplicitServiceIDs
+	if creds == nil && svcs == nil {
+		creds, svcs = snap.DependsOnCredentialIDs, snap.DependsOnServiceIDs
+	}
+	return orEmpty(slices.Clone(creds)), orEmpty(slices.Clone(svcs))
 }
 
 // playbookWarnings reports trigger conflicts with the other playbooks on every deck holding p.

@@ -3,6 +3,9 @@ package backend
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -78,34 +81,92 @@ func (s *Service) listServiceTools(ctx context.Context, a Actor, ref string) ([]
 	return out, nil
 }
 
-// UpdateServiceToolSettings sets the disabled tools, pruned to tools that exist when the list
-// can be fetched.
-func (s *Service) UpdateServiceToolSettings(ctx context.Context, ref string, in ToolSettingsInput) (ServiceCard, error) {
+// ToolSettingsResult is the service after a tool-settings change, with a warning when some
+// names could not be checked against the service's tools.
+type ToolSettingsResult struct {
+	ServiceCard
+	Warnings []Warning `json:"warnings,omitempty"`
+}
+
+// UpdateServiceToolSettings sets the disabled tools. A name the service does not list is
+// refused, listing its tools closest first; when the service cannot be reached, the names are
+// kept and a warning says which ones could not be checked, and why.
+func (s *Service) UpdateServiceToolSettings(ctx context.Context, ref string, in ToolSettingsInput) (ToolSettingsResult, error) {
 	if _, err := requireWrite(ctx, "change a service's tool settings"); err != nil {
-		return ServiceCard{}, err
+		return ToolSettingsResult{}, err
 	}
 	names, err := cleanToolNames("disabled_tools", in.DisabledTools)
 	if err != nil {
-		return ServiceCard{}, err
+		return ToolSettingsResult{}, err
 	}
 	rec, err := serviceByRef(ctx, s.store, ref)
 	if err != nil {
-		return ServiceCard{}, err
+		return ToolSettingsResult{}, err
 	}
-	if existing, ok := s.existingTools(ctx, rec); ok {
-		kept := names[:0]
-		for _, n := range names {
-			if existing[n] {
-				kept = append(kept, n)
-			}
-		}
-		names = kept
+	warning, err := s.checkToolNames(ctx, rec, names)
+	if err != nil {
+		return ToolSettingsResult{}, err
 	}
 	rec.DisabledTools = orEmpty(names)
 	if err := s.store.UpdateService(ctx, &rec); err != nil {
-		return ServiceCard{}, storeErr("saving tool settings", err)
+		return ToolSettingsResult{}, storeErr("saving tool settings", err)
 	}
-	return s.serviceView(rec), nil
+	res := ToolSettingsResult{ServiceCard: s.serviceView(rec)}
+	if warning != nil {
+		res.Warnings = []Warning{*warning}
+	}
+	return res, nil
+}
+
+// checkToolNames refuses names the service does not list. When the list cannot be fetched now,
+// it returns a warning naming what could not be checked (against the last list seen, if any).
+func (s *Service) checkToolNames(ctx context.Context, rec ServiceRecord, names []string) (*Warning, error) {
+	if len(names) == 0 || s.downstream == nil {
+		return nil, nil
+	}
+	tools, reason := s.existingTools(ctx, rec)
+	if reason == "" {
+		if unknown := notIn(names, tools); len(unknown) > 0 {
+			ranked := byCloseness(unknown[0], tools)
+			return nil, invalid("disabled_tools", "%s has no tool named %s; its tools, closest first: %s",
+				rec.Name, quoteNames(unknown), strings.Join(capList(ranked), ", ")).
+				WithDetail("unknown", unknown).WithDetail("accepted", capList(ranked)).
+				WithHint("disabled_tools accepts the service's tool names; list_service_tools shows them")
+		}
+		return nil, nil
+	}
+	unchecked := names
+	if st, ok := s.downstream.Status(rec.ID); ok && st.Tools != nil {
+		last := make([]string, len(st.Tools))
+		for i, t := range st.Tools {
+			last[i] = t.Name
+		}
+		unchecked = notIn(names, last)
+	}
+	if len(unchecked) == 0 {
+		return nil, nil
+	}
+	return &Warning{Code: "TOOLS_UNCHECKED", Message: fmt.Sprintf(
+		"kept %s without checking that %s has such tools: %s; list_service_tools shows its tools once it answers",
+		quoteNames(unchecked), rec.Name, reason)}, nil
+}
+
+func notIn(names, known []string) []string {
+	var out []string
+	for _, n := range names {
+		if !slices.Contains(known, n) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+func quoteNames(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = strconv.Quote(clip(n, 60))
+	}
+	return strings.Join(q, ", ")
 }
 
 // CallServiceTool calls a downstream tool (REST): of any service for admins, of a service on
@@ -228,26 +289,23 @@ func (s *Service) requireReadOnlyTool(ctx context.Context, rec ServiceRecord, t 
 		name, rec.Name).WithDetail("service_id", rec.ID).WithDetail("tool", name).WithHint(hint)
 }
 
-// existingTools returns the names of the service's tools, if its list can be fetched now.
-func (s *Service) existingTools(ctx context.Context, rec ServiceRecord) (map[string]bool, bool) {
-	if s.downstream == nil {
-		return nil, false
-	}
+// existingTools returns the names of the service's tools, or why its list cannot be fetched now.
+func (s *Service) existingTools(ctx context.Context, rec ServiceRecord) (names []string, unreachable string) {
 	t, err := s.target(ctx, rec)
 	if err != nil {
-		return nil, false
+		return nil, "its configuration cannot be used (" + string(ErrorCode(err)) + ")"
 	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	tools, err := s.downstream.ListTools(ctx, t)
 	if err != nil {
-		return nil, false
+		return nil, "the service cannot be reached right now (" + string(ErrorCode(err)) + ")"
 	}
-	names := make(map[string]bool, len(tools))
-	for _, tool := range tools {
-		names[tool.Name] = true
+	names = make([]string, len(tools))
+	for i, tool := range tools {
+		names[i] = tool.Name
 	}
-	return names, true
+	return names, ""
 }
 
 // cleanToolNames trims, drops empty and repeated names, and bounds the list of field.

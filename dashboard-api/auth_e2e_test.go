@@ -43,7 +43,7 @@ func TestAuthentication(t *testing.T) {
 	}{
 		{"no token", "", "GET", "/api/v1/decks", http.StatusUnauthorized},
 		{"no token on a write", "", "POST", "/api/v1/decks", http.StatusUnauthorized},
-		{"no token on openapi", "", "GET", "/api/v1/openapi.json", http.StatusUnauthorized},
+		{"openapi is public", "", "GET", "/api/v1/openapi.json", http.StatusOK},
 		{"unknown token", "adk_not-a-real-token", "GET", "/api/v1/decks", http.StatusUnauthorized},
 		{"revoked token", revoked, "GET", "/api/v1/decks", http.StatusUnauthorized},
 		{"revoked token on admin route", revoked, "GET", "/api/v1/tokens", http.StatusUnauthorized},

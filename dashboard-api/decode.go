@@ -18,9 +18,11 @@ import (
 	"github.com/agent-deck/agent-deck/backend"
 )
 
-// badInput is an INVALID_ARGUMENT error naming the field at fault.
+// badInput is an INVALID_ARGUMENT error naming the field at fault; its hint points to the
+// document that lists what every route accepts (callers may set a more specific one).
 func badInput(field, format string, args ...any) *backend.Error {
-	e := backend.Errorf(backend.CodeInvalidArgument, format, args...)
+	e := backend.Errorf(backend.CodeInvalidArgument, format, args...).
+		WithHint("GET " + v1 + "/openapi.json (no token needed) lists each route's accepted fields, types and query parameters")
 	if field != "" {
 		e = e.WithDetail("field", field)
 	}

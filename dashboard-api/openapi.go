@@ -2,6 +2,7 @@ package dashboardapi
 
 import (
 	"fmt"
+	"maps"
 	"net/http"
 	"reflect"
 	"strconv"
@@ -62,8 +63,11 @@ func openAPIDocument(table []route) map[string]any {
 		"info": map[string]any{
 			"title":       "Agent Deck REST API",
 			"version":     "1",
-			"description": "The API of the Agent Deck dashboard and CLI. JSON in and out, snake_case keys, bearer tokens. Errors are {\"error\":{\"code\",\"message\",\"details\"}}.",
+			"description": "The API of the Agent Deck dashboard and CLI. JSON in and out, snake_case keys, bearer tokens. Errors are {\"error\":{\"code\",\"message\",\"details\"}}; details.hint says what to do next. This document is served without a token.",
+			"license":     apiLicense,
 		},
+		"servers": []any{map[string]any{"url": "http://127.0.0.1:1110",
+			"description": "agent-deck serve on its default address; use the address your server runs on (agent-deck status shows it)"}},
 		"security": []any{map[string]any{"bearerAuth": []string{}}},
 		"paths":    paths,
 		"components": map[string]any{
@@ -90,6 +94,9 @@ func (g *schemaGen) operation(r route, errorRef map[string]any) map[string]any {
 	}
 	if r.public {
 		op["security"] = []any{}
+	}
+	if r.scope != "" {
+		op["x-agent-deck-scope"] = string(r.scope)
 	}
 	return op
 }
@@ -224,6 +231,18 @@ func (g *schemaGen) schema(t reflect.Type) map[string]any {
 	}
 }
 
+// nullable widens the schema of an always-present pointer field to admit null, which is what
+// a nil pointer encodes as (enabled_tool_count of a service never reached).
+func nullable(schema map[string]any, f field) map[string]any {
+	typ, ok := schema["type"].(string)
+	if f.typ.Kind() != reflect.Pointer || !f.required || !ok {
+		return schema
+	}
+	out := maps.Clone(schema)
+	out["type"] = []string{typ, "null"}
+	return out
+}
+
 // ref registers a struct under components/schemas and returns a reference to it.
 func (g *schemaGen) ref(t reflect.Type) map[string]any {
 	if t.Name() == "" {
@@ -247,7 +266,7 @@ func (g *schemaGen) object(t reflect.Type) map[string]any {
 	props := map[string]any{}
 	required := []string{}
 	for _, f := range jsonFields(t) {
-		props[f.name] = g.schema(f.typ)
+		props[f.name] = describe(nullable(g.schema(f.typ), f), t, f.name)
 		if f.required {
 			required = append(required, f.name)
 		}

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/gin-gonic/gin"
+
+	"github.com/agent-deck/agent-deck/backend"
 )
 
 // route is one row of the route table: what gin needs to serve it and what the OpenAPI document
@@ -19,7 +21,10 @@ type route struct {
 	summary string
 	op      string // OpenAPI operationId, from the handler's name
 	public  bool   // served without a bearer token
-	status  int    // success status
+	// scope, when set, is the least token scope the route needs; it is checked before the path,
+	// query and body are, so a caller without it gets 403 whatever it sent.
+	scope  backend.Scope
+	status int // success status
 
 	request  reflect.Type // nil: the route takes no body
 	response reflect.Type // nil: the route answers with no content
@@ -98,6 +103,18 @@ func bodyNoContent[In any](method, path, summary string, fn func(*gin.Context, I
 	}
 }
 
+// adminOnly marks a route that only admin tokens may call.
+func (r route) adminOnly() route { r.scope = backend.ScopeAdmin; return r }
+
+// action is what a route does, for "scope X may not …": its summary without the scope note.
+func (r route) action() string {
+	s := strings.TrimSuffix(r.summary, "; admin")
+	if s == "" {
+		return r.op
+	}
+	return strings.ToLower(s[:1]) + s[1:]
+}
+
 // withPublic marks a route as served without a token.
 func (r route) withPublic() route { r.public = true; return r }
 
@@ -137,6 +154,12 @@ func (a *api) adapt(r route) gin.HandlerFunc {
 		limit = a.opts.MaxBodyBytes
 	}
 	return func(c *gin.Context) {
+		if r.scope != "" {
+			if err := backend.Authorize(c.Request.Context(), r.scope, r.action()); err != nil {
+				a.writeError(c, err)
+				return
+			}
+		}
 		if err := checkPathParams(c); err != nil {
 			a.writeError(c, err)
 			return

@@ -122,7 +122,7 @@ func (a *api) noMethod(c *gin.Context) {
 	body := ErrorResponse{Error: ErrorBody{
 		Code:    backend.CodeInvalidArgument,
 		Message: "method " + c.Request.Method + " is not allowed here; allowed: " + allowed,
-		Details: map[string]any{"allowed_methods": allowed},
+		Details: map[string]any{"allowed_methods": allowed, "hint": "send the request with one of: " + allowed},
 	}}
 	c.Data(http.StatusMethodNotAllowed, jsonContentType, mustJSON(body))
 }

@@ -17,8 +17,8 @@ var (
 		"description": `An Agent Deck bundle: {"format":"agent-deck-bundle","version":1, services, credentials, playbooks, decks}. No secret values.`,
 		"required":    []string{"format", "version"},
 		"properties": map[string]any{
-			"format":  map[string]any{"type": "string", "const": "agent-deck-bundle"},
-			"version": map[string]any{"type": "integer", "const": 1},
+			"format":  map[string]any{"type": "string", "const": "agent-deck-bundle", "description": "Always agent-deck-bundle"},
+			"version": map[string]any{"type": "integer", "const": 1, "description": "Bundle format version; 1"},
 		},
 	}
 	callResultDoc = map[string]any{
@@ -50,13 +50,13 @@ func (a *api) routes() []route {
 	table := []route{
 		noBody(http.MethodGet, "/healthz", "Liveness: the process answers HTTP", a.healthz).withPublic(),
 		noBody(http.MethodGet, "/readyz", "Readiness: the database (and the proxy) can serve requests", a.readyz).withPublic(),
-		noBody(http.MethodGet, v1+"/openapi.json", "This document", a.openAPI).withDocs(nil, openAPIDoc),
+		noBody(http.MethodGet, v1+"/openapi.json", "This document; served without a token", a.openAPI).withDocs(nil, openAPIDoc).withPublic(),
 
 		noBody(http.MethodGet, v1+"/decks", "List decks by name", a.listDecks),
 		withBody(http.MethodPost, v1+"/decks", "Create an empty deck", http.StatusCreated, a.createDeck),
 		noBody(http.MethodGet, v1+"/decks/:deck", "Get a deck by id or exact name", a.getDeck),
 		withBody(http.MethodPatch, v1+"/decks/:deck", "Rename a deck", http.StatusOK, a.renameDeck),
-		noContent(http.MethodDelete, v1+"/decks/:deck", "Delete a deck (its cards stay in the collection); admin", a.deleteDeck),
+		noContent(http.MethodDelete, v1+"/decks/:deck", "Delete a deck (its cards stay in the collection); admin", a.deleteDeck).adminOnly(),
 		noBody(http.MethodGet, v1+"/decks/:deck/snapshot", "The deck with its cards in order, no secrets", a.deckSnapshot),
 		withBody(http.MethodPost, v1+"/decks/:deck/cards", "Link a card to the deck (at a position, or last); a linked card moves", http.StatusOK, a.linkCard),
 		noBody(http.MethodDelete, v1+"/decks/:deck/cards/:card_type/:card_id", "Unlink a card; warns which playbooks on the deck depend on it", a.unlinkCard),
@@ -66,7 +66,7 @@ func (a *api) routes() []route {
 		withBody(http.MethodPost, v1+"/services", "Register a downstream MCP server", http.StatusCreated, a.createService),
 		noBody(http.MethodGet, v1+"/services/:service", "Get a service by id or name", a.getService),
 		withBody(http.MethodPatch, v1+"/services/:service", "Change some fields of a service", http.StatusOK, a.updateService),
-		noContent(http.MethodDelete, v1+"/services/:service", "Delete a service unless a playbook depends on it; admin", a.deleteService),
+		noContent(http.MethodDelete, v1+"/services/:service", "Delete a service unless a playbook depends on it; admin", a.deleteService).adminOnly(),
 		noBody(http.MethodGet, v1+"/services/:service/tools", "The service's downstream tools, raw, with enabled flags; agent tokens name a deck that links the service", a.listServiceTools).
 			withQuery(deckQuery).withHeaders(deckHeader),
 		withBody(http.MethodPut, v1+"/services/:service/tool-settings", "Set the service's disabled tools", http.StatusOK, a.updateToolSettings),
@@ -74,43 +74,43 @@ func (a *api) routes() []route {
 			withHeaders(deckHeader).withDocs(nil, callResultDoc),
 		noBody(http.MethodPost, v1+"/services/:service/check", "Reach the service now and refresh its health; agent tokens name a deck that links the service", a.checkService).
 			withQuery(deckQuery).withHeaders(deckHeader),
-		withBody(http.MethodPost, v1+"/services/:service/approve", "Approve the current definitions of held tools (those named, or all); admin", http.StatusOK, a.approveServiceTools),
+		withBody(http.MethodPost, v1+"/services/:service/approve", "Approve the current definitions of held tools (those named, or all); admin", http.StatusOK, a.approveServiceTools).adminOnly(),
 
 		noBody(http.MethodGet, v1+"/credentials", "List credential metadata (never values)", a.listCredentials),
-		withBody(http.MethodPost, v1+"/credentials", "Create a credential with its secret; admin", http.StatusCreated, a.createCredential),
+		withBody(http.MethodPost, v1+"/credentials", "Create a credential with its secret; admin", http.StatusCreated, a.createCredential).adminOnly(),
 		noBody(http.MethodGet, v1+"/credentials/:credential", "Get a credential's metadata by id or label", a.getCredential),
-		withBody(http.MethodPatch, v1+"/credentials/:credential", "Change a credential's metadata; admin", http.StatusOK, a.updateCredential),
-		noContent(http.MethodDelete, v1+"/credentials/:credential", "Delete a credential unless a playbook depends on it; admin", a.deleteCredential),
-		withBody(http.MethodPost, v1+"/credentials/:credential/rotate", "Replace a credential's secret; admin", http.StatusOK, a.rotateCredential),
+		withBody(http.MethodPatch, v1+"/credentials/:credential", "Change a credential's metadata; admin", http.StatusOK, a.updateCredential).adminOnly(),
+		noContent(http.MethodDelete, v1+"/credentials/:credential", "Delete a credential unless a playbook depends on it; admin", a.deleteCredential).adminOnly(),
+		withBody(http.MethodPost, v1+"/credentials/:credential/rotate", "Replace a credential's secret; admin", http.StatusOK, a.rotateCredential).adminOnly(),
 
 		noBody(http.MethodGet, v1+"/playbooks", "List playbooks by title", a.listPlaybooks),
 		withBody(http.MethodPost, v1+"/playbooks", "Create a playbook", http.StatusCreated, a.createPlaybook),
 		noBody(http.MethodGet, v1+"/playbooks/:playbook", "Get a playbook by id or title", a.getPlaybook),
 		withBody(http.MethodPatch, v1+"/playbooks/:playbook", "Change a playbook (the previous version is kept)", http.StatusOK, a.updatePlaybook),
-		noContent(http.MethodDelete, v1+"/playbooks/:playbook", "Delete a playbook and its versions; admin", a.deletePlaybook),
+		noContent(http.MethodDelete, v1+"/playbooks/:playbook", "Delete a playbook and its versions; admin", a.deletePlaybook).adminOnly(),
 		noBody(http.MethodGet, v1+"/playbooks/:playbook/versions", "A playbook's earlier versions, newest first", a.listPlaybookVersions),
 		noBody(http.MethodPost, v1+"/playbooks/:playbook/versions/:version/restore", "Bring back an earlier version", a.restorePlaybookVersion),
 		noBody(http.MethodGet, v1+"/dependents", "Playbooks that depend on a card", a.listDependents).withQuery(
 			cardType, queryParam{name: "card_id", required: true, description: "card id or name"}),
 
-		noBody(http.MethodGet, v1+"/tokens", "List API tokens; admin", a.listTokens),
-		withBody(http.MethodPost, v1+"/tokens", "Create an API token (its secret is shown once); admin", http.StatusCreated, a.createToken),
-		noContent(http.MethodDelete, v1+"/tokens/:token", "Revoke a token; admin", a.revokeToken),
+		noBody(http.MethodGet, v1+"/tokens", "List API tokens; admin", a.listTokens).adminOnly(),
+		withBody(http.MethodPost, v1+"/tokens", "Create an API token (its secret is shown once); admin", http.StatusCreated, a.createToken).adminOnly(),
+		noContent(http.MethodDelete, v1+"/tokens/:token", "Revoke a token; admin", a.revokeToken).adminOnly(),
 
 		noBody(http.MethodGet, v1+"/sessions", "Live MCP sessions and their bindings", a.listSessions),
 		noBody(http.MethodGet, v1+"/display", "The status line for a workspace (nearest bound ancestor)", a.display).withQuery(
 			queryParam{name: "workspace", required: true, description: "absolute workspace path"}),
 
 		noBody(http.MethodGet, v1+"/export", "Export the collection, or one deck with what it links; admin", a.exportBundle).
-			withQuery(queryParam{name: "deck", description: "deck id or name; empty exports everything"}).withDocs(nil, bundleDoc),
-		withBody(http.MethodPost, v1+"/export", "Export, selection in the body; admin", http.StatusOK, a.exportSelection).withDocs(nil, bundleDoc),
+			withQuery(queryParam{name: "deck", description: "deck id or name; empty exports everything"}).withDocs(nil, bundleDoc).adminOnly(),
+		withBody(http.MethodPost, v1+"/export", "Export, selection in the body; admin", http.StatusOK, a.exportSelection).withDocs(nil, bundleDoc).adminOnly(),
 		withBody(http.MethodPost, v1+"/import", "Import a bundle in one transaction (or a dry run); admin", http.StatusOK, a.importBundle).
 			withQuery(queryParam{name: "dry_run", boolean: true, description: "report without changing anything"}).
-			withLimit(a.opts.MaxImportBytes).withDocs(bundleDoc, nil),
+			withLimit(a.opts.MaxImportBytes).withDocs(bundleDoc, nil).adminOnly(),
 
-		withBody(http.MethodPost, v1+"/exec", "Resolve credential secrets for `agent-deck exec` and open an audit row; admin", http.StatusCreated, a.startExec),
-		bodyNoContent(http.MethodPost, v1+"/exec/:exec/finish", "Record the exit code of an exec; admin", a.finishExec),
-		noBody(http.MethodGet, v1+"/exec", "The exec audit trail; admin", a.listExecAudits),
+		withBody(http.MethodPost, v1+"/exec", "Resolve credential secrets for `agent-deck exec` and open an audit row; admin", http.StatusCreated, a.startExec).adminOnly(),
+		bodyNoContent(http.MethodPost, v1+"/exec/:exec/finish", "Record the exit code of an exec; admin", a.finishExec).adminOnly(),
+		noBody(http.MethodGet, v1+"/exec", "The exec audit trail; admin", a.listExecAudits).adminOnly(),
 	}
 	if a.opts.Info != nil {
 		table = append(table, noBody(http.MethodGet, v1+"/info", "What this server is: address, database, profile", a.info).

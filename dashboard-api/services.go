@@ -42,7 +42,7 @@ func (a *api) listServiceTools(c *gin.Context) ([]backend.ToolInfo, error) {
 	return a.svc.ListServiceTools(ctx(c), c.Param("service"), requestDeck(c, ""))
 }
 
-func (a *api) updateToolSettings(c *gin.Context, in backend.ToolSettingsInput) (backend.ServiceCard, error) {
+func (a *api) updateToolSettings(c *gin.Context, in backend.ToolSettingsInput) (backend.ToolSettingsResult, error) {
 	return a.svc.UpdateServiceToolSettings(ctx(c), c.Param("service"), in)
 }
 

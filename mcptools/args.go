@@ -3,6 +3,7 @@ package mcptools
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -127,6 +128,9 @@ func decodeObjectOrString(spec *ToolSpec, p *Param, v json.RawMessage) (any, err
 		if err := checkText(spec, p.Name, v); err != nil {
 			return nil, err
 		}
+		if err := jsonSyntax(s); err != "" {
+			return nil, argError(spec, p.Name, "parameter %q is a string that is not valid JSON: %s", p.Name, err)
+		}
 	}
 	var obj map[string]json.RawMessage
 	if json.Unmarshal(v, &obj) != nil || obj == nil {
@@ -134,6 +138,24 @@ func decodeObjectOrString(spec *ToolSpec, p *Param, v json.RawMessage) (any, err
 			p.Name, jsonKind(v))
 	}
 	return json.RawMessage(bytes.TrimSpace(v)), nil
+}
+
+// jsonSyntax describes why s is not JSON, with the line and column where the parser stopped;
+// "" when it is valid JSON.
+func jsonSyntax(s string) string {
+	var x any
+	err := json.Unmarshal([]byte(s), &x)
+	if err == nil {
+		return ""
+	}
+	var se *json.SyntaxError
+	if !errors.As(err, &se) {
+		return "the text ends before the JSON value does"
+	}
+	off := int(min(max(se.Offset, 1), int64(len(s))))
+	line := 1 + strings.Count(s[:off-1], "\n")
+	col := off - strings.LastIndex(s[:off-1], "\n") - 1
+	return fmt.Sprintf("%s at line %d, column %d (byte %d)", se.Error(), line, col, se.Offset)
 }
 
 // checkText refuses arguments whose text the JSON decoder would silently repair (invalid

@@ -130,11 +130,15 @@ func (h *Handler) Close(ctx context.Context) error {
 }
 
 // filterTools keeps the tools of the connection's profile, minus write tools under a read-only
-// scope. A write tool called anyway still reaches its handler, where the Service refuses it with
-// a FORBIDDEN error that says which scope is needed.
+// scope. A tool called anyway still reaches its handler, which refuses one outside the profile
+// with the profile that has it (profilegate.go); the Service refuses a write under a read-only
+// scope with a FORBIDDEN error that says which scope is needed.
 func (h *Handler) filterTools(ctx context.Context, tools []mcp.Tool) []mcp.Tool {
 	p, readOnly := h.profile, false
 	if st := stateFrom(ctx); st != nil {
+		if st.method == string(mcp.MethodToolsCall) {
+			return tools
+		}
 		p = st.effectiveProfile()
 		readOnly = !st.actor.Scope.CanWrite() && st.method != string(mcp.MethodToolsCall)
 	}
@@ -172,6 +176,9 @@ func (h *Handler) toolHandler(spec ToolSpec) server.ToolHandlerFunc {
 			h.log.DebugContext(ctx, "tool call", "tool", spec.Name, "ms", time.Since(start).Milliseconds(),
 				"is_error", res != nil && res.IsError)
 		}()
+		if err := h.outsideProfile(ctx, &spec); err != nil {
+			return errorResult(ctx, h.log, spec.Name, err), nil
+		}
 		vals, err := decodeArgs(&spec, rawArguments(req))
 		if err != nil {
 			return errorResult(ctx, h.log, spec.Name, err), nil

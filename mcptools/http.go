@@ -46,6 +46,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, r, status, err)
 		return
 	}
+	if st.method == string(mcp.MethodToolsCall) && st.toolName != "" && !h.registered(st.toolName) {
+		h.writeUnknownTool(w, st)
+		return
+	}
 	h.http.ServeHTTP(w, r.WithContext(withState(backend.WithActor(r.Context(), st.actor), st)))
 }
 
@@ -178,7 +182,8 @@ func (h *Handler) peekBody(w http.ResponseWriter, r *http.Request, st *reqState)
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.maxBody))
 	if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
 		return http.StatusRequestEntityTooLarge, backend.Errorf(backend.CodeInvalidArgument,
-			"the request body is over %d bytes", h.maxBody)
+			"the request body is over %d bytes", h.maxBody).
+			WithHint("send a smaller request; pass large data by reference (a path or URL)")
 	}
 	if err != nil {
 		return http.StatusBadRequest, backend.Errorf(backend.CodeInvalidArgument,
@@ -187,15 +192,20 @@ func (h *Handler) peekBody(w http.ResponseWriter, r *http.Request, st *reqState)
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	var peek struct {
-		Method string `json:"method"`
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
 		Params struct {
+			Name       json.RawMessage `json:"name"`
 			ClientInfo struct {
 				Name string `json:"name"`
 			} `json:"clientInfo"`
 		} `json:"params"`
 	}
 	if t := bytes.TrimSpace(body); len(t) > 0 && t[0] == '{' && json.Unmarshal(t, &peek) == nil {
-		st.method, st.clientName = peek.Method, peek.Params.ClientInfo.Name
+		st.method, st.clientName, st.requestID = peek.Method, peek.Params.ClientInfo.Name, peek.ID
+		if st.method == string(mcp.MethodToolsCall) {
+			_ = json.Unmarshal(peek.Params.Name, &st.toolName)
+		}
 	}
 	return 0, nil
 }

@@ -2,6 +2,7 @@ package mcptools
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 
@@ -18,6 +19,8 @@ type reqState struct {
 	deckHeader string
 	method     string
 	clientName string
+	toolName   string          // the tool of a tools/call
+	requestID  json.RawMessage // the JSON-RPC id, for answers given before the transport
 	session    *backend.MCPSession
 	openErr    error
 }

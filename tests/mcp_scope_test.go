@@ -3,6 +3,7 @@ package tests
 import (
 	"net/http"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -53,12 +54,18 @@ func TestMCPProfiles(t *testing.T) {
 		}
 	})
 	t.Run("profile-hidden tools cannot be called", func(t *testing.T) {
+		// Refused with a teaching isError result that names the profile having the tool.
 		c := standard.connect(t, standard.token(backend.ScopeAgent), nil, "?profile=runtime")
-		if _, err := c.callErr("create_deck", map[string]any{"name": "x"}); err == nil {
-			t.Error("a runtime connection called create_deck")
+		if res, err := c.callErr("create_deck", map[string]any{"name": "x"}); err != nil || !res.IsError ||
+			!strings.Contains(mcpText(res), "profile standard") {
+			t.Errorf("a runtime connection called create_deck: %v %v", err, res)
 		}
-		if _, err := c.callErr("get_active_deck", nil); err == nil {
-			t.Error("a standard server served a legacy alias")
+		if _, err := standard.svc.GetDeck(standard.adminCtx(), "x"); backend.ErrorCode(err) != backend.CodeNotFound {
+			t.Errorf("the refused create_deck made a deck: %v", err)
+		}
+		if res, err := c.callErr("get_active_deck", nil); err != nil || !res.IsError ||
+			!strings.Contains(mcpText(res), "profile legacy") {
+			t.Errorf("a standard server served a legacy alias: %v %v", err, res)
 		}
 	})
 }
@@ -134,7 +141,7 @@ func mcpSnapshotAll(t testing.TB, s *mcpStack) mcpDBState {
 		}
 		for i := range snap.Services {
 			snap.Services[i].Health = backend.Health{}
-			snap.Services[i].EnabledToolCount, snap.Services[i].DisabledToolCount = 0, 0
+			snap.Services[i].EnabledToolCount, snap.Services[i].DisabledToolCount = nil, nil
 		}
 		st.Decks = append(st.Decks, snap)
 	}

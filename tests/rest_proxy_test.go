@@ -31,10 +31,12 @@ func TestRESTProxyRoutes(t *testing.T) {
 			t.Fatalf("echo tool not listed raw: %+v", tools)
 		}
 	})
-	t.Run("tool settings are pruned to existing tools", func(t *testing.T) {
+	t.Run("tool settings name existing tools", func(t *testing.T) {
+		d.admin(t, http.StatusBadRequest, "PUT", "/api/v1/services/peer/tool-settings",
+			map[string]any{"disabled_tools": []string{"big", "no_such_tool"}}, nil)
 		var sc backend.ServiceCard
 		d.admin(t, http.StatusOK, "PUT", "/api/v1/services/peer/tool-settings",
-			map[string]any{"disabled_tools": []string{"big", "no_such_tool"}}, &sc)
+			map[string]any{"disabled_tools": []string{"big"}}, &sc)
 		if !slices.Equal(sc.DisabledTools, []string{"big"}) {
 			t.Errorf("disabled_tools = %v, want [big]", sc.DisabledTools)
 		}

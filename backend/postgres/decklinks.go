@@ -24,7 +24,8 @@ func lookupCardTable(t backend.CardType) (cardTable, error) {
 	ct, ok := cardTables[t]
 	if !ok {
 		return cardTable{}, backend.Errorf(backend.CodeInvalidArgument,
-			"unknown card type %q: use service, credential or playbook", t).WithDetail("field", "card_type")
+			"unknown card type %q: use service, credential or playbook", t).WithDetail("field", "card_type").
+			WithHint("card_type accepts service, credential or playbook")
 	}
 	return ct, nil
 }

@@ -106,8 +106,10 @@ func fromPgError(op string, pgErr *pgconn.PgError, err error) error {
 		e.Code, e.Message = backend.CodeNotFound, "the referenced "+target+" does not exist"
 	case code == "23514", code == "23502": // check_violation, not_null_violation
 		e.Code, e.Message = backend.CodeInvalidArgument, "invalid "+field+" for "+entity
+		e.Hint = "send " + field + " with a value the " + entity + " accepts (non-empty, within its limits)"
 	case strings.HasPrefix(code, "22"): // data exceptions: bad uuid, value too long, …
 		e.Code, e.Message = backend.CodeInvalidArgument, "invalid value"
+		e.Hint = "ids are UUIDs or the prefixed ids the deck showed; names and texts have length limits"
 	case code == "40001", code == "40P01": // serialization failure, deadlock
 		e.Code, e.Message, e.Hint = backend.CodeConflict, "a concurrent change got in the way", "retry"
 	case strings.HasPrefix(code, "08"), strings.HasPrefix(code, "53"), strings.HasPrefix(code, "57P"):

@@ -10,14 +10,15 @@ import (
 )
 
 const playbookColumns = `p.id, p.title, p.body, p.triggers, p.exec, p.skill, p.depends_on_credential_ids,
-	p.depends_on_service_ids, p.created_at, p.updated_at`
+	p.depends_on_service_ids, p.explicit_credential_ids, p.explicit_service_ids, p.created_at, p.updated_at`
 
 func scanPlaybook(row pgx.Row) (backend.Playbook, error) {
 	var p backend.Playbook
 	err := row.Scan(&p.ID, &p.Title, &p.Body, &p.Triggers, &p.Exec, &p.Skill, &p.DependsOnCredentialIDs,
-		&p.DependsOnServiceIDs, &p.CreatedAt, &p.UpdatedAt)
+		&p.DependsOnServiceIDs, &p.ExplicitCredentialIDs, &p.ExplicitServiceIDs, &p.CreatedAt, &p.UpdatedAt)
 	p.Triggers, p.DependsOnCredentialIDs, p.DependsOnServiceIDs =
 		strs(p.Triggers), strs(p.DependsOnCredentialIDs), strs(p.DependsOnServiceIDs)
+	p.ExplicitCredentialIDs, p.ExplicitServiceIDs = strs(p.ExplicitCredentialIDs), strs(p.ExplicitServiceIDs)
 	return p, err
 }
 
@@ -37,11 +38,13 @@ func collectPlaybooks(rows pgx.Rows, err error) ([]backend.Playbook, error) {
 func (s *Store) CreatePlaybook(ctx context.Context, p *backend.Playbook) error {
 	const q = `
 		INSERT INTO playbooks (id, title, body, triggers, exec, skill, depends_on_credential_ids,
-			depends_on_service_ids, created_at, updated_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, COALESCE($9::timestamptz, now()), COALESCE($9::timestamptz, now()))
+			depends_on_service_ids, explicit_credential_ids, explicit_service_ids, created_at, updated_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10,
+			COALESCE($11::timestamptz, now()), COALESCE($11::timestamptz, now()))
 		RETURNING created_at, updated_at`
 	err := s.db.QueryRow(ctx, q, p.ID, p.Title, p.Body, strs(p.Triggers), p.Exec, p.Skill,
-		strs(p.DependsOnCredentialIDs), strs(p.DependsOnServiceIDs), nullTime(p.CreatedAt)).
+		strs(p.DependsOnCredentialIDs), strs(p.DependsOnServiceIDs),
+		strs(p.ExplicitCredentialIDs), strs(p.ExplicitServiceIDs), nullTime(p.CreatedAt)).
 		Scan(&p.CreatedAt, &p.UpdatedAt)
 	return classify("create playbook", err)
 }
@@ -50,11 +53,13 @@ func (s *Store) CreatePlaybook(ctx context.Context, p *backend.Playbook) error {
 func (s *Store) UpdatePlaybook(ctx context.Context, p *backend.Playbook) error {
 	const q = `
 		UPDATE playbooks SET title = $2, body = $3, triggers = $4, exec = $5, skill = $6,
-			depends_on_credential_ids = $7, depends_on_service_ids = $8, updated_at = now()
+			depends_on_credential_ids = $7, depends_on_service_ids = $8,
+			explicit_credential_ids = $9, explicit_service_ids = $10, updated_at = now()
 		WHERE id = $1
 		RETURNING created_at, updated_at`
 	err := s.db.QueryRow(ctx, q, p.ID, p.Title, p.Body, strs(p.Triggers), p.Exec, p.Skill,
-		strs(p.DependsOnCredentialIDs), strs(p.DependsOnServiceIDs)).Scan(&p.CreatedAt, &p.UpdatedAt)
+		strs(p.DependsOnCredentialIDs), strs(p.DependsOnServiceIDs),
+		strs(p.ExplicitCredentialIDs), strs(p.ExplicitServiceIDs)).Scan(&p.CreatedAt, &p.UpdatedAt)
 	return rowErr("update playbook", "playbook", p.ID, err)
 }
 

@@ -17,7 +17,7 @@ func TestPlaybookRoundTripAndConstraints(t *testing.T) {
 	st := pgtest.NewStore(t)
 	p := backend.Playbook{ID: "pb_deploy", Title: "Deploy", Body: "# Deploy", Triggers: []string{"ship it"},
 		Exec: "make deploy", Skill: "ops", DependsOnCredentialIDs: []string{"cred_gh", "cred_unknown"},
-		DependsOnServiceIDs: []string{"svc-1"}}
+		DependsOnServiceIDs: []string{"svc-1"}, ExplicitCredentialIDs: []string{"cred_gh"}, ExplicitServiceIDs: []string{}}
 	mustOK(t, st.CreatePlaybook(ctx, &p))
 	got, err := st.GetPlaybook(ctx, "DEPLOY")
 	mustOK(t, err)

@@ -1,0 +1,84 @@
+package dashboardapi
+
+import (
+	"maps"
+	"reflect"
+)
+
+// apiLicense is the license object of the OpenAPI document. The repository carries no license
+// file yet, so the document says so rather than naming one.
+var apiLicense = map[string]any{"name": "UNLICENSED (no license file in the Agent Deck repository yet)"}
+
+// fieldDocs describes JSON properties by name, for the OpenAPI document: every request body
+// field has one (a test checks), and responses that share a name share the text.
+// typeFieldDocs overrides a name for one type where the general text would mislead.
+var fieldDocs = map[string]string{
+	"name":              "Unique name, case-insensitive; at most 100 characters",
+	"card_type":         "service, credential or playbook",
+	"card_id":           "Card id, or its name (service), label (credential) or title (playbook)",
+	"position":          "0-based place among the deck's cards of this type; omit to put the card last",
+	"ordered_card_ids":  "Every card of this type on the deck, each once, in the new order",
+	"type":              "mcp: a remote server at url; local-mcp: a command started by the deck",
+	"url":               "http(s) URL of the remote MCP server (type mcp)",
+	"transport":         "auto (Streamable HTTP, falling back to SSE), streamable_http or sse",
+	"description":       "What the service is for, shown to agents; at most 2000 characters",
+	"headers":           "HTTP headers sent to the server; secret-looking values are encrypted and returned masked",
+	"credential_id":     "Credential (id or label) whose secret authenticates calls to this service; setting it is admin-only",
+	"local_command":     "Program to start (type local-mcp): a name on PATH or an absolute path",
+	"local_args":        "Arguments of local_command",
+	"local_working_dir": "Absolute working directory of local_command",
+	"local_env":         "Environment of local_command; values are encrypted and never returned",
+	"timeout_seconds":   "Deadline of each call, 1 to 600 seconds (default 60)",
+	"pin_tools":         "Hold a tool whose definition changed since it was approved (default true)",
+	"disabled_tools":    "Names of the service's tools agents may not list or call; GET …/tools shows the names",
+	"tool_name":         "Name of the downstream tool to call",
+	"arguments":         "The tool's arguments: a JSON object matching its input schema",
+	"deck":              "Deck id or exact name",
+	"tools":             "Names of the tools to act on; empty means all",
+	"label":             "Unique label, case-insensitive; the env name and id derive from it",
+	"scheme":            "How the secret is sent: bearer, header (in header_name) or http_basic_user",
+	"header_name":       "HTTP header that carries the secret (scheme header)",
+	"env_name":          "Environment variable the secret is exposed as (exec, local services); derived from the label when omitted",
+	"tags":              "Free tags, at most 32 of at most 40 characters",
+	"docs_url":          "Where to get or manage the key",
+	"value":             "The secret itself; write-only, never returned",
+	"id":                "The id; in a create request, one to use instead of the derived cred_… or pb_… id",
+	"title":             "Unique title, case-insensitive; at most 100 characters",
+	"body":              "The runbook in markdown; at most 256 KiB",
+	"triggers":          "Phrases that should make an agent open this playbook; at most 16 of at most 80 characters",
+	"exec":              "A command line the playbook runs; at most 4000 characters",
+	"skill":             "Name of the agent skill this playbook backs",
+	"depends_on_credential_ids": "Credentials (ids or labels) the playbook needs, given explicitly; " +
+		"kept until removed explicitly. The response lists the effective set, explicit plus detected",
+	"depends_on_service_ids": "Services (ids or names) the playbook needs, given explicitly; " +
+		"kept until removed explicitly. The response lists the effective set, explicit plus detected",
+	"auto_detect_dependencies": "Detect dependencies in the title, body, exec, skill and triggers (default true); " +
+		"detected ones follow the text on every change",
+	"scope":          "admin (everything), agent (MCP with editing) or agent:read (MCP read-only)",
+	"credential_ids": "Credentials (ids or labels) whose secrets the command gets in its environment",
+	"command":        "The command and its arguments",
+	"exit_code":      "Exit status of the command",
+	"workspace":      "Absolute workspace path",
+	"decks":          "Decks (ids or names) to export with the cards they link; empty exports everything",
+	"dry_run":        "Report what would change without changing anything",
+	"error":          "The error: code, message and details (details.hint says what to do next)",
+	"code":           "Machine-readable error code",
+	"message":        "What went wrong, for people and models",
+	"details":        "The field at fault, accepted values and a hint",
+}
+
+var typeFieldDocs = map[reflect.Type]map[string]string{}
+
+// describe adds the description of t's property name to its schema, when there is one.
+func describe(schema map[string]any, t reflect.Type, name string) map[string]any {
+	doc, ok := typeFieldDocs[t][name]
+	if !ok {
+		doc, ok = fieldDocs[name]
+	}
+	if !ok {
+		return schema
+	}
+	out := maps.Clone(schema)
+	out["description"] = doc
+	return out
+}
