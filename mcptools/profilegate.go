@@ -34,7 +34,7 @@ func (h *Handler) outsideProfile(ctx context.Context, spec *ToolSpec) error {
 			break
 		}
 	}
-	hint := "connect with ?profile=" + string(in) + " on the MCP URL or the header " + HeaderProfile + ": " +
+	hint := "connect with ?profile=" + string(in) + " on the MCP URL or the header " + backend.HeaderProfile + ": " +
 		string(in) + ", or ask the person who set up Agent Deck"
 	if in.rank() > h.profile.rank() {
 		hint = "this server offers at most profile " + string(h.profile) + "; ask the person who runs it to set " +

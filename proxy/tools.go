@@ -95,15 +95,10 @@ func closestNames(want string, names []string, n int) []string {
 		name string
 		dist int
 	}
-	w := strings.ToLower(want)
 	var cands []cand
 	for _, name := range names {
-		l := strings.ToLower(name)
-		d := editDistance(w, l)
-		if w != "" && (strings.Contains(l, w) || strings.Contains(w, l)) {
-			d = 0
-		}
-		if d <= max(2, len(w)/2) {
+		d := backend.NameDistance(want, name)
+		if d <= max(2, len(strings.ToLower(want))/2) {
 			cands = append(cands, cand{name, d})
 		}
 	}
@@ -118,26 +113,4 @@ func closestNames(want string, names []string, n int) []string {
 		out = append(out, cands[i].name)
 	}
 	return out
-}
-
-// editDistance is the Levenshtein distance between a and b, by runes.
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
 }

@@ -9,15 +9,9 @@ import (
 // contain want (or are contained in it) first, then by edit distance, then alphabetically.
 // Refusals list what exists in this order, so the likely typo fix comes first.
 func byCloseness(want string, names []string) []string {
-	w := strings.ToLower(want)
 	dist := make(map[string]int, len(names))
 	for _, n := range names {
-		l := strings.ToLower(n)
-		d := editDistance(w, l)
-		if w != "" && (strings.Contains(l, w) || strings.Contains(w, l)) {
-			d = 0
-		}
-		dist[n] = d
+		dist[n] = NameDistance(want, n)
 	}
 	out := slices.Clone(names)
 	slices.SortStableFunc(out, func(a, b string) int {
@@ -27,6 +21,17 @@ func byCloseness(want string, names []string) []string {
 		return strings.Compare(a, b)
 	})
 	return out
+}
+
+// NameDistance says how far name is from want as a typo, ignoring case: 0 when one contains the
+// other, else their edit distance. Every "did you mean" list (cards, fields, downstream tools)
+// ranks by it.
+func NameDistance(want, name string) int {
+	w, l := strings.ToLower(want), strings.ToLower(name)
+	if w != "" && (strings.Contains(l, w) || strings.Contains(w, l)) {
+		return 0
+	}
+	return editDistance(w, l)
 }
 
 // editDistance is the Levenshtein distance between a and b, by runes.
