@@ -5,9 +5,9 @@ import (
 	"reflect"
 )
 
-// apiLicense is the license object of the OpenAPI document. The repository carries no license
-// file yet, so the document says so rather than naming one.
-var apiLicense = map[string]any{"name": "UNLICENSED (no license file in the Agent Deck repository yet)"}
+// apiLicense is the license object of the OpenAPI document. Agent Deck is not published under an
+// open-source license yet; "UNLICENSED" is the customary name for that (as in package manifests).
+var apiLicense = map[string]any{"name": "UNLICENSED"}
 
 // fieldDocs describes JSON properties by name, for the OpenAPI document: every request body
 // field has one (a test checks), and responses that share a name share the text.
