@@ -1,9 +1,6 @@
 package tests
 
 import (
-	"bytes"
-	"encoding/json"
-	"io"
 	"net/http"
 	"slices"
 	"strings"
@@ -46,35 +43,7 @@ func startPapercutDeck(t *testing.T) *papercutDeck {
 // rest sends one REST request with token (none when empty); body is nil, raw text or a value.
 func (d *papercutDeck) rest(t *testing.T, token, method, path string, body any) restAnswer {
 	t.Helper()
-	var rd io.Reader
-	switch b := body.(type) {
-	case nil:
-	case string:
-		rd = strings.NewReader(b)
-	default:
-		enc, err := json.Marshal(b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rd = bytes.NewReader(enc)
-	}
-	req, err := http.NewRequest(method, d.stack.URL+path, rd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatalf("%s %s: %v", method, path, err)
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return restAnswer{Status: resp.StatusCode, Body: data}
+	return restRequest(t, d.stack.URL, token, method, path, body)
 }
 
 func TestPapercutsCore(t *testing.T) {

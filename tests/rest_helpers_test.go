@@ -71,6 +71,17 @@ func (a restAnswer) Err() (code backend.Code, message string, details map[string
 // call sends a request with token; body is nil, a string sent as is, or a value to encode.
 func (d *restDeck) call(t testing.TB, token, method, path string, body any) restAnswer {
 	t.Helper()
+	a := restRequest(t, d.srv.URL(), token, method, path, body)
+	d.mu.Lock()
+	d.bodies = append(d.bodies, a.Body)
+	d.mu.Unlock()
+	return a
+}
+
+// restRequest sends one request to the server at base with token (none when empty); body is
+// nil, a string sent as is, or a value to encode as JSON.
+func restRequest(t testing.TB, base, token, method, path string, body any) restAnswer {
+	t.Helper()
 	var rd io.Reader
 	switch b := body.(type) {
 	case nil:
@@ -83,7 +94,7 @@ func (d *restDeck) call(t testing.TB, token, method, path string, body any) rest
 		}
 		rd = bytes.NewReader(enc)
 	}
-	req, err := http.NewRequest(method, d.srv.URL()+path, rd)
+	req, err := http.NewRequest(method, base+path, rd)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,9 +110,6 @@ func (d *restDeck) call(t testing.TB, token, method, path string, body any) rest
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.mu.Lock()
-	d.bodies = append(d.bodies, data)
-	d.mu.Unlock()
 	return restAnswer{Status: resp.StatusCode, Body: data}
 }
 
