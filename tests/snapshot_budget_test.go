@@ -55,7 +55,7 @@ func newSnapDeck(n int) snapDeck {
 		d.books = append(d.books, id)
 	}
 	raw, _ := json.Marshal(card{"format": "agent-deck-bundle", "version": 1, "services": svcs,
-		"credentials": creds, "playbooks": pbs, "decks": []card{{"name": "big", "cards": card{
+		"credentials": creds, "playbooks": pbs, "decks": []card{{"id": "0dec0000-0000-4000-8000-000000000000", "name": "big", "cards": card{
 			"services": d.services, "credentials": d.creds, "playbooks": d.books}}}})
 	d.bundle = raw
 	return d
@@ -96,11 +96,18 @@ type boundPage struct {
 		Credentials []string `json:"credentials"`
 		Playbooks   []string `json:"playbooks"`
 	} `json:"compact"`
-	Counts         backend.DeckCounts  `json:"counts"`
-	Matched        *backend.DeckCounts `json:"matched"`
-	More           *backend.DeckMore   `json:"more"`
-	DisplaySummary string              `json:"display_summary"`
+	Counts  backend.DeckCounts  `json:"counts"`
+	Matched *backend.DeckCounts `json:"matched"`
+	More    *struct {
+		Remaining int    `json:"remaining"`
+		Cursor    string `json:"cursor"`
+	} `json:"more"`
+	DisplaySummary string `json:"display_summary"`
 }
+
+// snapBudget is the o200k token budget get_bound_deck keeps (SPEC §4.2), written out here so
+// the test does not take the server's word for it.
+const snapBudget = 6000
 
 // ids are the card ids the page shows, in full or as a compact line ("id · …").
 func (p boundPage) ids() []string {
@@ -140,8 +147,8 @@ func boundDeckPage(t *testing.T, c *mcpConn, enc *tiktoken.Tiktoken, args map[st
 	if res.IsError {
 		t.Fatalf("get_bound_deck(%v): %s", args, text)
 	}
-	if n := len(enc.Encode(text, nil, nil)); n > backend.DefaultDeckBudget {
-		t.Fatalf("get_bound_deck(%v): %d o200k tokens (%d bytes), over the budget of %d", args, n, len(text), backend.DefaultDeckBudget)
+	if n := len(enc.Encode(text, nil, nil)); n > snapBudget {
+		t.Fatalf("get_bound_deck(%v): %d o200k tokens (%d bytes), over the budget of %d", args, n, len(text), snapBudget)
 	}
 	var p boundPage
 	if err := json.Unmarshal([]byte(text), &p); err != nil {
@@ -286,7 +293,7 @@ func TestSnapshotBudgetErrors(t *testing.T) {
 // the same parameters as get_bound_deck give the same pages.
 func TestRESTSnapshotPages(t *testing.T) {
 	s, d, _ := snapStack(t, 1000)
-	get := func(q url.Values) (int, backend.DeckPage, string) {
+	get := func(q url.Values) (int, boundPage, string) {
 		req, _ := http.NewRequest(http.MethodGet, s.URL+"/api/v1/decks/big/snapshot?"+q.Encode(), nil)
 		req.Header.Set("Authorization", "Bearer "+s.AdminToken)
 		resp, err := http.DefaultClient.Do(req)
@@ -295,7 +302,7 @@ func TestRESTSnapshotPages(t *testing.T) {
 		}
 		defer resp.Body.Close()
 		var body strings.Builder
-		var page backend.DeckPage
+		var page boundPage
 		raw := json.NewDecoder(resp.Body)
 		var m json.RawMessage
 		must(t, raw.Decode(&m))
