@@ -29,7 +29,11 @@ type snapDeck struct {
 	books    []string
 }
 
-func newSnapDeck(n int) snapDeck {
+func newSnapDeck(n int) snapDeck { return newSnapDeckText(n, func(i int) string { return "" }) }
+
+// newSnapDeckText is newSnapDeck with extra text in every name, title, description and
+// trigger, to measure the budget against text that tokenizes badly.
+func newSnapDeckText(n int, extra func(i int) string) snapDeck {
 	type card = map[string]any
 	var d snapDeck
 	var svcs, creds, pbs []card
@@ -37,21 +41,21 @@ func newSnapDeck(n int) snapDeck {
 	np := n - ns - nc
 	for i := 0; i < ns; i++ {
 		id := fmt.Sprintf("6f1c8d2e-0000-4000-8000-%012d", i)
-		svcs = append(svcs, card{"id": id, "name": fmt.Sprintf("svc-%05d", i), "type": "mcp",
+		svcs = append(svcs, card{"id": id, "name": fmt.Sprintf("svc-%05d", i) + extra(i), "type": "mcp",
 			"url":         fmt.Sprintf("https://s%d.example.test/mcp", i),
-			"description": fmt.Sprintf("Issue tracker of team %d: search, create and close tickets", i)})
+			"description": fmt.Sprintf("Issue tracker of team %d: search, create and close tickets", i) + strings.Repeat(extra(i), 40)})
 		d.services = append(d.services, id)
 	}
 	for i := 0; i < nc; i++ {
 		id := fmt.Sprintf("cred_key_%05d", i)
-		creds = append(creds, card{"id": id, "label": fmt.Sprintf("Key %05d", i), "scheme": "bearer",
+		creds = append(creds, card{"id": id, "label": fmt.Sprintf("Key %05d", i) + extra(i), "scheme": "bearer",
 			"env_name": fmt.Sprintf("KEY_%05d_API_KEY", i), "tags": []string{"team"}})
 		d.creds = append(d.creds, id)
 	}
 	for i := 0; i < np; i++ {
 		id := fmt.Sprintf("pb_runbook_%05d", i)
-		pbs = append(pbs, card{"id": id, "title": fmt.Sprintf("Runbook %05d", i), "body": "Do it.\n",
-			"triggers": []string{fmt.Sprintf("deploy area %d", i), fmt.Sprintf("rollback area %d", i)}})
+		pbs = append(pbs, card{"id": id, "title": fmt.Sprintf("Runbook %05d", i) + extra(i), "body": "Do it.\n",
+			"triggers": []string{fmt.Sprintf("deploy area %d", i), fmt.Sprintf("rollback area %d", i) + extra(i)}})
 		d.books = append(d.books, id)
 	}
 	raw, _ := json.Marshal(card{"format": "agent-deck-bundle", "version": 1, "services": svcs,
@@ -264,6 +268,34 @@ func TestSnapshotBudgetScale(t *testing.T) {
 			_, svc := boundDeckPage(t, c, enc, map[string]any{"card_type": "service", "query": "team " + fmt.Sprint(len(d.services)-1) + ":"})
 			if got := svc.ids(); len(got) != 1 || got[0] != d.services[len(d.services)-1] {
 				t.Errorf("query on a service description found %v", got)
+			}
+		})
+	}
+}
+
+// TestSnapshotBudgetHostileText: names, triggers and descriptions in scripts and symbols that
+// cost a token per character or more still fit: the server's estimate stays above the real count.
+func TestSnapshotBudgetHostileText(t *testing.T) {
+	enc := o200k(t)
+	texts := map[string]func(i int) string{
+		"cjk and emoji": func(i int) string { return fmt.Sprintf(" 日本語の説明🚀✨ %d 데이터", i) },
+		"symbols":       func(i int) string { return fmt.Sprintf(" {#%%&@!}[~^]<|>$%x", i*7919) },
+		"hex":           func(i int) string { return fmt.Sprintf(" %08x%08x%08x", i*2654435761, i*40503, i*97) },
+	}
+	for name, extra := range texts {
+		t.Run(name, func(t *testing.T) {
+			s := startMCPStack(t, mcpStackOptions{})
+			d := newSnapDeckText(1000, extra)
+			if _, err := s.svc.Import(s.adminCtx(), d.bundle, false); err != nil {
+				t.Fatal(err)
+			}
+			c := s.connect(t, s.token(backend.ScopeAgent), nil, "")
+			c.ok("bind_workspace", map[string]any{"workspaceRoot": "/work/big", "deckId": "big"}, nil)
+			text, _ := boundDeckPage(t, c, enc, nil)
+			t.Logf("first page %d bytes, %d o200k tokens", len(text), len(enc.Encode(text, nil, nil)))
+			ids, _ := walk(t, c, enc, nil)
+			if diff := cmp.Diff(d.all(), slices.Sorted(slices.Values(ids))); diff != "" {
+				t.Errorf("cursor walk ids (-deck +seen):\n%s", diff)
 			}
 		})
 	}
