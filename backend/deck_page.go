@@ -81,7 +81,7 @@ func (s *Service) deckPage(ctx context.Context, d Deck, in DeckPageInput, reserv
 		return DeckPage{}, err
 	}
 	ix := v.index()
-	sel := ix.selectCards(v, cur)
+	sel := ix.selectCards(cur)
 	page := DeckPage{DeckSnapshot: DeckSnapshot{Deck: d, Services: []DeckService{}, Credentials: []Credential{},
 		Playbooks: []PlaybookSummary{}},
 		Counts: DeckCounts{Services: len(v.records), Credentials: len(v.credentials), Playbooks: len(v.playbooks)}}
@@ -250,6 +250,7 @@ type deckIndex struct {
 	lineCost [3][]int
 	fullCost [3][]int
 	search   [3][]string
+	all      [3][]int // 0…n-1 per type: the selection when nothing narrows it
 }
 
 // deckIndexOnce builds a deckViews' index on first use.
@@ -286,17 +287,27 @@ func buildDeckIndex(v *deckViews) *deckIndex {
 		}
 		add(2, line, p, p.ID, p.Title, strings.Join(p.Triggers, "\n"))
 	}
+	for t := range ix.all {
+		ix.all[t] = make([]int, len(ix.lines[t]))
+		for i := range ix.all[t] {
+			ix.all[t][i] = i
+		}
+	}
 	return ix
 }
 
 // selectCards returns, per type, the indexes of the cards the cursor's card type and query keep,
 // in deck order.
-func (ix *deckIndex) selectCards(v *deckViews, cur deckCursor) [3][]int {
+func (ix *deckIndex) selectCards(cur deckCursor) [3][]int {
 	words := strings.Fields(strings.ToLower(cur.query))
 	var sel [3][]int
 	for t, ct := range CardTypes {
-		if cur.cardType != "" && cur.cardType != ct {
+		switch {
+		case cur.cardType != "" && cur.cardType != ct:
 			sel[t] = []int{}
+			continue
+		case len(words) == 0:
+			sel[t] = ix.all[t] // shared and read-only
 			continue
 		}
 		sel[t] = make([]int, 0, len(ix.search[t]))
