@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // DeckPageInput narrows and pages a deck snapshot. CardType keeps one card type; Query keeps
@@ -118,7 +119,7 @@ func (s *Service) layout(v *deckViews, ix *deckIndex, page *DeckPage, sel [3][]i
 		t := t
 		costs[t] = pageCosts{n: len(ids), line: func(i int) int { return ix.lineCost[t][ids[i]] }}
 		if t == 0 {
-			costs[t].full = func(i int) int { return estimateJSON(s.deckService(&v.records[ids[i]])) + 1 }
+			costs[t].full = func(i int) int { return ix.serviceCost(s.deckService(&v.records[ids[i]]), ids[i]) }
 		} else {
 			costs[t].full = func(i int) int { return ix.fullCost[t][ids[i]] }
 		}
@@ -251,6 +252,24 @@ type deckIndex struct {
 	fullCost [3][]int
 	search   [3][]string
 	all      [3][]int // 0…n-1 per type: the selection when nothing narrows it
+	// svcCost remembers the cost of each service's last full entry: it changes only with live
+	// health or tool counts, so a steady deck pays for encoding a service once.
+	svcCost []atomic.Pointer[serviceCost]
+}
+
+type serviceCost struct {
+	entry DeckService
+	cost  int
+}
+
+// serviceCost is the token cost of service i's full entry ds.
+func (ix *deckIndex) serviceCost(ds DeckService, i int) int {
+	if c := ix.svcCost[i].Load(); c != nil && sameDeckService(c.entry, ds) {
+		return c.cost
+	}
+	c := &serviceCost{entry: ds, cost: estimateJSON(ds) + 1}
+	ix.svcCost[i].Store(c)
+	return c.cost
 }
 
 // deckIndexOnce builds a deckViews' index on first use.
@@ -287,6 +306,7 @@ func buildDeckIndex(v *deckViews) *deckIndex {
 		}
 		add(2, line, p, p.ID, p.Title, strings.Join(p.Triggers, "\n"))
 	}
+	ix.svcCost = make([]atomic.Pointer[serviceCost], len(v.records))
 	for t := range ix.all {
 		ix.all[t] = make([]int, len(ix.lines[t]))
 		for i := range ix.all[t] {

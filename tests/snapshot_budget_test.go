@@ -71,7 +71,7 @@ func (d snapDeck) all() []string {
 }
 
 // snapStack starts a deck server holding the n-card deck and an agent session bound to it.
-func snapStack(t *testing.T, n int) (*mcpStack, snapDeck, *mcpConn) {
+func snapStack(t testing.TB, n int) (*mcpStack, snapDeck, *mcpConn) {
 	t.Helper()
 	s := startMCPStack(t, mcpStackOptions{})
 	d := newSnapDeck(n)
@@ -132,7 +132,7 @@ func (p boundPage) ids() []string {
 	return out
 }
 
-func o200k(t *testing.T) *tiktoken.Tiktoken {
+func o200k(t testing.TB) *tiktoken.Tiktoken {
 	t.Helper()
 	tiktoken.SetBpeLoader(tiktoken_loader.NewOfflineLoader())
 	enc, err := tiktoken.GetEncoding("o200k_base")
@@ -144,7 +144,7 @@ func o200k(t *testing.T) *tiktoken.Tiktoken {
 
 // boundDeckPage calls get_bound_deck and returns its text and decoded page, failing when the
 // text costs more than the budget in o200k tokens.
-func boundDeckPage(t *testing.T, c *mcpConn, enc *tiktoken.Tiktoken, args map[string]any) (string, boundPage) {
+func boundDeckPage(t testing.TB, c *mcpConn, enc *tiktoken.Tiktoken, args map[string]any) (string, boundPage) {
 	t.Helper()
 	res := c.call("get_bound_deck", args)
 	text := mcpText(res)
@@ -364,5 +364,25 @@ func TestRESTSnapshotPages(t *testing.T) {
 		if code, _, body := get(q); code != http.StatusBadRequest || !strings.Contains(body, "INVALID_ARGUMENT") {
 			t.Errorf("%v: %d %s", q, code, body)
 		}
+	}
+}
+
+// BenchmarkSnapshotSize reports what one get_bound_deck costs an agent as the deck grows: bytes
+// and o200k tokens of the first page, and the pages a cursor walk of the whole deck takes. Each
+// iteration is a real call to /mcp.
+func BenchmarkSnapshotSize(b *testing.B) {
+	enc := o200k(b)
+	for _, n := range []int{10, 100, 1000, 10000} {
+		b.Run(fmt.Sprintf("cards=%d", n), func(b *testing.B) {
+			_, _, c := snapStack(b, n)
+			var text string
+			for b.Loop() {
+				text = mcpText(c.call("get_bound_deck", nil))
+			}
+			boundDeckPage(b, c, enc, nil) // fails when over the budget
+			b.ReportMetric(float64(len(text)), "bytes")
+			b.ReportMetric(float64(len(enc.Encode(text, nil, nil))), "o200k-tokens")
+			b.ReportMetric(snapBudget, "budget-tokens")
+		})
 	}
 }
