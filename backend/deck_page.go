@@ -180,7 +180,8 @@ func estimateJSON(v any) int {
 }
 
 // deckCursor is where a page starts: the filters it was asked with and, per card type, how many
-// selected cards earlier pages showed. It travels as opaque base64.
+// selected cards earlier pages showed. It travels as opaque base64 and holds no deck version: a
+// card linked or unlinked between two pages shifts the rest by one, as in any offset paging.
 type deckCursor struct {
 	cardType CardType
 	query    string
