@@ -14,6 +14,7 @@ type deckViews struct {
 	credentials []Credential
 	playbooks   []PlaybookSummary
 	last        atomic.Pointer[[]DeckService]
+	idx         deckIndexOnce // what paging needs, built on first use (deck_page.go)
 }
 
 func newDeckViews(cards LinkedCards) *deckViews {

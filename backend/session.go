@@ -19,9 +19,10 @@ type Binding struct {
 	DisplaySummary string `json:"display_summary"`
 }
 
-// BoundDeck is get_bound_deck's answer: the deck snapshot and its one-line display summary.
+// BoundDeck is get_bound_deck's answer: a page of the deck within the budget, and the deck's
+// one-line display summary.
 type BoundDeck struct {
-	DeckSnapshot
+	DeckPage
 	Badge          string `json:"badge"`
 	DisplaySummary string `json:"display_summary"`
 }

@@ -81,9 +81,10 @@ func (s *Service) binding(ctx context.Context, sess MCPSession) (Binding, error)
 	return b, nil
 }
 
-// BoundDeck is get_bound_deck: the bound deck's services (no secrets, no local env), credential
-// metadata, playbook summaries and the display line, in one call.
-func (s *Service) BoundDeck(ctx context.Context, sessionID string) (BoundDeck, error) {
+// BoundDeck is get_bound_deck: a page of the bound deck (services without secrets or local env,
+// credential metadata, playbook summaries) within the budget whatever the deck's size, and the
+// display line. Counts and the display line always cover the whole deck.
+func (s *Service) BoundDeck(ctx context.Context, sessionID string, in DeckPageInput) (BoundDeck, error) {
 	if _, err := requireRead(ctx, "read the bound deck"); err != nil {
 		return BoundDeck{}, err
 	}
@@ -91,17 +92,31 @@ func (s *Service) BoundDeck(ctx context.Context, sessionID string) (BoundDeck, e
 	if err != nil {
 		return BoundDeck{}, err
 	}
-	snap, err := s.DeckSnapshot(ctx, sess.DeckID)
+	d, err := s.deckByRefCached(ctx, sess.DeckID)
 	if isNotFound(err) {
 		return BoundDeck{}, s.notBound(ctx, "the deck this session was bound to no longer exists")
 	}
 	if err != nil {
 		return BoundDeck{}, err
 	}
-	counts := DeckCounts{Services: len(snap.Services), Credentials: len(snap.Credentials),
-		Playbooks: len(snap.Playbooks)}
-	return BoundDeck{DeckSnapshot: snap, Badge: sess.Badge,
-		DisplaySummary: DisplaySummary(snap.Name, counts, sess.Badge)}, nil
+	if in.Budget <= 0 {
+		in.Budget = DefaultDeckBudget
+	}
+	v, err := s.deckViews(ctx, d)
+	if err != nil {
+		return BoundDeck{}, err
+	}
+	summary := DisplaySummary(d.Name, DeckCounts{Services: len(v.records), Credentials: len(v.credentials),
+		Playbooks: len(v.playbooks)}, sess.Badge)
+	reserved := estimateJSON(struct {
+		Badge   string `json:"badge"`
+		Summary string `json:"display_summary"`
+	}{sess.Badge, summary})
+	page, err := s.deckPage(ctx, d, in, reserved)
+	if err != nil {
+		return BoundDeck{}, err
+	}
+	return BoundDeck{DeckPage: page, Badge: sess.Badge, DisplaySummary: summary}, nil
 }
 
 // boundSession returns the caller's session, NOT_BOUND when it has no deck.

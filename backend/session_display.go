@@ -15,9 +15,9 @@ const MaxSummaryChars = 120
 
 // DeckCounts is how many cards of each type a deck holds, for its display line.
 type DeckCounts struct {
-	Services    int
-	Credentials int
-	Playbooks   int
+	Services    int `json:"services"`
+	Credentials int `json:"credentials"`
+	Playbooks   int `json:"playbooks"`
 }
 
 // DisplaySummary renders the one-line deck summary agents repeat to the user and the status line

@@ -2,6 +2,7 @@ package dashboardapi
 
 import (
 	"context"
+	"strconv"
 
 	"github.com/gin-gonic/gin"
 
@@ -37,8 +38,17 @@ func (a *api) deleteDeck(c *gin.Context) error {
 	return a.svc.DeleteDeck(ctx(c), c.Param("deck"))
 }
 
-func (a *api) deckSnapshot(c *gin.Context) (backend.DeckSnapshot, error) {
-	return a.svc.DeckSnapshot(ctx(c), c.Param("deck"))
+func (a *api) deckSnapshot(c *gin.Context) (backend.DeckPage, error) {
+	in := backend.DeckPageInput{CardType: backend.CardType(c.Query("card_type")), Query: c.Query("query"),
+		Cursor: c.Query("cursor")}
+	if v := c.Query("budget"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return backend.DeckPage{}, badInput("budget", "query parameter budget must be a whole number of tokens, got %q", clipText(v, 40))
+		}
+		in.Budget = n
+	}
+	return a.svc.DeckPage(ctx(c), c.Param("deck"), in)
 }
 
 func (a *api) linkCard(c *gin.Context, in backend.LinkCardInput) (backend.CardsResult, error) {

@@ -65,6 +65,12 @@ var fieldDocs = map[string]string{
 	"code":           "Machine-readable error code",
 	"message":        "What went wrong, for people and models",
 	"details":        "The field at fault, accepted values and a hint",
+	"counts":         "Cards of each type on the whole deck",
+	"matched":        "Cards of each type that card_type and query kept",
+	"compact":        "One line per card after the full entries: id · name (playbooks: id · title · triggers)",
+	"more":           "What the page left out and how to get it; absent when nothing is left",
+	"remaining":      "Cards not shown yet",
+	"cursor":         "Pass as cursor to get the next page",
 }
 
 var typeFieldDocs = map[reflect.Type]map[string]string{}

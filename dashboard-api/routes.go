@@ -1,6 +1,7 @@
 package dashboardapi
 
 import (
+	"fmt"
 	"net/http"
 
 	"github.com/gin-gonic/gin"
@@ -57,7 +58,12 @@ func (a *api) routes() []route {
 		noBody(http.MethodGet, v1+"/decks/:deck", "Get a deck by id or exact name", a.getDeck),
 		withBody(http.MethodPatch, v1+"/decks/:deck", "Rename a deck", http.StatusOK, a.renameDeck),
 		noContent(http.MethodDelete, v1+"/decks/:deck", "Delete a deck (its cards stay in the collection); admin", a.deleteDeck).adminOnly(),
-		noBody(http.MethodGet, v1+"/decks/:deck/snapshot", "The deck with its cards in order, no secrets", a.deckSnapshot),
+		noBody(http.MethodGet, v1+"/decks/:deck/snapshot", "The deck with its cards in order, no secrets; whole unless budget or cursor asks for a page", a.deckSnapshot).
+			withQuery(queryParam{name: "card_type", description: "keep one card type: service, credential or playbook", enum: backend.CardTypeNames()},
+				queryParam{name: "query", description: "keep cards whose id, name, title, label, description, triggers, env name or tags contain every word"},
+				queryParam{name: "cursor", description: "more.cursor of the previous page: continue there"},
+				queryParam{name: "budget", description: fmt.Sprintf("answer one page of at most this many tokens (%d to %d; %d with a cursor alone)",
+					backend.MinDeckBudget, backend.MaxDeckBudget, backend.DefaultDeckBudget)}),
 		withBody(http.MethodPost, v1+"/decks/:deck/cards", "Link a card to the deck (at a position, or last); a linked card moves", http.StatusOK, a.linkCard),
 		noBody(http.MethodDelete, v1+"/decks/:deck/cards/:card_type/:card_id", "Unlink a card; warns which playbooks on the deck depend on it", a.unlinkCard),
 		withBody(http.MethodPut, v1+"/decks/:deck/cards/:card_type/order", "Set the full order of one card type on the deck", http.StatusOK, a.reorderCards),

@@ -87,7 +87,7 @@ func TestSpecParameters(t *testing.T) {
 	want := map[string][]string{
 		"bind_workspace":      {"workspaceRoot", "deckId"},
 		"switch_bound_deck":   {"deckId"},
-		"get_session_binding": nil, "get_decks": nil, "get_bound_deck": nil,
+		"get_session_binding": nil, "get_decks": nil, "get_bound_deck": {"card_type", "query", "cursor"},
 		"get_playbook": {"playbook_id"},
 		"update_playbook": {"playbook_id", "title", "body", "triggers", "exec", "skill",
 			"depends_on_credential_ids", "depends_on_service_ids", "auto_detect_dependencies"},

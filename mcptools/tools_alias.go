@@ -2,6 +2,7 @@ package mcptools
 
 import (
 	"context"
+	"strings"
 
 	"github.com/agent-deck/agent-deck/backend"
 )
@@ -38,12 +39,13 @@ func aliases() []alias {
 	out := []alias{
 		{name: "get_active_deck", canonical: "get_bound_deck", use: "get_bound_deck"},
 		{name: "list_playbooks", canonical: "get_bound_deck", project: deckPart("playbooks"),
-			use: "get_bound_deck (playbooks)"},
+			fixed: map[string]any{"card_type": string(backend.CardPlaybook)}, use: "get_bound_deck (playbooks)"},
 	}
 	for _, scope := range []string{"bound", "active"} {
 		for _, part := range []string{"services", "credentials"} {
 			out = append(out, alias{name: "list_" + scope + "_deck_" + part, canonical: "get_bound_deck",
-				project: deckPart(part), use: "get_bound_deck (" + part + ")"})
+				project: deckPart(part), fixed: map[string]any{"card_type": strings.TrimSuffix(part, "s")},
+				use: "get_bound_deck (" + part + ")"})
 		}
 	}
 	for _, t := range backend.CardTypes {

@@ -42,8 +42,10 @@ func runtimeTools() []ToolSpec {
 		{Name: "get_decks", Tier: TierRuntime, Access: Read,
 			Description: "List decks (id, name) to pick one for bind_workspace.", run: runDecks},
 		{Name: "get_bound_deck", Tier: TierRuntime, Access: Read,
-			Description: "The bound deck in one call: services (health, tool count), API key metadata, " +
+			Description: "The bound deck: services (health, tool count), API key metadata, " +
 				"playbooks (id, title, triggers), display_summary. Check it before saying a tool or key is missing.",
+			Params: []Param{pCardType, {Name: "query", Type: TString, Desc: "Words to match"},
+				{Name: "cursor", Type: TString, Desc: "more.cursor"}},
 			run: runBoundDeck},
 		{Name: "get_playbook", Tier: TierRuntime, Access: Read,
 			Description: "Read a playbook's markdown body. Use when the task matches its triggers, then follow it.",
@@ -83,7 +85,8 @@ func runDecks(ctx context.Context, c *call) (any, error) {
 }
 
 func runBoundDeck(ctx context.Context, c *call) (any, error) {
-	return c.svc.BoundDeck(ctx, c.sessionID)
+	return c.svc.BoundDeck(ctx, c.sessionID, backend.DeckPageInput{CardType: backend.CardType(c.str("card_type")),
+		Query: c.str("query"), Cursor: c.str("cursor")})
 }
 
 func runGetPlaybook(ctx context.Context, c *call) (any, error) {
