@@ -11,10 +11,12 @@ import (
 	"github.com/agent-deck/agent-deck/tests/peertest"
 )
 
-// BenchmarkProxyVsDirect isolates the proxy's cost: the Go peer's echo over Streamable HTTP on
-// loopback, called by an MCP client directly and through Proxy.CallTool, at 1 and 16 callers.
-// (tests.BenchmarkProxyEcho adds the core and REST paths.)
-func BenchmarkProxyVsDirect(b *testing.B) {
+// BenchmarkComponentProxyCallTool times Proxy.CallTool in process against the Go peer's echo over
+// Streamable HTTP on loopback, at 1 and 16 callers, beside an mcp-go client calling the peer
+// directly. It is a component figure with no target: the two sides use different clients, so
+// their difference is not what the deck adds (it can come out negative). What an agent pays is
+// tests.BenchmarkMCPProxyOverhead, through HTTP to /mcp.
+func BenchmarkComponentProxyCallTool(b *testing.B) {
 	peer := peertest.Start(b, "http")
 	px := proxy.New(proxy.Options{Home: b.TempDir()})
 	b.Cleanup(func() { _ = px.Close(context.Background()) })

@@ -71,7 +71,7 @@ func BenchmarkOpenSession(b *testing.B) {
 		b.ReportMetric(float64(p50.Microseconds()), "p50-µs")
 		if atZero > 0 {
 			b.ReportMetric(float64(p50)/float64(atZero), "x-of-live0")
-			b.ReportMetric(target, "target-x")
+			b.ReportMetric(target, "x-of-live0-max")
 		}
 	})
 }
