@@ -49,9 +49,11 @@ staticcheck:
 ## check: what runs before every commit
 check: fmt vet staticcheck test
 
-## bench: the performance targets, measured side by side
+## bench: the performance targets, measured side by side; ends with the targets table (raw
+## go test -json output in bin/bench.json). A missed target is reported, not a failure.
 bench: test-deps
-	$(GO) test -run='^$$' -bench=. -benchmem -count=1 -timeout 40m $(PKGS)
+	@mkdir -p bin
+	$(GO) test -run='^$$' -bench=. -benchmem -count=1 -timeout 40m -json $(PKGS) | tee bin/bench.json | $(GO) run ./tests/benchtable
 
 clean:
 	rm -rf bin
