@@ -5,7 +5,8 @@
 // A benchmark states a target by reporting, beside a metric "U", a metric "U-max" (U must be at
 // most the target: lower is better) or "U-min" (U must be at least the target: higher is better),
 // e.g. b.ReportMetric(p99, "p99-ms") and b.ReportMetric(5, "p99-ms-max"). Metrics without such a
-// companion have no target and get no row.
+// companion have no target and get no row. A benchmark run several times (go test -count) gets
+// one row with the median of its runs, since single runs on a shared machine are noisy.
 //
 // A missed target is reported, not an error: the exit status is 0 unless a benchmark or a package
 // failed (a build error, b.Fatal, a panic), since then the table is incomplete.
@@ -16,6 +17,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -47,6 +49,7 @@ type row struct {
 	value, target float64
 	dir           string // "max" or "min"
 	hasValue      bool
+	runs          int // how many runs the value is the median of
 }
 
 func (r row) holds() bool {
@@ -132,9 +135,12 @@ func parseResult(pkg, line string) (result, bool) {
 	return r, true
 }
 
-// rows pairs each target metric with the metric it bounds.
+// rows pairs each target metric with the metric it bounds. A benchmark run several times
+// (-count) gives one row whose value is the median of its runs, against the last target.
 func rows(results []result) []row {
 	var out []row
+	index := map[string]int{}
+	runs := map[string][]float64{}
 	for _, r := range results {
 		values := map[string]float64{}
 		for _, m := range r.metrics {
@@ -146,13 +152,37 @@ func rows(results []result) []row {
 				if !ok {
 					continue
 				}
-				v, has := values[unit]
-				out = append(out, row{measure: shortPkg(r.pkg) + " " + r.name + " " + unit,
-					value: v, target: m.value, dir: dir, hasValue: has})
+				measure := shortPkg(r.pkg) + " " + r.name + " " + unit
+				i, seen := index[measure]
+				if !seen {
+					i = len(out)
+					index[measure] = i
+					out = append(out, row{measure: measure})
+				}
+				out[i].target, out[i].dir = m.value, dir
+				if v, has := values[unit]; has {
+					runs[measure] = append(runs[measure], v)
+				}
 			}
 		}
 	}
+	for i := range out {
+		if vs := runs[out[i].measure]; len(vs) > 0 {
+			out[i].value, out[i].hasValue, out[i].runs = median(vs), true, len(vs)
+		}
+	}
 	return out
+}
+
+// median returns the middle value (the mean of the two middle ones for an even count).
+func median(vs []float64) float64 {
+	vs = slices.Clone(vs)
+	slices.Sort(vs)
+	n := len(vs)
+	if n%2 == 1 {
+		return vs[n/2]
+	}
+	return (vs[n/2-1] + vs[n/2]) / 2
 }
 
 // shortPkg drops the module path, leaving the package's directory.
@@ -169,7 +199,7 @@ func write(out io.Writer, s summary) int {
 	rs := rows(s.results)
 	fmt.Fprintln(out, "\nTargets")
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "measure\tvalue\ttarget\tholds?")
+	fmt.Fprintln(tw, "measure\tvalue\ttarget\tholds?\truns")
 	misses := 0
 	for _, r := range rs {
 		value, verdict := "none", "MISS"
@@ -185,7 +215,8 @@ func write(out io.Writer, s summary) int {
 		if r.dir == "min" {
 			op = "≥"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s %s\t%s\n", r.measure, value, op, strconv.FormatFloat(r.target, 'g', 4, 64), verdict)
+		fmt.Fprintf(tw, "%s\t%s\t%s %s\t%s\t%d\n", r.measure, value, op, strconv.FormatFloat(r.target, 'g', 4, 64),
+			verdict, r.runs)
 	}
 	tw.Flush()
 	fmt.Fprintf(out, "%d of %d targets missed", misses, len(rs))

@@ -29,8 +29,8 @@ func TestTableFromCapturedRun(t *testing.T) {
 	for _, tc := range []struct {
 		name, line string
 	}{
-		{"miss", "dashboard-api BenchmarkDeckSnapshot/rest/clients=16-2 p99-ms  6.852  ≤ 5     MISS"},
-		{"hold", "tests BenchmarkStatuslineServerDown/binary-2 ms/op            29.48  ≤ 50    yes"},
+		{"miss", "dashboard-api BenchmarkDeckSnapshot/rest/clients=16-2 p99-ms  6.852  ≤ 5     MISS    1"},
+		{"hold", "tests BenchmarkStatuslineServerDown/binary-2 ms/op            29.48  ≤ 50    yes     1"},
 		{"count", "1 of 2 targets missed\n"},
 	} {
 		if !strings.Contains(table, tc.line) {
@@ -74,6 +74,26 @@ func TestRows(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestMedianOfRuns: with go test -count, each metric is the median of its runs.
+func TestMedianOfRuns(t *testing.T) {
+	var results []result
+	for _, line := range []string{
+		"BenchmarkX-2 \t 10\t 5 ns/op\t 9 p99-ms\t 5 p99-ms-max",
+		"BenchmarkX-2 \t 10\t 5 ns/op\t 4 p99-ms\t 5 p99-ms-max",
+		"BenchmarkX-2 \t 10\t 5 ns/op\t 3 p99-ms\t 5 p99-ms-max",
+	} {
+		r, _ := parseResult("p", line)
+		results = append(results, r)
+	}
+	rs := rows(results)
+	if len(rs) != 1 || rs[0].value != 4 || rs[0].runs != 3 || !rs[0].holds() {
+		t.Errorf("rows = %+v, want one row holding with the median 4 of 3 runs", rs)
+	}
+	if m := median([]float64{1, 4, 2, 3}); m != 2.5 {
+		t.Errorf("median of an even count = %v, want 2.5", m)
 	}
 }
 
