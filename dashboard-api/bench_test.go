@@ -17,16 +17,20 @@ import (
 // benchClients is the number of concurrent clients of the snapshot benchmarks.
 const benchClients = 16
 
-// BenchmarkDeckSnapshot reads a deck of 100 linked cards with 16 concurrent clients, through
-// the service layer and through REST (GET /api/v1/decks/{deck}/snapshot), and reports p50/p99
-// latency and throughput of each, side by side.
+// snapshotP99TargetMS is the p99 a deck snapshot of 100 cards may take at 16 clients, over HTTP.
+const snapshotP99TargetMS = 5
+
+// BenchmarkDeckSnapshot reads a deck of 100 linked cards with 16 concurrent clients through REST
+// (GET /api/v1/decks/{deck}/snapshot over loopback HTTP, the hop the dashboard pays for), with
+// its p99 target, and through the service layer alone as a component figure (a cache lookup once
+// warm; no end-to-end target).
 func BenchmarkDeckSnapshot(b *testing.B) {
 	s := newTestServer(b, Options{})
 	seedBenchDeck(b, s, 100)
 	admin := backend.WithActor(context.Background(), backend.Actor{Scope: backend.ScopeAdmin, Kind: backend.ActorUser})
 
-	b.Run(fmt.Sprintf("service/clients=%d", benchClients), func(b *testing.B) {
-		runConcurrent(b, func() error {
+	b.Run(fmt.Sprintf("component-service/clients=%d", benchClients), func(b *testing.B) {
+		runConcurrent(b, 0, func() error {
 			snap, err := s.svc.DeckSnapshot(admin, "Bench")
 			if err == nil && len(snap.Services)+len(snap.Credentials)+len(snap.Playbooks) != 100 {
 				err = fmt.Errorf("snapshot has the wrong number of cards")
@@ -36,7 +40,7 @@ func BenchmarkDeckSnapshot(b *testing.B) {
 	})
 	b.Run(fmt.Sprintf("rest/clients=%d", benchClients), func(b *testing.B) {
 		url := s.url + "/api/v1/decks/Bench/snapshot"
-		runConcurrent(b, func() error {
+		runConcurrent(b, snapshotP99TargetMS, func() error {
 			req, _ := http.NewRequest(http.MethodGet, url, nil)
 			req.Header.Set("Authorization", "Bearer "+s.admin)
 			resp, err := s.client.Do(req)
@@ -56,8 +60,8 @@ func BenchmarkDeckSnapshot(b *testing.B) {
 }
 
 // runConcurrent runs op b.N times from benchClients goroutines, timing each call, and reports
-// p50, p99 (ms) and calls per second.
-func runConcurrent(b *testing.B, op func() error) {
+// p50, p99 (ms) and calls per second, and p99TargetMS as "p99-ms-max" unless it is 0.
+func runConcurrent(b *testing.B, p99TargetMS float64, op func() error) {
 	durations := make([]time.Duration, b.N)
 	var next atomic.Int64
 	var failed atomic.Value
@@ -90,6 +94,9 @@ func runConcurrent(b *testing.B, op func() error) {
 	b.ReportMetric(ms(durations[len(durations)/2]), "p50-ms")
 	b.ReportMetric(ms(durations[min(len(durations)-1, len(durations)*99/100)]), "p99-ms")
 	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "calls/s")
+	if p99TargetMS > 0 {
+		b.ReportMetric(p99TargetMS, "p99-ms-max")
+	}
 }
 
 // seedBenchDeck creates deck "Bench" with n cards spread over the three types.

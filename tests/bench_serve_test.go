@@ -11,7 +11,7 @@ import (
 )
 
 // BenchmarkServeColdStart measures `agent-deck serve` from process start to a 200 from /readyz,
-// with an embedded cluster that already exists (target: under 2 s).
+// with an embedded cluster that already exists, with its target.
 func BenchmarkServeColdStart(b *testing.B) {
 	bin := agentDeckBinary(b)
 	home := filepath.Join(b.TempDir(), "home")
@@ -48,4 +48,5 @@ func BenchmarkServeColdStart(b *testing.B) {
 		total += runOnce()
 	}
 	b.ReportMetric(float64(total.Milliseconds())/float64(b.N), "ms-to-ready")
+	b.ReportMetric(2000, "ms-to-ready-max")
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -88,10 +87,18 @@ func mcpEcho(ctx context.Context, c *client.Client, name string, args map[string
 	return nil
 }
 
+// Targets of the proxied call through /mcp, against the same call made directly.
+const (
+	proxyAddedP50TargetMS = 0.5 // added at p50
+	proxyAddedP99TargetMS = 3   // added at p99
+	proxyThroughputTarget = 0.7 // share of the direct calls/s at 16 sessions
+)
+
 // BenchmarkMCPProxyOverhead measures, side by side, an echo call made directly to the Go test
 // peer and the same call made as call_service_tool through the deck's /mcp, at 1 and 16
-// concurrent sessions (targets: < 0.5 ms added at p50, < 3 ms at p99, ≥ 70% of the direct
-// calls/s at 16 sessions).
+// concurrent sessions. Each deck row reports what it adds over the direct row of the same
+// concurrency (added-p50-ms, added-p99-ms, and at 16 sessions x-of-direct-calls/s), each beside
+// its target.
 func BenchmarkMCPProxyOverhead(b *testing.B) {
 	s := startMCPStack(b, mcpStackOptions{})
 	peer := startHTTPPeer(b)
@@ -128,6 +135,18 @@ func BenchmarkMCPProxyOverhead(b *testing.B) {
 				b.ReportMetric(float64(r.p99.Microseconds()), "p99-µs")
 				b.ReportMetric(r.perSec, "calls/s")
 				results[name] = r
+				d, ok := results[fmt.Sprintf("direct/%d-sessions", k)]
+				if side.name != "deck" || !ok {
+					return
+				}
+				b.ReportMetric(ms(r.p50-d.p50), "added-p50-ms")
+				b.ReportMetric(proxyAddedP50TargetMS, "added-p50-ms-max")
+				b.ReportMetric(ms(r.p99-d.p99), "added-p99-ms")
+				b.ReportMetric(proxyAddedP99TargetMS, "added-p99-ms-max")
+				if k == 16 {
+					b.ReportMetric(r.perSec/max(d.perSec, 1), "x-of-direct-calls/s")
+					b.ReportMetric(proxyThroughputTarget, "x-of-direct-calls/s-min")
+				}
 			})
 		}
 	}
@@ -141,8 +160,11 @@ func BenchmarkMCPProxyOverhead(b *testing.B) {
 	b.Log(sum.String())
 }
 
+// boundDeckP99TargetMS is the p99 of get_bound_deck on 100 cards at 16 sessions, through /mcp.
+const boundDeckP99TargetMS = 5
+
 // BenchmarkMCPBoundDeck measures get_bound_deck on a deck of 100 cards under 16 concurrent
-// sessions.
+// sessions through HTTP to /mcp, and reports its p99 beside the target.
 func BenchmarkMCPBoundDeck(b *testing.B) {
 	s := startMCPStack(b, mcpStackOptions{})
 	seedDeck100(b, s.svc, s.adminCtx())
@@ -159,45 +181,8 @@ func BenchmarkMCPBoundDeck(b *testing.B) {
 	r := mcpMeasure(b, clients, max(b.N, 100), op)
 	b.ReportMetric(ms(r.p50), "p50-ms")
 	b.ReportMetric(ms(r.p99), "p99-ms")
+	b.ReportMetric(boundDeckP99TargetMS, "p99-ms-max")
 	b.ReportMetric(r.perSec, "calls/s")
-}
-
-// BenchmarkMCPIdleSessionMemory opens 1,000 bound sessions over plain HTTP (no client state kept
-// in this process) and reports the server's heap growth per session (target < 64 KB).
-func BenchmarkMCPIdleSessionMemory(b *testing.B) {
-	const n = 1000
-	s := startMCPStack(b, mcpStackOptions{})
-	s.seedDeck(b, "mem", "http://127.0.0.1:9/mcp")
-	tok := s.token(backend.ScopeAgent)
-	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}}
-	open := func() {
-		id := mcpRawOpen(b, hc, s.URL+"/mcp", tok)
-		body := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"bind_workspace",` +
-			`"arguments":{"workspaceRoot":"/mem","deckId":"mem"}}}`
-		if status, out := mcpRawPost(b, hc, s.URL+"/mcp", tok, id, body); status != 200 || strings.Contains(out, `"isError":true`) {
-			b.Fatalf("bind: %d %s", status, out)
-		}
-	}
-	for i := 0; i < 20; i++ { // warm up pools and caches
-		open()
-	}
-	// One measurement of 1,000 sessions, whatever b.N: the metric is per session, not per op.
-	b.ResetTimer()
-	before := mcpHeap()
-	for j := 0; j < n; j++ {
-		open()
-	}
-	after := mcpHeap()
-	b.ReportMetric(float64(after-before)/n/1024, "KB/session")
-}
-
-func mcpHeap() uint64 {
-	var m runtime.MemStats
-	for i := 0; i < 3; i++ {
-		runtime.GC()
-	}
-	runtime.ReadMemStats(&m)
-	return m.HeapAlloc
 }
 
 // mcpRawOpen initializes a session over plain HTTP and returns its id.

@@ -1,0 +1,120 @@
+package tests
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/mark3labs/mcp-go/client"
+
+	"github.com/agent-deck/agent-deck/backend/postgres/pgtest"
+)
+
+// Hub CPU time per call the server process may spend, at 16 concurrent sessions of a Go client.
+const (
+	hubCPUEchoTargetMS      = 0.35 // call_service_tool of the Go peer's echo
+	hubCPUBoundDeckTargetMS = 0.25 // get_bound_deck on a deck of 100 cards
+)
+
+// BenchmarkMCPHubCPU starts the real agent-deck binary and measures the CPU time its process
+// spends (utime+stime from /proc/<pid>/stat) per call made through /mcp by 16 concurrent
+// sessions: call_service_tool of the Go peer's echo (a real downstream process) and
+// get_bound_deck on a deck of 100 cards. On a small machine this, not latency, is the ceiling.
+func BenchmarkMCPHubCPU(b *testing.B) {
+	srv := startServeBench(b, "AGENT_DECK_DATABASE_URL="+pgtest.NewDB(b))
+	peer := startHTTPPeer(b)
+	var svc, card struct{ ID string }
+	srv.rest(b, http.StatusCreated, "POST", "/api/v1/decks", `{"name":"cpu"}`, nil)
+	srv.rest(b, http.StatusCreated, "POST", "/api/v1/services",
+		fmt.Sprintf(`{"name":"peer","type":"mcp","url":%q}`, peer), &svc)
+	srv.rest(b, http.StatusOK, "POST", "/api/v1/decks/cpu/cards",
+		fmt.Sprintf(`{"card_type":"service","card_id":%q}`, svc.ID), nil)
+	srv.rest(b, http.StatusCreated, "POST", "/api/v1/decks", `{"name":"hundred"}`, nil)
+	for i := range 100 {
+		var typ, body, path string
+		switch i % 3 {
+		case 0:
+			typ, path = "service", "/api/v1/services"
+			body = fmt.Sprintf(`{"name":"svc-%03d","type":"mcp","url":"http://127.0.0.1:9/mcp/%d","description":"a downstream server"}`, i, i)
+		case 1:
+			typ, path = "credential", "/api/v1/credentials"
+			body = fmt.Sprintf(`{"label":"Key %03d","value":"v","tags":["bench"]}`, i)
+		default:
+			typ, path = "playbook", "/api/v1/playbooks"
+			body = fmt.Sprintf(`{"title":"Runbook %03d","body":"Steps.","triggers":["run book %d"],"auto_detect_dependencies":false}`, i, i)
+		}
+		srv.rest(b, http.StatusCreated, "POST", path, body, &card)
+		srv.rest(b, http.StatusOK, "POST", "/api/v1/decks/hundred/cards",
+			fmt.Sprintf(`{"card_type":%q,"card_id":%q}`, typ, card.ID), nil)
+	}
+	var tok struct{ Secret string }
+	srv.rest(b, http.StatusCreated, "POST", "/api/v1/tokens", `{"name":"bench","scope":"agent"}`, &tok)
+	ctx := context.Background()
+	sessions := func(deck string) []*client.Client {
+		clients := mcpClients(b, srv.url+"/mcp", map[string]string{"Authorization": "Bearer " + tok.Secret}, 16)
+		for _, c := range clients {
+			if err := mcpEcho(ctx, c, "bind_workspace", map[string]any{"workspaceRoot": "/" + deck, "deckId": deck}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		return clients
+	}
+	for _, bc := range []struct {
+		name     string
+		deck     string
+		targetMS float64
+		op       func(*client.Client) error
+	}{
+		{"call_service_tool-echo/16-sessions", "cpu", hubCPUEchoTargetMS, func(c *client.Client) error {
+			return mcpEcho(ctx, c, "call_service_tool", map[string]any{"serviceId": svc.ID, "toolName": "echo",
+				"arguments": map[string]any{"message": "bench"}})
+		}},
+		{"get_bound_deck-100-cards/16-sessions", "hundred", hubCPUBoundDeckTargetMS, func(c *client.Client) error {
+			return mcpEcho(ctx, c, "get_bound_deck", nil)
+		}},
+	} {
+		clients := sessions(bc.deck)
+		b.Run(bc.name, func(b *testing.B) {
+			mcpMeasure(b, clients, 64, bc.op) // warm connections and caches
+			n := max(b.N, 500)
+			b.ResetTimer()
+			before := processCPU(b, srv.cmd.Process.Pid)
+			r := mcpMeasure(b, clients, n, bc.op)
+			after := processCPU(b, srv.cmd.Process.Pid)
+			b.StopTimer()
+			b.ReportMetric(float64(after-before)*1000/clockTicks/float64(n), "hub-cpu-ms/call")
+			b.ReportMetric(bc.targetMS, "hub-cpu-ms/call-max")
+			b.ReportMetric(ms(r.p50), "p50-ms")
+			b.ReportMetric(ms(r.p99), "p99-ms")
+			b.ReportMetric(r.perSec, "calls/s")
+		})
+	}
+}
+
+// clockTicks is USER_HZ, the unit of utime and stime in /proc (100 on Linux).
+const clockTicks = 100
+
+// processCPU reads utime+stime of process pid, in clock ticks.
+func processCPU(tb testing.TB, pid int) int64 {
+	tb.Helper()
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		tb.Skipf("no /proc to read the server's CPU time from: %v", err)
+	}
+	// The command name may hold spaces; the fields after it start at the state (field 3).
+	i := strings.LastIndexByte(string(raw), ')')
+	fields := strings.Fields(string(raw[i+1:]))
+	if len(fields) < 13 {
+		tb.Fatalf("/proc/%d/stat: %q", pid, raw)
+	}
+	utime, err1 := strconv.ParseInt(fields[11], 10, 64)
+	stime, err2 := strconv.ParseInt(fields[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		tb.Fatalf("/proc/%d/stat: %q", pid, raw)
+	}
+	return utime + stime
+}

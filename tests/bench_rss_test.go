@@ -1,0 +1,156 @@
+package tests
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/agent-deck/agent-deck/backend/postgres/pgtest"
+)
+
+// idleSessionTargetKB is the resident memory one idle bound MCP session may cost the server.
+const idleSessionTargetKB = 64
+
+// BenchmarkMCPIdleSessionMemory starts the real agent-deck binary (serve, on a test database),
+// opens 1,000 bound sessions over plain HTTP (no client state kept), and reports the growth of
+// the server process's resident set (VmRSS in /proc/<pid>/status) per session, beside its target.
+// One measurement of 1,000 sessions whatever b.N: the metric is per session, not per op.
+func BenchmarkMCPIdleSessionMemory(b *testing.B) {
+	const n = 1000
+	srv := startServeBench(b, "AGENT_DECK_DATABASE_URL="+pgtest.NewDB(b),
+		fmt.Sprintf("AGENT_DECK_MAX_SESSIONS_PER_TOKEN=%d", 2*n))
+	srv.rest(b, http.StatusCreated, "POST", "/api/v1/decks", `{"name":"mem"}`, nil)
+	var tok struct{ Secret string }
+	srv.rest(b, http.StatusCreated, "POST", "/api/v1/tokens", `{"name":"bench","scope":"agent"}`, &tok)
+	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}}
+	open := func() {
+		id := mcpRawOpen(b, hc, srv.url+"/mcp", tok.Secret)
+		body := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"bind_workspace",` +
+			`"arguments":{"workspaceRoot":"/mem","deckId":"mem"}}}`
+		if status, out := mcpRawPost(b, hc, srv.url+"/mcp", tok.Secret, id, body); status != 200 || strings.Contains(out, `"isError":true`) {
+			b.Fatalf("bind: %d %s", status, out)
+		}
+	}
+	for i := 0; i < 20; i++ { // warm up pools and caches
+		open()
+	}
+	b.ResetTimer()
+	before := vmRSS(b, srv.cmd.Process.Pid)
+	for j := 0; j < n; j++ {
+		open()
+	}
+	after := vmRSS(b, srv.cmd.Process.Pid)
+	b.StopTimer()
+	b.ReportMetric(float64(after-before)/n, "KB/session")
+	b.ReportMetric(idleSessionTargetKB, "KB/session-max")
+	b.ReportMetric(float64(after)/1024, "server-rss-MiB")
+}
+
+// vmRSS reads the resident set of process pid in KB.
+func vmRSS(tb testing.TB, pid int) int64 {
+	tb.Helper()
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		tb.Skipf("no /proc to read the server's memory from: %v", err)
+	}
+	for _, line := range strings.Split(string(raw), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			var kb int64
+			if _, err := fmt.Sscan(strings.TrimSuffix(strings.TrimSpace(v), " kB"), &kb); err == nil {
+				return kb
+			}
+		}
+	}
+	tb.Fatalf("no VmRSS in /proc/%d/status", pid)
+	return 0
+}
+
+// benchServer is the real binary serving for a benchmark.
+type benchServer struct {
+	cmd        *exec.Cmd
+	url, token string
+	stderr     *syncBuffer
+}
+
+// startServeBench runs `agent-deck serve` with env added and waits until /readyz answers; it is
+// stopped with SIGTERM when the benchmark ends.
+func startServeBench(tb testing.TB, env ...string) *benchServer {
+	tb.Helper()
+	home := filepath.Join(tb.TempDir(), "home")
+	cmd := exec.Command(agentDeckBinary(tb), "serve", "--addr", "127.0.0.1:0")
+	cmd.Env = append(os.Environ(), append([]string{"AGENT_DECK_HOME=" + home}, env...)...)
+	s := &benchServer{cmd: cmd, stderr: &syncBuffer{}}
+	cmd.Stderr = s.stderr
+	if err := cmd.Start(); err != nil {
+		tb.Fatalf("start serve: %v", err)
+	}
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }()
+	tb.Cleanup(func() {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-done:
+		case <-time.After(30 * time.Second):
+			_ = cmd.Process.Kill()
+			<-done
+		}
+	})
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		select {
+		case <-done:
+			tb.Fatalf("serve exited early\n%s", s.stderr)
+		default:
+		}
+		url := readServerURL(home)
+		if url == "" {
+			continue
+		}
+		if resp, err := http.Get(url + "/readyz"); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				tok, err := os.ReadFile(filepath.Join(home, "admin.token"))
+				if err != nil {
+					tb.Fatal(err)
+				}
+				s.url, s.token = url, strings.TrimSpace(string(tok))
+				return s
+			}
+		}
+	}
+	tb.Fatalf("serve never became ready\n%s", s.stderr)
+	return nil
+}
+
+// rest sends body to path as the admin, wants status, and decodes the answer into out unless nil.
+func (s *benchServer) rest(tb testing.TB, want int, method, path, body string, out any) {
+	tb.Helper()
+	req, err := http.NewRequest(method, s.url+path, strings.NewReader(body))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+s.token)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		tb.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	var raw bytes.Buffer
+	_, _ = raw.ReadFrom(resp.Body)
+	if resp.StatusCode != want {
+		tb.Fatalf("%s %s: %d %s", method, path, resp.StatusCode, raw.String())
+	}
+	if out != nil {
+		if err := json.Unmarshal(raw.Bytes(), out); err != nil {
+			tb.Fatalf("%s %s: %v", method, path, err)
+		}
+	}
+}
