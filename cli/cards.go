@@ -206,7 +206,8 @@ func serviceCommand() *cli.Command {
 			return s, func(w io.Writer) error { return keyValues(w, servicePairs(s)) }, err
 		},
 		delete: func(ctx context.Context, cl *client.Client, ref string) error { return cl.DeleteService(ctx, ref) },
-		extra:  []*cli.Command{serviceApproveCommand()},
+		extra: []*cli.Command{serviceAddCommand(), serviceEditCommand(), serviceToolsCommand(),
+			serviceToggleCommand(true), serviceToggleCommand(false), serviceCheckCommand(), serviceApproveCommand()},
 	}.command()
 }
 

@@ -169,3 +169,43 @@ func (c *Client) ApproveServiceTools(ctx context.Context, ref string, tools []st
 	var out backend.ToolApprovals
 	return out, c.Do(ctx, http.MethodPost, "/services/"+esc(ref)+"/approve", nil, backend.ApproveToolsInput{Tools: tools}, &out)
 }
+
+// CreateService registers a downstream MCP server.
+func (c *Client) CreateService(ctx context.Context, in backend.ServiceInput) (backend.ServiceCard, error) {
+	var out backend.ServiceCard
+	return out, c.Do(ctx, http.MethodPost, "/services", nil, in, &out)
+}
+
+// UpdateService changes the fields of a service that the patch sets.
+func (c *Client) UpdateService(ctx context.Context, ref string, in backend.ServicePatch) (backend.ServiceCard, error) {
+	var out backend.ServiceCard
+	return out, c.Do(ctx, http.MethodPatch, "/services/"+esc(ref), nil, in, &out)
+}
+
+// ListServiceTools returns a service's downstream tools with their enabled and held flags.
+func (c *Client) ListServiceTools(ctx context.Context, ref string) ([]backend.ToolInfo, error) {
+	var out []backend.ToolInfo
+	return out, c.Do(ctx, http.MethodGet, "/services/"+esc(ref)+"/tools", nil, nil, &out)
+}
+
+// SetDisabledTools replaces a service's disabled tools.
+func (c *Client) SetDisabledTools(ctx context.Context, ref string, names []string) (backend.ToolSettingsResult, error) {
+	var out backend.ToolSettingsResult
+	if names == nil {
+		names = []string{}
+	}
+	in := backend.ToolSettingsInput{DisabledTools: names}
+	return out, c.Do(ctx, http.MethodPut, "/services/"+esc(ref)+"/tool-settings", nil, in, &out)
+}
+
+// CheckService reaches a service now and returns its refreshed health.
+func (c *Client) CheckService(ctx context.Context, ref string) (backend.Health, error) {
+	var out backend.Health
+	return out, c.Do(ctx, http.MethodPost, "/services/"+esc(ref)+"/check", nil, nil, &out)
+}
+
+// LinkCard links a card to a deck (last of its type).
+func (c *Client) LinkCard(ctx context.Context, deck string, ref backend.CardRef) (backend.CardsResult, error) {
+	var out backend.CardsResult
+	return out, c.Do(ctx, http.MethodPost, "/decks/"+esc(deck)+"/cards", nil, backend.LinkCardInput{CardRef: ref}, &out)
+}
