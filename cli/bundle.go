@@ -23,6 +23,7 @@ func exportCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "deck", Usage: "export only this deck (id or name) and its cards"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "bundle file; - for stdout", Required: true},
+			&cli.BoolFlag{Name: "json", Usage: "print what was written (file, bytes, card counts) as JSON; the bundle on stdout (-o -) is JSON already"},
 		},
 		Action: exportAction,
 	}
@@ -48,6 +49,10 @@ func exportAction(c *cli.Context) error {
 	}
 	if err := writeFileAtomic(out, append(bundle, '\n'), 0o600); err != nil {
 		return userError("writing %s: %v", out, err)
+	}
+	if c.Bool("json") {
+		return printJSON(c.App.Writer, map[string]any{"output": out, "bytes": len(bundle) + 1,
+			"services": counts.services, "credentials": counts.credentials, "playbooks": counts.playbooks, "decks": counts.decks})
 	}
 	fmt.Fprintf(c.App.ErrWriter, "Wrote %s to %s\n", counts, out)
 	return nil

@@ -101,6 +101,7 @@ func credentialAddCommand() *cli.Command {
 func credentialRotateCommand() *cli.Command {
 	return &cli.Command{
 		Name: "rotate", Usage: "replace a credential's secret (hidden prompt or stdin)", ArgsUsage: "ID-OR-LABEL",
+		Flags: []cli.Flag{jsonFlag},
 		Action: func(c *cli.Context) error {
 			ref, err := oneArg(c, "credential id or label")
 			if err != nil {
@@ -117,6 +118,9 @@ func credentialRotateCommand() *cli.Command {
 			cred, err := cl.RotateCredential(c.Context, ref, secret)
 			if err != nil {
 				return fail(err)
+			}
+			if c.Bool("json") {
+				return printJSON(c.App.Writer, cred)
 			}
 			_, err = fmt.Fprintf(c.App.Writer, "Rotated the secret of %s\n", cred.ID)
 			return err

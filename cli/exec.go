@@ -25,6 +25,7 @@ func execCommand() *cli.Command {
 			&cli.StringFlag{Name: "connections", Aliases: []string{"c"}, Required: true,
 				Usage: "comma-separated credential ids or labels, e.g. cred_github,cred_openai"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "check and print the variable names; run nothing"},
+			&cli.BoolFlag{Name: "json", Usage: "print a JSON report (command, variables, exit code) on stdout; the command's own stdout goes to stderr"},
 		},
 		SkipFlagParsing: false,
 		Action:          execAction,
@@ -54,6 +55,10 @@ func execAction(c *cli.Context) error {
 	if err != nil {
 		return fail(err)
 	}
+	report := execReport{Command: argv, Variables: orEmptyList(grant.Variables), DryRun: in.DryRun}
+	if in.DryRun && c.Bool("json") {
+		return printJSON(c.App.Writer, report)
+	}
 	if in.DryRun {
 		for _, v := range grant.Variables {
 			fmt.Fprintf(c.App.Writer, "%s  (from %s)\n", v.EnvName, v.CredentialID)
@@ -63,10 +68,26 @@ func execAction(c *cli.Context) error {
 	}
 	code := runChild(c, argv, grant.Env)
 	finishExec(c, cl, grant.AuditID, code)
+	if c.Bool("json") {
+		report.ExitCode, report.AuditID = &code, grant.AuditID
+		if err := printJSON(c.App.Writer, report); err != nil {
+			return err
+		}
+	}
 	if code != 0 {
 		return cli.Exit("", code)
 	}
 	return nil
+}
+
+// execReport is exec --json: what ran (never a secret value), with which variables, and how it
+// ended.
+type execReport struct {
+	Command   []string               `json:"command"`
+	Variables []backend.ExecVariable `json:"variables"`
+	DryRun    bool                   `json:"dry_run"`
+	ExitCode  *int                   `json:"exit_code,omitempty"`
+	AuditID   int64                  `json:"audit_id,omitempty"`
 }
 
 // runChild runs argv with the granted variables added to this process's environment, passing
@@ -76,6 +97,9 @@ func execAction(c *cli.Context) error {
 func runChild(c *cli.Context, argv []string, env map[string]string) int {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = c.App.Reader, c.App.Writer, c.App.ErrWriter
+	if c.Bool("json") { // stdout holds the report alone
+		cmd.Stdout = c.App.ErrWriter
+	}
 	cmd.Env = os.Environ()
 	for k, v := range env {
 		cmd.Env = append(cmd.Env, k+"="+v)

@@ -25,6 +25,7 @@ func setupCommand() *cli.Command {
 			&cli.StringFlag{Name: "profile", Usage: "MCP tool profile the client uses: " + backend.ProfileChoices() + " (default: the server's)"},
 			&cli.StringFlag{Name: "project-dir", Value: ".", Usage: "project root for --scope project"},
 			&cli.StringFlag{Name: "token-env", Value: harness.DefaultTokenEnv, Usage: "environment variable project files read the token from"},
+			jsonFlag,
 		},
 		Action: setupAction,
 	}
@@ -81,8 +82,13 @@ func setupAction(c *cli.Context) error {
 			return err
 		}
 	}
-	if err := applyChanges(c, t.Changes(paths, e, tools, c.Bool("remove"))); err != nil {
+	files, err := applyChanges(c, t.Changes(paths, e, tools, c.Bool("remove")))
+	if err != nil {
 		return err
+	}
+	if c.Bool("json") {
+		return printJSON(c.App.Writer, map[string]any{"client": t.Client, "scope": t.Scope,
+			"removed": c.Bool("remove"), "files": files})
 	}
 	if t.Scope == harness.ScopeProject && !c.Bool("remove") {
 		fmt.Fprintf(c.App.ErrWriter, "The project config reads the token from $%s; create one with "+
@@ -118,12 +124,26 @@ func setupToken(c *cli.Context, cl *client.Client, t harness.Target, paths harne
 	return nt.Secret, nil
 }
 
-func applyChanges(c *cli.Context, changes []harness.Change) error {
+// fileChange is what setup and use did to one file, for --json.
+type fileChange struct {
+	Path    string          `json:"path"`
+	What    string          `json:"what"`
+	Outcome harness.Outcome `json:"outcome"`
+}
+
+// applyChanges applies the changes in order, printing one line per file unless --json asks
+// the caller to print the returned list instead.
+func applyChanges(c *cli.Context, changes []harness.Change) ([]fileChange, error) {
 	home, _ := os.UserHomeDir()
+	files := []fileChange{}
 	for _, ch := range changes {
 		out, err := harness.Apply(ch)
 		if err != nil {
-			return userError("%v", err)
+			return nil, userError("%v", err)
+		}
+		files = append(files, fileChange{Path: ch.Path, What: ch.What, Outcome: out})
+		if c.Bool("json") {
+			continue
 		}
 		shown := ch.Path
 		if home != "" && strings.HasPrefix(shown, home+string(filepath.Separator)) {
@@ -131,5 +151,5 @@ func applyChanges(c *cli.Context, changes []harness.Change) error {
 		}
 		fmt.Fprintf(c.App.Writer, "%-9s %s (%s)\n", out, shown, ch.What)
 	}
-	return nil
+	return files, nil
 }

@@ -21,7 +21,7 @@ func tokenCommand() *cli.Command {
 				Action: tokenCreate},
 			{Name: "list", Aliases: []string{"ls"}, Usage: "list tokens", Flags: []cli.Flag{jsonFlag}, Action: tokenList},
 			{Name: "revoke", Usage: "revoke a token (takes effect on its next request)", ArgsUsage: "ID",
-				Action: tokenRevoke},
+				Flags: []cli.Flag{jsonFlag}, Action: tokenRevoke},
 		},
 	}
 }
@@ -77,6 +77,9 @@ func tokenRevoke(c *cli.Context) error {
 	}
 	if err := cl.RevokeToken(c.Context, id); err != nil {
 		return fail(err)
+	}
+	if c.Bool("json") {
+		return printJSON(c.App.Writer, map[string]any{"id": id, "revoked": true})
 	}
 	_, err = fmt.Fprintf(c.App.Writer, "Revoked token %s\n", id)
 	return err

@@ -34,6 +34,7 @@ func useCommand() *cli.Command {
 			&cli.BoolFlag{Name: "refresh", Usage: "re-resolve the pinned deck by name (after a rename or re-import)"},
 			&cli.StringFlag{Name: "project-dir", Value: ".", Usage: "project root"},
 			&cli.StringFlag{Name: "token-env", Value: harness.DefaultTokenEnv, Usage: "environment variable the config reads the token from"},
+			jsonFlag,
 		},
 		Action: useAction,
 	}
@@ -86,8 +87,12 @@ func useAction(c *cli.Context) error {
 	body, _ := json.MarshalIndent(useFile{DeckID: deck.ID, DeckName: deck.Name, Server: cl.BaseURL}, "", "  ")
 	changes = append(changes, harness.Change{Path: usePath, What: "deck pin", Mode: 0o644,
 		Edit: func([]byte) ([]byte, error) { return append(body, '\n'), nil }})
-	if err := applyChanges(c, changes); err != nil {
+	files, err := applyChanges(c, changes)
+	if err != nil {
 		return err
+	}
+	if c.Bool("json") {
+		return printJSON(c.App.Writer, map[string]any{"deck_id": deck.ID, "deck_name": deck.Name, "files": files})
 	}
 	_, err = fmt.Fprintf(c.App.Writer, "This project now uses deck %s (%s)\n", deck.Name, deck.ID)
 	return err
