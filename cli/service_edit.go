@@ -43,6 +43,12 @@ func serviceEditAction(c *cli.Context) error {
 	if err != nil {
 		return fail(err)
 	}
+	if err := kindMismatch(cur.Type == backend.ServiceLocal, headers, env, c.String("cwd"), c.String("transport")); err != nil {
+		return err
+	}
+	if local && cur.Type != backend.ServiceLocal {
+		return userError("%s is a remote service: -- COMMAND ARGS... applies to local ones (change its --url instead)", cur.Name)
+	}
 	var p backend.ServicePatch
 	setString(c, "name", &p.Name)
 	setString(c, "url", &p.URL)

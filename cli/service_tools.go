@@ -107,9 +107,21 @@ func toggled(disabled, names []string, enable bool) []string {
 	return out
 }
 
+// printHealth prints a check's health as JSON or as key: value lines.
+func printHealth(c *cli.Context, h backend.Health) error {
+	if c.Bool("json") {
+		return printJSON(c.App.Writer, h)
+	}
+	pairs := [][2]string{{"health", string(h.Status)}}
+	if h.LastError != "" {
+		pairs = append(pairs, [2]string{"last error", h.LastError})
+	}
+	return keyValues(c.App.Writer, pairs)
+}
+
 func serviceCheckCommand() *cli.Command {
 	return &cli.Command{
-		Name: "check", Usage: "reach a service now and show its health", ArgsUsage: "NAME",
+		Name: "check", Usage: "reach a service now and show its health (exit 1 unless healthy)", ArgsUsage: "NAME",
 		Flags: []cli.Flag{jsonFlag},
 		Action: func(c *cli.Context) error {
 			ref, err := oneArg(c, "service id or name")
@@ -124,14 +136,7 @@ func serviceCheckCommand() *cli.Command {
 			if err != nil {
 				return fail(err)
 			}
-			if c.Bool("json") {
-				return printJSON(c.App.Writer, h)
-			}
-			pairs := [][2]string{{"health", string(h.Status)}}
-			if h.LastError != "" {
-				pairs = append(pairs, [2]string{"last error", h.LastError})
-			}
-			if err := keyValues(c.App.Writer, pairs); err != nil {
+			if err := printHealth(c, h); err != nil {
 				return err
 			}
 			if h.Status != backend.HealthHealthy {

@@ -153,6 +153,10 @@ func TestCLIServiceErrors(t *testing.T) {
 		{"unknown deck", "", []string{"service", "add", "peer2", "http://127.0.0.1:1/mcp", "--deck", "nope"}, "service peer2 was created, but linking it to deck nope failed"},
 		{"enable without tool", "", []string{"service", "enable", "peer2"}, "one or more tool names"},
 		{"unknown service", "", []string{"service", "tools", "nope"}, "nope"},
+		{"edit: secret header on argv", "", []string{"service", "edit", "peer2", "--header", "Authorization=" + leaked}, "--header-from-stdin Authorization"},
+		{"edit: env on a remote", "", []string{"service", "edit", "peer2", "--env", "A=b"}, "apply to local services"},
+		{"edit: command on a remote", "", []string{"service", "edit", "peer2", "--", "npx", "x"}, "is a remote service"},
+		{"check: unreachable", "", []string{"service", "check", "peer2"}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -164,6 +168,11 @@ func TestCLIServiceErrors(t *testing.T) {
 				t.Errorf("the secret was echoed:\n%s%s", r.stdout, r.stderr)
 			}
 		})
+	}
+	r := e.run("", "service", "check", "peer2", "--json").wantCode(t, 1)
+	var h backend.Health
+	if err := json.Unmarshal([]byte(r.stdout), &h); err != nil || h.Status == backend.HealthHealthy || h.LastError == "" {
+		t.Errorf("check of an unreachable service: %v %s", err, r.stdout)
 	}
 	if list, _ := e.svc.ListServices(e.ctx); len(list) != 1 || list[0].Name != "peer2" {
 		t.Errorf("a refused add created a service: %+v", list)
