@@ -113,6 +113,12 @@ func TestCLIServiceLocal(t *testing.T) {
 			t.Fatalf("after edit the server should get PEER_TOKEN (kept) and MODE=prod: %v %s", err, res.Raw)
 		}
 	}
+	for _, args := range [][]string{{"service", "show", "local"}, {"service", "show", "local", "--json"},
+		{"service", "list", "--json"}, {"service", "edit", "local", "--json"}, {"export", "-o", "-"}} {
+		if r := e.run("", args...).wantCode(t, 0); strings.Contains(r.stdout+r.stderr, secret) {
+			t.Fatalf("%v printed the env secret:\n%s", args, r.stdout)
+		}
+	}
 }
 
 // regexpLine reports whether a table line starts with first and holds want.
