@@ -17,6 +17,7 @@ func App(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 	return &cli.App{
 		Name:                 "agent-deck",
 		Usage:                "one MCP endpoint for your agents: decks of servers, keys and playbooks",
+		Version:              ReadBuildInfo().String(),
 		Reader:               stdin,
 		Writer:               stdout,
 		ErrWriter:            stderr,
@@ -46,6 +47,7 @@ func commands() []*cli.Command {
 		useCommand(),
 		statuslineCommand(),
 		launchCommand(),
+		versionCommand(),
 	}
 }
 
