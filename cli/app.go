@@ -24,7 +24,8 @@ func App(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 		EnableBashCompletion: true,
 		HideHelpCommand:      true,
 		Flags:                globalFlags(),
-		Commands:             withGlobalFlags(commands()),
+		Commands:             withUnknownCommand(withGlobalFlags(commands())),
+		Action:               unknownCommand,
 		ExitErrHandler:       func(*cli.Context, error) {},
 	}
 }

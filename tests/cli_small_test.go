@@ -40,3 +40,35 @@ func TestCLISmallVersion(t *testing.T) {
 		t.Errorf("binary --version printed %q", out)
 	}
 }
+
+// TestCLISmallUnknownCommand holds issue 10's exit-code item: an unknown command or subcommand is
+// a user error (exit 1, not urfave/cli's 3) that names the closest command; help still works.
+func TestCLISmallUnknownCommand(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		code int
+		want string // in stderr when code is 1, in stdout when 0
+	}{
+		{"typo", []string{"servce"}, 1, `did you mean "agent-deck serve"`},
+		{"prefix", []string{"tok"}, 1, `did you mean "agent-deck token"`},
+		{"nothing close", []string{"frobnicate"}, 1, `unknown command "frobnicate"`},
+		{"subcommand typo", []string{"deck", "lst"}, 1, `did you mean "agent-deck deck list"`},
+		{"subcommand unknown", []string{"token", "frobnicate"}, 1, `unknown command "frobnicate" (see agent-deck token --help)`},
+		{"help", []string{"help"}, 0, "USAGE:"},
+		{"bare", nil, 0, "USAGE:"},
+		{"bare group", []string{"deck"}, 0, "agent-deck deck"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := runCLI(t.TempDir(), strings.NewReader(""), tc.args...).wantCode(t, tc.code)
+			out := r.stdout
+			if tc.code != 0 {
+				out = r.stderr
+			}
+			if !strings.Contains(out, tc.want) {
+				t.Errorf("output %q does not contain %q", out, tc.want)
+			}
+		})
+	}
+}
