@@ -49,6 +49,7 @@ func commands() []*cli.Command {
 		statuslineCommand(),
 		launchCommand(),
 		versionCommand(),
+		completionCommand(),
 	}
 }
 

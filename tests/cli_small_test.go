@@ -2,8 +2,11 @@ package tests
 
 import (
 	"encoding/json"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -71,4 +74,58 @@ func TestCLISmallUnknownCommand(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestCLISmallCompletion holds issue 10's completion item: `completion SHELL` prints a script the
+// shell accepts, and the bash one really completes a command from the binary.
+func TestCLISmallCompletion(t *testing.T) {
+	tests := []struct {
+		shell string
+		want  string   // in the script
+		check []string // syntax check: the shell and its flag; skipped when not installed
+	}{
+		{"bash", "complete -o bashdefault -o default -F _agent_deck_complete agent-deck", []string{"bash", "-n"}},
+		{"zsh", "compdef _agent_deck_complete agent-deck", []string{"zsh", "-n"}},
+		{"fish", "complete -c agent-deck", []string{"fish", "--no-execute"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.shell, func(t *testing.T) {
+			r := runCLI(t.TempDir(), strings.NewReader(""), "completion", tc.shell).wantCode(t, 0)
+			if !strings.Contains(r.stdout, tc.want) {
+				t.Fatalf("script does not contain %q:\n%s", tc.want, r.stdout)
+			}
+			if _, err := exec.LookPath(tc.check[0]); err != nil {
+				t.Logf("%s not installed: syntax not checked", tc.check[0])
+				return
+			}
+			cmd := exec.Command(tc.check[0], tc.check[1:]...)
+			cmd.Stdin = strings.NewReader(r.stdout)
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("%s rejects the script: %v\n%s", tc.check[0], err, out)
+			}
+		})
+	}
+	t.Run("unknown shell", func(t *testing.T) {
+		r := runCLI(t.TempDir(), strings.NewReader(""), "completion", "ksh").wantCode(t, 1)
+		if !strings.Contains(r.stderr, "bash, zsh, fish") {
+			t.Errorf("stderr %q does not name the shells", r.stderr)
+		}
+	})
+	t.Run("bash completes", func(t *testing.T) {
+		bin := agentDeckBinary(t)
+		script := runCLI(t.TempDir(), strings.NewReader(""), "completion", "bash").wantCode(t, 0).stdout
+		cmd := exec.Command("bash", "-c", script+`
+COMP_WORDS=(agent-deck --home "$HOME_DIR" dec); COMP_CWORD=3
+_agent_deck_complete; printf '%s\n' "${COMPREPLY[@]}"
+COMP_WORDS=(agent-deck --home "$HOME_DIR" deck cr); COMP_CWORD=4
+_agent_deck_complete; printf '%s\n' "${COMPREPLY[@]}"`)
+		cmd.Env = append(cmd.Environ(), "PATH="+filepath.Dir(bin)+":"+os.Getenv("PATH"), "HOME_DIR="+t.TempDir())
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("bash: %v\n%s", err, out)
+		}
+		if got, want := strings.Fields(string(out)), []string{"deck", "decks", "create"}; !slices.Equal(got, want) {
+			t.Errorf("completions %q, want %q", got, want)
+		}
+	})
 }
