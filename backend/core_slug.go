@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"unicode"
 )
 
 // maxSlugLength bounds the slug part of derived credential and playbook ids.
@@ -17,12 +18,55 @@ var (
 	playbookIDRE   = regexp.MustCompile(`^pb_[a-z0-9_]+$`)
 )
 
-// latinFold maps common accented Latin letters to ASCII so "Café" slugs to "cafe".
-var latinFold = map[rune]string{
-	'à': "a", 'á': "a", 'â': "a", 'ã': "a", 'ä': "a", 'å': "a", 'æ': "ae", 'ç': "c",
-	'è': "e", 'é': "e", 'ê': "e", 'ë': "e", 'ì': "i", 'í': "i", 'î': "i", 'ï': "i",
-	'ñ': "n", 'ò': "o", 'ó': "o", 'ô': "o", 'õ': "o", 'ö': "o", 'ø': "o", 'œ': "oe",
-	'ù': "u", 'ú': "u", 'û': "u", 'ü': "u", 'ý': "y", 'ÿ': "y", 'ß': "ss",
+// latinFold transliterates the lowercase Latin letters of Latin-1, Latin Extended-A and -B and
+// Latin Extended Additional to ASCII, so "Łódź Škoda" slugs to lodz_skoda rather than losing
+// its letters. The core keeps to the standard library, which has no Unicode decomposition, so
+// this is a table: each ASCII spelling with the letters that fold to it, including those that
+// do not decompose (ł, đ, ø, ß, æ, œ, þ…).
+var latinFold = foldTable(map[string]string{
+	"a":  "àáâãäåāăąǎǟǡǻȁȃȧḁạảấầẩẫậắằẳẵặ",
+	"ae": "æǣǽ",
+	"b":  "ƀḃḅḇ",
+	"c":  "çćĉċčƈȼḉ",
+	"d":  "ðďđḋḍḏḑḓ",
+	"dz": "ǆǳ",
+	"e":  "èéêëēĕėęěȅȇȩɇḕḗḙḛḝẹẻẽếềểễệ",
+	"f":  "ƒḟ",
+	"g":  "ĝğġģǥǧǵḡ",
+	"h":  "ĥħȟḣḥḧḩḫẖ",
+	"i":  "ìíîïĩīĭįıǐȉȋḭḯỉị",
+	"ij": "ĳ",
+	"j":  "ĵǰɉ",
+	"k":  "ķĸƙǩḱḳḵ",
+	"l":  "ĺļľŀłƚḷḹḻḽ",
+	"lj": "ǉ",
+	"m":  "ḿṁṃ",
+	"n":  "ñńņňŋǹṅṇṉṋ",
+	"nj": "ǌ",
+	"o":  "òóôõöøōŏőơǒǫǭǿȍȏȫȭȯȱṍṏṑṓọỏốồổỗộớờởỡợ",
+	"oe": "œ",
+	"p":  "ƥṕṗ",
+	"r":  "ŕŗřȑȓɍṙṛṝṟ",
+	"s":  "śŝşšſșṡṣṥṧṩ",
+	"ss": "ß",
+	"t":  "ţťŧƫƭțṫṭṯṱẗ",
+	"th": "þ",
+	"u":  "ùúûüũūŭůűųưǔǖǘǚǜȕȗṳṵṷṹṻụủứừửữự",
+	"v":  "ṽṿ",
+	"w":  "ŵẁẃẅẇẉẘ",
+	"x":  "ẋẍ",
+	"y":  "ýÿŷƴȳɏẏẙỳỵỷỹ",
+	"z":  "źżžƶȥẑẓẕ",
+})
+
+func foldTable(byASCII map[string]string) map[rune]string {
+	m := map[rune]string{}
+	for ascii, letters := range byASCII {
+		for _, r := range letters {
+			m[r] = ascii
+		}
+	}
+	return m
 }
 
 // Slugify lowercases s and keeps only [a-z0-9_], turning every other run of characters into one
@@ -38,6 +82,8 @@ func Slugify(s string) string {
 			piece = string(r)
 		case latinFold[r] != "":
 			piece = latinFold[r]
+		case unicode.Is(unicode.Mn, r): // a combining accent of decomposed text: drop it
+			continue
 		default:
 			pending = b.Len() > 0
 			continue

@@ -17,13 +17,15 @@ func App(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 	return &cli.App{
 		Name:                 "agent-deck",
 		Usage:                "one MCP endpoint for your agents: decks of servers, keys and playbooks",
+		Version:              ReadBuildInfo().String(),
 		Reader:               stdin,
 		Writer:               stdout,
 		ErrWriter:            stderr,
 		EnableBashCompletion: true,
 		HideHelpCommand:      true,
 		Flags:                globalFlags(),
-		Commands:             withGlobalFlags(commands()),
+		Commands:             withUnknownCommand(withGlobalFlags(commands())),
+		Action:               unknownCommand,
 		ExitErrHandler:       func(*cli.Context, error) {},
 	}
 }
@@ -46,6 +48,8 @@ func commands() []*cli.Command {
 		useCommand(),
 		statuslineCommand(),
 		launchCommand(),
+		versionCommand(),
+		completionCommand(),
 	}
 }
 

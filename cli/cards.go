@@ -35,7 +35,7 @@ func (k cardKind) command() *cli.Command {
 		{Name: "show", Usage: "show one " + k.noun, ArgsUsage: "ID-OR-NAME", Flags: []cli.Flag{jsonFlag},
 			Action: k.showAction},
 		{Name: "delete", Aliases: []string{"rm"}, Usage: "delete a " + k.noun, ArgsUsage: "ID-OR-NAME",
-			Flags:  []cli.Flag{&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask for confirmation"}},
+			Flags:  []cli.Flag{yesFlag},
 			Action: k.deleteAction},
 	}
 	return &cli.Command{Name: k.name, Aliases: k.aliases, Usage: "manage " + k.noun + "s",

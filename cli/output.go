@@ -176,6 +176,9 @@ func isTerminal(r io.Reader) bool {
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
+// yesFlag skips confirm's question, for scripts.
+var yesFlag = &cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask for confirmation"}
+
 // confirm asks on a terminal; elsewhere it needs --yes, so scripts never hang or delete by
 // accident.
 func confirm(c *cli.Context, question string) error {

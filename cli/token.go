@@ -21,7 +21,7 @@ func tokenCommand() *cli.Command {
 				Action: tokenCreate},
 			{Name: "list", Aliases: []string{"ls"}, Usage: "list tokens", Flags: []cli.Flag{jsonFlag}, Action: tokenList},
 			{Name: "revoke", Usage: "revoke a token (takes effect on its next request)", ArgsUsage: "ID",
-				Flags: []cli.Flag{jsonFlag}, Action: tokenRevoke},
+				Flags: []cli.Flag{yesFlag, jsonFlag}, Action: tokenRevoke},
 		},
 	}
 }
@@ -69,6 +69,9 @@ func tokenList(c *cli.Context) error {
 func tokenRevoke(c *cli.Context) error {
 	id, err := oneArg(c, "token id")
 	if err != nil {
+		return err
+	}
+	if err := confirm(c, fmt.Sprintf("Revoke token %q? Everything that uses it loses access", id)); err != nil {
 		return err
 	}
 	cl, err := apiClient(c)

@@ -150,7 +150,7 @@ func TestCLITokens(t *testing.T) {
 			id = tok.ID
 		}
 	}
-	e.run("", "token", "revoke", id).wantCode(t, 0)
+	e.run("", "token", "revoke", id, "--yes").wantCode(t, 0)
 	r = e.run("", "--token", secret, "--server", e.srv.URL(), "deck", "list").wantCode(t, 1)
 	if !strings.Contains(strings.ToLower(r.stderr), "token") {
 		t.Errorf("revoked token error does not say why: %q", r.stderr)

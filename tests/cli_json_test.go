@@ -32,7 +32,7 @@ func TestCLIJSONEverywhere(t *testing.T) {
 		{"use", "", []string{"use", "dev", "--project-dir", proj, "--json"}, []string{"deck_id", "deck_name", "files"}},
 		{"credential rotate", "rotated-secret-31f0\n", []string{"credential", "rotate", "GitHub", "--json"},
 			[]string{"id", "label", "env_name"}},
-		{"token revoke", "", []string{"token", "revoke", tokenID(t, e, "ci"), "--json"}, []string{"id", "revoked"}},
+		{"token revoke", "", []string{"token", "revoke", tokenID(t, e, "ci"), "--yes", "--json"}, []string{"id", "revoked"}},
 		{"exec dry run", "", []string{"exec", "--dry-run", "--connections", "cred_github", "--json", "--", "env"},
 			[]string{"command", "variables", "dry_run"}},
 		{"exec", "", []string{"exec", "--connections", "cred_github", "--json", "--", "sh", "-c", "echo child-out; exit 3"},

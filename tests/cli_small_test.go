@@ -1,0 +1,188 @@
+package tests
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/agent-deck/agent-deck/backend"
+)
+
+// TestCLISmallVersion holds issue 10's version item: `version`, `--version` and `version --json`
+// agree, name the Go toolchain, and the built binary says the same as the in-process CLI.
+func TestCLISmallVersion(t *testing.T) {
+	home := t.TempDir()
+	cmd := runCLI(home, strings.NewReader(""), "version").wantCode(t, 0)
+	flag := runCLI(home, strings.NewReader(""), "--version").wantCode(t, 0)
+	if cmd.stdout != flag.stdout {
+		t.Errorf("version printed %q, --version printed %q", cmd.stdout, flag.stdout)
+	}
+	if !strings.HasPrefix(cmd.stdout, "agent-deck version ") || !strings.Contains(cmd.stdout, runtime.Version()) {
+		t.Errorf("version printed %q, want agent-deck version … %s", cmd.stdout, runtime.Version())
+	}
+	var got struct {
+		Version   string `json:"version"`
+		GoVersion string `json:"go_version"`
+	}
+	js := runCLI(home, strings.NewReader(""), "version", "--json").wantCode(t, 0)
+	if err := json.Unmarshal([]byte(js.stdout), &got); err != nil {
+		t.Fatalf("version --json: %v\n%s", err, js.stdout)
+	}
+	if got.Version == "" || got.GoVersion != runtime.Version() {
+		t.Errorf("version --json = %+v, want a version and %s", got, runtime.Version())
+	}
+
+	out, err := exec.Command(agentDeckBinary(t), "--version").Output()
+	if err != nil {
+		t.Fatalf("binary --version: %v", err)
+	}
+	if !strings.HasPrefix(string(out), "agent-deck version ") || !strings.Contains(string(out), runtime.Version()) {
+		t.Errorf("binary --version printed %q", out)
+	}
+}
+
+// TestCLISmallUnknownCommand holds issue 10's exit-code item: an unknown command or subcommand is
+// a user error (exit 1, not urfave/cli's 3) that names the closest command; help still works.
+func TestCLISmallUnknownCommand(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		code int
+		want string // in stderr when code is 1, in stdout when 0
+	}{
+		{"typo", []string{"servce"}, 1, `did you mean "agent-deck serve"`},
+		{"prefix", []string{"tok"}, 1, `did you mean "agent-deck token"`},
+		{"nothing close", []string{"frobnicate"}, 1, `unknown command "frobnicate"`},
+		{"subcommand typo", []string{"deck", "lst"}, 1, `did you mean "agent-deck deck list"`},
+		{"subcommand unknown", []string{"token", "frobnicate"}, 1, `unknown command "frobnicate" (see agent-deck token --help)`},
+		{"help", []string{"help"}, 0, "USAGE:"},
+		{"bare", nil, 0, "USAGE:"},
+		{"bare group", []string{"deck"}, 0, "agent-deck deck"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := runCLI(t.TempDir(), strings.NewReader(""), tc.args...).wantCode(t, tc.code)
+			out := r.stdout
+			if tc.code != 0 {
+				out = r.stderr
+			}
+			if !strings.Contains(out, tc.want) {
+				t.Errorf("output %q does not contain %q", out, tc.want)
+			}
+		})
+	}
+}
+
+// TestCLISmallCompletion holds issue 10's completion item: `completion SHELL` prints a script the
+// shell accepts, and the bash one really completes a command from the binary.
+func TestCLISmallCompletion(t *testing.T) {
+	tests := []struct {
+		shell string
+		want  string   // in the script
+		check []string // syntax check: the shell and its flag; skipped when not installed
+	}{
+		{"bash", "complete -o bashdefault -o default -F _agent_deck_complete agent-deck", []string{"bash", "-n"}},
+		{"zsh", "compdef _agent_deck_complete agent-deck", []string{"zsh", "-n"}},
+		{"fish", "complete -c agent-deck", []string{"fish", "--no-execute"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.shell, func(t *testing.T) {
+			r := runCLI(t.TempDir(), strings.NewReader(""), "completion", tc.shell).wantCode(t, 0)
+			if !strings.Contains(r.stdout, tc.want) {
+				t.Fatalf("script does not contain %q:\n%s", tc.want, r.stdout)
+			}
+			if _, err := exec.LookPath(tc.check[0]); err != nil {
+				t.Logf("%s not installed: syntax not checked", tc.check[0])
+				return
+			}
+			cmd := exec.Command(tc.check[0], tc.check[1:]...)
+			cmd.Stdin = strings.NewReader(r.stdout)
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("%s rejects the script: %v\n%s", tc.check[0], err, out)
+			}
+		})
+	}
+	t.Run("unknown shell", func(t *testing.T) {
+		r := runCLI(t.TempDir(), strings.NewReader(""), "completion", "ksh").wantCode(t, 1)
+		if !strings.Contains(r.stderr, "bash, zsh, fish") {
+			t.Errorf("stderr %q does not name the shells", r.stderr)
+		}
+	})
+	t.Run("bash completes", func(t *testing.T) {
+		bin := agentDeckBinary(t)
+		script := runCLI(t.TempDir(), strings.NewReader(""), "completion", "bash").wantCode(t, 0).stdout
+		cmd := exec.Command("bash", "-c", script+`
+COMP_WORDS=(agent-deck --home "$HOME_DIR" dec); COMP_CWORD=3
+_agent_deck_complete; printf '%s\n' "${COMPREPLY[@]}"
+COMP_WORDS=(agent-deck --home "$HOME_DIR" deck cr); COMP_CWORD=4
+_agent_deck_complete; printf '%s\n' "${COMPREPLY[@]}"`)
+		cmd.Env = append(cmd.Environ(), "PATH="+filepath.Dir(bin)+":"+os.Getenv("PATH"), "HOME_DIR="+t.TempDir())
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("bash: %v\n%s", err, out)
+		}
+		if got, want := strings.Fields(string(out)), []string{"deck", "decks", "create"}; !slices.Equal(got, want) {
+			t.Errorf("completions %q, want %q", got, want)
+		}
+	})
+}
+
+// TestCLISmallTokenRevokeConfirms holds issue 10's `token revoke` item: like a delete, it asks on a
+// terminal and needs --yes elsewhere; refused or declined, the token keeps working.
+func TestCLISmallTokenRevokeConfirms(t *testing.T) {
+	e := startCLIEnv(t)
+	secret := strings.TrimSpace(e.run("", "token", "create", "ci").wantCode(t, 0).stdout)
+	var id string
+	var list []backend.Token
+	if err := json.Unmarshal([]byte(e.run("", "token", "list", "--json").wantCode(t, 0).stdout), &list); err != nil {
+		t.Fatal(err)
+	}
+	for _, tok := range list {
+		if tok.Name == "ci" {
+			id = tok.ID
+		}
+	}
+	works := func(t *testing.T, want bool) {
+		t.Helper()
+		r := e.run("", "--token", secret, "--server", e.srv.URL(), "deck", "list")
+		if (r.code == 0) != want {
+			t.Fatalf("token works = %v, want %v (exit %d: %s)", r.code == 0, want, r.code, r.stderr)
+		}
+	}
+
+	r := e.run("", "token", "revoke", id).wantCode(t, 1)
+	if !strings.Contains(r.stderr, "--yes") {
+		t.Errorf("refusal %q does not name --yes", r.stderr)
+	}
+	works(t, true)
+
+	tty := openPTY(t)
+	tty.answer(t, "n\n")
+	r = runCLI(e.home, tty.slave, "token", "revoke", id).wantCode(t, 1)
+	if !strings.Contains(r.stderr, "Revoke token") || !strings.Contains(r.stderr, "cancelled") {
+		t.Errorf("declined revoke printed %q", r.stderr)
+	}
+	works(t, true)
+
+	tty.answer(t, "y\n")
+	runCLI(e.home, tty.slave, "token", "revoke", id).wantCode(t, 0)
+	works(t, false)
+
+	secret = strings.TrimSpace(e.run("", "token", "create", "ci2").wantCode(t, 0).stdout)
+	if err := json.Unmarshal([]byte(e.run("", "token", "list", "--json").wantCode(t, 0).stdout), &list); err != nil {
+		t.Fatal(err)
+	}
+	for _, tok := range list {
+		if tok.Name == "ci2" {
+			id = tok.ID
+		}
+	}
+	works(t, true)
+	e.run("", "token", "revoke", id, "--yes").wantCode(t, 0)
+	works(t, false)
+}
