@@ -1,7 +1,6 @@
 package tests
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -132,24 +131,12 @@ func startServeBench(tb testing.TB, env ...string) *benchServer {
 // rest sends body to path as the admin, wants status, and decodes the answer into out unless nil.
 func (s *benchServer) rest(tb testing.TB, want int, method, path, body string, out any) {
 	tb.Helper()
-	req, err := http.NewRequest(method, s.url+path, strings.NewReader(body))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	req.Header.Set("Authorization", "Bearer "+s.token)
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		tb.Fatalf("%s %s: %v", method, path, err)
-	}
-	defer resp.Body.Close()
-	var raw bytes.Buffer
-	_, _ = raw.ReadFrom(resp.Body)
-	if resp.StatusCode != want {
-		tb.Fatalf("%s %s: %d %s", method, path, resp.StatusCode, raw.String())
+	a := restRequest(tb, s.url, s.token, method, path, body)
+	if a.Status != want {
+		tb.Fatalf("%s %s: %d %s", method, path, a.Status, a.Body)
 	}
 	if out != nil {
-		if err := json.Unmarshal(raw.Bytes(), out); err != nil {
+		if err := json.Unmarshal(a.Body, out); err != nil {
 			tb.Fatalf("%s %s: %v", method, path, err)
 		}
 	}
