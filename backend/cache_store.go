@@ -58,6 +58,9 @@ func (s *invalidatingStore) DeleteDeck(ctx context.Context, id string) error {
 func (s *invalidatingStore) ReplaceLinks(ctx context.Context, deckID string, t CardType, ids []string) error {
 	return s.after(s.Store.ReplaceLinks(ctx, deckID, t, ids), "deck_cards", deckID)
 }
+func (s *invalidatingStore) SetDeckServiceSettings(ctx context.Context, deckID, serviceID string, st DeckServiceSettings) error {
+	return s.after(s.Store.SetDeckServiceSettings(ctx, deckID, serviceID, st), "deck_cards", deckID)
+}
 func (s *invalidatingStore) CreateService(ctx context.Context, r *ServiceRecord) error {
 	return s.after(s.Store.CreateService(ctx, r), "services", r.ID)
 }

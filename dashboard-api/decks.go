@@ -71,3 +71,11 @@ func (a *api) reorderCards(c *gin.Context, in reorderRequest) (backend.CardsResu
 		OrderedCardIDs: in.OrderedCardIDs,
 	})
 }
+
+func (a *api) getDeckServiceSettings(c *gin.Context) (backend.DeckServiceSettingsResult, error) {
+	return a.svc.GetDeckServiceSettings(ctx(c), c.Param("deck"), c.Param("service"))
+}
+
+func (a *api) updateDeckServiceSettings(c *gin.Context, in backend.DeckServiceSettingsInput) (backend.DeckServiceSettingsResult, error) {
+	return a.svc.UpdateDeckServiceSettings(ctx(c), c.Param("deck"), c.Param("service"), in)
+}

@@ -71,6 +71,8 @@ var fieldDocs = map[string]string{
 	"more":           "What the page left out and how to get it; absent when nothing is left",
 	"remaining":      "Cards not shown yet",
 	"cursor":         "Pass as cursor to get the next page",
+	"allow_tools":    "The only tools of the service the deck exposes (on top of its disabled tools); [] removes the allow-list",
+	"deny_tools":     "Tools of the service the deck hides; [] removes the deny-list. At most one of allow_tools and deny_tools is set",
 }
 
 var typeFieldDocs = map[reflect.Type]map[string]string{}

@@ -67,6 +67,8 @@ func (a *api) routes() []route {
 		withBody(http.MethodPost, v1+"/decks/:deck/cards", "Link a card to the deck (at a position, or last); a linked card moves", http.StatusOK, a.linkCard),
 		noBody(http.MethodDelete, v1+"/decks/:deck/cards/:card_type/:card_id", "Unlink a card; warns which playbooks on the deck depend on it", a.unlinkCard),
 		withBody(http.MethodPut, v1+"/decks/:deck/cards/:card_type/order", "Set the full order of one card type on the deck", http.StatusOK, a.reorderCards),
+		noBody(http.MethodGet, v1+"/decks/:deck/services/:service/settings", "The deck's rules for a service it links: its tool subset and credential", a.getDeckServiceSettings),
+		withBody(http.MethodPatch, v1+"/decks/:deck/services/:service/settings", "Change the deck's tool subset (allow or deny list) or credential for a linked service; agent tokens may only narrow the tools", http.StatusOK, a.updateDeckServiceSettings),
 
 		noBody(http.MethodGet, v1+"/services", "List services (secret headers and local env masked)", a.listServices),
 		withBody(http.MethodPost, v1+"/services", "Register a downstream MCP server", http.StatusCreated, a.createService),

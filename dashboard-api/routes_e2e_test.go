@@ -201,6 +201,15 @@ func cardSteps(ok, created, downstream []int) []step {
 			}},
 		{"reorder", "PUT", "/api/v1/decks/Job/cards/service/order",
 			map[string]any{"ordered_card_ids": []string{"Echo"}}, ok, nil},
+		{"deck service settings", "PATCH", "/api/v1/decks/Job/services/Echo/settings",
+			map[string]any{"deny_tools": []string{"write"}, "credential_id": "cred_github"}, ok, nil},
+		{"read deck service settings", "GET", "/api/v1/decks/Job/services/Echo/settings", nil, ok,
+			func(t *testing.T, r response, _ map[string]string) {
+				st := decode[backend.DeckServiceSettingsResult](t, r)
+				if !slices.Equal(st.DenyTools, []string{"write"}) || st.CredentialID != "cred_github" {
+					t.Errorf("deck service settings %+v", st)
+				}
+			}},
 		{"unlink warns", "DELETE", "/api/v1/decks/Job/cards/credential/cred_github", nil, ok,
 			func(t *testing.T, r response, _ map[string]string) {
 				res := decode[backend.CardsResult](t, r)

@@ -1,7 +1,8 @@
 // Package proxy reaches the downstream MCP servers behind Agent Deck's service cards: remote
 // ones over Streamable HTTP (or SSE), local ones as supervised child processes over stdio. It
-// keeps one shared connection per service, caches tool lists raw, validates arguments before
-// forwarding, and classifies every failure. It implements backend.Downstream.
+// keeps one shared connection per service (and per credential a deck chooses for it), caches tool
+// lists raw, validates arguments before forwarding, and classifies every failure. It implements
+// backend.Downstream.
 package proxy
 
 import (
@@ -151,19 +152,28 @@ func (p *Proxy) goOwned(fn func()) bool {
 	return true
 }
 
-// service returns the state of t's service, creating it on first use.
+// service returns the state of t's connection, creating it on first use. Connections are keyed
+// by t.ConnKey when set (a deck presenting its own credential), else by the service id.
 func (p *Proxy) service(t backend.Target) (*service, error) {
+	key := connKey(t)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {
 		return nil, errClosed
 	}
-	s := p.services[t.ServiceID]
+	s := p.services[key]
 	if s == nil {
 		s = newService(p, t.ServiceID, t.ServiceName)
-		p.services[t.ServiceID] = s
+		p.services[key] = s
 	}
 	return s, nil
+}
+
+func connKey(t backend.Target) string {
+	if t.ConnKey != "" {
+		return t.ConnKey
+	}
+	return t.ServiceID
 }
 
 func (p *Proxy) lookup(id string) *service {
@@ -181,13 +191,19 @@ func (p *Proxy) Status(serviceID string) (backend.DownstreamStatus, bool) {
 	return s.status(), true
 }
 
-// Forget closes the service's connection (stopping its local server) and drops its caches.
+// Forget closes the service's connections, its own and those of decks presenting their own
+// credential (stopping its local servers), and drops their caches.
 func (p *Proxy) Forget(serviceID string) {
 	p.mu.Lock()
-	s := p.services[serviceID]
-	delete(p.services, serviceID)
+	var gone []*service
+	for key, s := range p.services {
+		if s.id == serviceID {
+			gone = append(gone, s)
+			delete(p.services, key)
+		}
+	}
 	p.mu.Unlock()
-	if s != nil {
+	for _, s := range gone {
 		s.detach()
 	}
 }
