@@ -125,6 +125,10 @@ func (s *invalidatingStore) OpenSession(ctx context.Context, m *MCPSession, pool
 	}
 	return expired, s.after(err, "mcp_sessions", m.ID)
 }
+func (s *invalidatingStore) BindUnboundSession(ctx context.Context, m *MCPSession) (bool, error) {
+	ok, err := s.Store.BindUnboundSession(ctx, m)
+	return ok, s.after(err, "mcp_sessions", m.ID)
+}
 func (s *invalidatingStore) UpdateSessionBinding(ctx context.Context, m *MCPSession) error {
 	return s.after(s.Store.UpdateSessionBinding(ctx, m), "mcp_sessions", m.ID)
 }

@@ -85,6 +85,8 @@ type Store interface {
 	// GetSession returns a session that exists and is not terminated.
 	GetSession(ctx context.Context, id string) (MCPSession, error)
 	UpdateSessionBinding(ctx context.Context, s *MCPSession) error
+	// BindUnboundSession binds a session only while it has no deck; false when it had one.
+	BindUnboundSession(ctx context.Context, s *MCPSession) (bool, error)
 	TouchSession(ctx context.Context, id string, at time.Time) error
 	TerminateSession(ctx context.Context, id string, at time.Time) error
 	// ListLiveSessions returns sessions not terminated and seen since the given time.

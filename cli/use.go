@@ -22,7 +22,7 @@ type useFile struct {
 	Server   string `json:"server,omitempty"`
 }
 
-const useFilePath = ".agent-deck/use.json"
+const useFilePath = backend.WorkspacePinFile
 
 func useCommand() *cli.Command {
 	return &cli.Command{

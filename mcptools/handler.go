@@ -48,6 +48,7 @@ type Handler struct {
 	mcp     *server.MCPServer
 	http    *server.StreamableHTTPServer
 	visible map[visibility]map[string]bool
+	roots   *rootsBinder
 }
 
 type visibility struct {
@@ -82,6 +83,7 @@ func NewHandler(svc *backend.Service, opts Options) (*Handler, error) {
 			h.visible[visibility{p, ro}] = set
 		}
 	}
+	h.roots = newRootsBinder(svc, h.log)
 	h.mcp = h.newMCPServer(opts.Version)
 	idle := opts.IdleTimeout
 	if idle <= 0 {
@@ -120,12 +122,14 @@ func (h *Handler) newMCPServer(version string) *server.MCPServer {
 	for _, spec := range Tools() {
 		s.AddTool(spec.MCPTool(), h.toolHandler(spec))
 	}
+	h.roots.register(s)
 	return s
 }
 
 // Close drops this process's in-memory session state and stops its sweeper. Session rows stay:
 // clients continue on the next start or on another replica.
 func (h *Handler) Close(ctx context.Context) error {
+	defer h.roots.close()
 	return h.http.Shutdown(ctx)
 }
 
