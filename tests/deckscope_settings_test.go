@@ -256,3 +256,45 @@ func peerSession(t *testing.T, body string) string {
 	t.Fatalf("whoami reported no Mcp-Session-Id: %s", body)
 	return ""
 }
+
+// TestDeckScopeBundle: an export carries each deck's rules for its services, and an import on
+// another server restores them, the deck's credential included.
+func TestDeckScopeBundle(t *testing.T) {
+	e := startDeckScopeEnv(t)
+	_, err := e.svc.CreateCredential(e.ctx, backend.CredentialInput{Label: "work", Value: "work-secret-" + randHex(6),
+		Scheme: backend.SchemeHeader, HeaderName: "X-Api-Key"})
+	must(t, err)
+	e.run("", "deck", "tools", "ro", "peer", "--allow", "echo,whoami").wantCode(t, 0)
+	e.run("", "deck", "tools", "full", "peer", "--deny", "crash").wantCode(t, 0)
+	e.run("", "deck", "credential", "full", "peer", "work").wantCode(t, 0)
+
+	for _, deck := range []string{"", "full"} {
+		t.Run("export "+deck, func(t *testing.T) {
+			bundle, err := e.svc.Export(e.ctx, backend.ExportInput{Deck: deck})
+			must(t, err)
+			if !strings.Contains(string(bundle), `"service_settings"`) {
+				t.Fatalf("the bundle lacks the deck's service settings: %s", bundle)
+			}
+			other := startCLIEnv(t)
+			rep, err := other.svc.Import(other.ctx, bundle, false)
+			must(t, err)
+			if len(rep.Skipped) != 0 {
+				t.Errorf("import skipped %v", rep.Skipped)
+			}
+			full, err := other.svc.GetDeckServiceSettings(other.ctx, "full", "peer")
+			must(t, err)
+			cred, err := other.svc.GetCredential(other.ctx, "work")
+			must(t, err)
+			if !slices.Equal(full.DenyTools, []string{"crash"}) || full.CredentialID != cred.ID {
+				t.Errorf("deck full after import: %+v", full)
+			}
+			if deck == "" {
+				ro, err := other.svc.GetDeckServiceSettings(other.ctx, "ro", "peer")
+				must(t, err)
+				if !slices.Equal(ro.AllowTools, []string{"echo", "whoami"}) {
+					t.Errorf("deck ro after import: %+v", ro)
+				}
+			}
+		})
+	}
+}
