@@ -187,3 +187,22 @@ func TestDeckScopeRootsBindWorkspace(t *testing.T) {
 		}
 	})
 }
+
+// TestDeckScopeRootsTypeScriptClient: the official TypeScript SDK, declaring roots, is bound to
+// the deck its project is pinned to without calling bind_workspace.
+func TestDeckScopeRootsTypeScriptClient(t *testing.T) {
+	s := startMCPStack(t, mcpStackOptions{})
+	d, err := s.svc.CreateDeck(s.adminCtx(), backend.DeckInput{Name: "pinned"})
+	must(t, err)
+	script, err := filepath.Abs(filepath.Join("testdata", "deckscope", "ts_roots.mjs"))
+	must(t, err)
+	out, err := mcpNode(t, 2*time.Minute, []string{
+		"DECK_URL=" + s.URL + "/mcp", "DECK_TOKEN=" + s.token(backend.ScopeAgent), "DECK_ROOT=" + pinProject(t, d),
+	}, script)
+	if err != nil {
+		t.Fatalf("TypeScript client: %v\n%s", err, out)
+	}
+	if !strings.Contains(out, "bound ◆ pinned") {
+		t.Errorf("the TypeScript client was not bound from its roots:\n%s", out)
+	}
+}
