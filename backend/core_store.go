@@ -26,6 +26,8 @@ type Store interface {
 	LockDeck(ctx context.Context, id string) error
 	// ListLinks returns the deck's links ordered by card type, then position.
 	ListLinks(ctx context.Context, deckID string) ([]CardLink, error)
+	// DeckChoosesCredential reports whether any deck presents its own credential to the service.
+	DeckChoosesCredential(ctx context.Context, serviceID string) (bool, error)
 	// SetDeckServiceSettings stores a deck's rules for one service; empty settings delete them.
 	SetDeckServiceSettings(ctx context.Context, deckID, serviceID string, st DeckServiceSettings) error
 	// ReplaceLinks sets the deck's cards of one type to exactly cardIDs, positions 0..n-1.

@@ -20,5 +20,6 @@ func TestAttacksREST(t *testing.T) {
 		{"invalid UTF-8 or a lone surrogate in a body is silently replaced and stored", attackRESTBadText},
 		{"a web page on a foreign origin calls the REST API", attackForeignOriginREST},
 		{"agent chooses the credential a deck presents to a service", attackRESTChooseDeckCredential},
+		{"agent repoints a service a deck presents its own credential to", attackRESTRepointServiceWithDeckCredential},
 	})
 }

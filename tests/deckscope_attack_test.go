@@ -87,3 +87,32 @@ func attackMCPReachOtherDeckCredential(t *testing.T) {
 		t.Errorf("deck ro now chooses credential %q", got.CredentialID)
 	}
 }
+
+// attackRESTRepointServiceWithDeckCredential: the service itself holds no secret, but a deck
+// presents a credential to it; an agent moving its URL would send that credential to a host of
+// its choosing.
+func attackRESTRepointServiceWithDeckCredential(t *testing.T) {
+	e := startDeckScopeEnv(t)
+	work := "work-secret-" + randHex(6)
+	_, err := e.svc.CreateCredential(e.ctx, backend.CredentialInput{Label: "work", Value: work,
+		Scheme: backend.SchemeHeader, HeaderName: "X-Api-Key"})
+	must(t, err)
+	e.run("", "deck", "credential", "full", "peer", "work").wantCode(t, 0)
+	evil := startHTTPPeer(t)
+	for _, body := range []map[string]any{{"url": evil}, {"transport": "sse"}, {"name": "renamed"}} {
+		a := e.rest(t, e.agent, http.MethodPatch, "/services/peer", body)
+		wantRefused(t, a, http.StatusForbidden, backend.CodeForbidden)
+	}
+	if a := e.rest(t, e.agent, http.MethodPatch, "/services/peer", map[string]any{"description": "still mine"}); a.Status != http.StatusOK {
+		t.Errorf("an agent may still change the description: %d %s", a.Status, a.Body)
+	}
+	got, err := e.svc.GetService(e.ctx, "peer")
+	must(t, err)
+	if got.URL == evil {
+		t.Fatalf("the agent moved the service to its own URL")
+	}
+	a := e.agentCall(t, "full", "whoami", map[string]any{"headers": []string{"X-Api-Key"}})
+	if !strings.Contains(string(a.Body), sha256hex(work)) {
+		t.Errorf("deck full no longer reaches its own peer with its credential: %d %s", a.Status, a.Body)
+	}
+}

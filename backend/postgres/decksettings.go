@@ -28,3 +28,15 @@ func (s *Store) SetDeckServiceSettings(ctx context.Context, deckID, serviceID st
 		deck, svc, strs(st.AllowTools), strs(st.DenyTools), st.CredentialID)
 	return classify("save deck service settings", err)
 }
+
+// DeckChoosesCredential reports whether any deck presents its own credential to the service.
+func (s *Store) DeckChoosesCredential(ctx context.Context, serviceID string) (bool, error) {
+	svc := asUUID(serviceID)
+	if svc == "" {
+		return false, nil
+	}
+	var yes bool
+	err := s.db.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM deck_service_settings
+		WHERE service_id = $1 AND credential_id IS NOT NULL)`, svc).Scan(&yes)
+	return yes, classify("read deck credentials", err)
+}
