@@ -16,14 +16,15 @@ import (
 // storeReads are the Store methods that change no row the core caches, besides the Get… and
 // List… lookups. Every other Store method counts as a write.
 var storeReads = map[string]string{
-	"Ping":                 "checks the connection",
-	"LockDeck":             "takes a row lock, writes nothing",
-	"DecksLinking":         "lookup",
-	"ToolPins":             "lookup",
-	"TokenByHash":          "lookup",
-	"PlaybooksDependingOn": "lookup",
-	"LinkedCards":          "lookup",
-	"Subscribe":            "listens to the change feed",
+	"Ping":                  "checks the connection",
+	"LockDeck":              "takes a row lock, writes nothing",
+	"DecksLinking":          "lookup",
+	"ToolPins":              "lookup",
+	"TokenByHash":           "lookup",
+	"PlaybooksDependingOn":  "lookup",
+	"LinkedCards":           "lookup",
+	"Subscribe":             "listens to the change feed",
+	"DeckChoosesCredential": "lookup",
 }
 
 // unwrappedWrites are the writes invalidatingStore may leave to the embedded Store, each with
