@@ -144,6 +144,11 @@ func TestDeckScopeRootsBindWorkspace(t *testing.T) {
 		}
 		var b map[string]any
 		m.ok("get_bound_deck", map[string]any{}, &b)
+		// bind_workspace after the roots answer still moves the session.
+		m.ok("bind_workspace", map[string]any{"workspaceRoot": pinned, "deckId": "chosen"}, nil)
+		if got := boundDeck(t, s, m.sessionID()); got != "chosen" {
+			t.Fatalf("after bind_workspace bound to %q, want chosen", got)
+		}
 	})
 	t.Run("a root inside a workspace another session is bound to", func(t *testing.T) {
 		ws := t.TempDir()
