@@ -48,6 +48,7 @@ type Handler struct {
 	mcp     *server.MCPServer
 	http    *server.StreamableHTTPServer
 	visible map[visibility]map[string]bool
+	levels  logLevels
 }
 
 type visibility struct {
@@ -111,8 +112,17 @@ func (h *Handler) newMCPServer(version string) *server.MCPServer {
 		}
 		return nil
 	})
+	hooks.AddAfterSetLevel(func(ctx context.Context, _ any, req *mcp.SetLevelRequest, _ *mcp.EmptyResult) {
+		if cs := server.ClientSessionFromContext(ctx); cs != nil {
+			h.levels.set(cs.SessionID(), req.Params.Level)
+		}
+	})
+	hooks.AddOnUnregisterSession(func(_ context.Context, cs server.ClientSession) {
+		h.levels.drop(cs.SessionID())
+	})
 	s := server.NewMCPServer("agent-deck", version,
 		server.WithToolCapabilities(false),
+		server.WithLogging(),
 		server.WithInstructions(Instructions),
 		server.WithToolFilter(h.filterTools),
 		server.WithHooks(hooks),
@@ -183,6 +193,7 @@ func (h *Handler) toolHandler(spec ToolSpec) server.ToolHandlerFunc {
 		if err != nil {
 			return errorResult(ctx, h.log, spec.Name, err), nil
 		}
+		ctx = h.withRelay(ctx, req)
 		c := &call{svc: h.svc, sessionID: sessionIDFrom(ctx), spec: &spec, vals: vals}
 		out, err := spec.run(ctx, c)
 		if err != nil {

@@ -74,6 +74,10 @@ type Proxy struct {
 	// spillMu serialises keeping the spill folder under its cap.
 	spillMu sync.Mutex
 
+	// progress maps a downstream progress token to its call (relay.go).
+	progress   sync.Map
+	progressMu sync.Mutex
+
 	mu       sync.Mutex
 	closed   bool
 	services map[string]*service
@@ -227,6 +231,9 @@ func (p *Proxy) Close(ctx context.Context) error {
 			if c := s.takeConn(); c != nil {
 				c.shutdown(ctx)
 			}
+			for _, c := range s.takeLanes() {
+				c.shutdown(ctx)
+			}
 		}()
 	}
 	wg.Wait()
@@ -250,6 +257,7 @@ func (p *Proxy) reapIdle(now time.Time) {
 	p.mu.Unlock()
 	for _, s := range all {
 		s.reapIfIdle(now, p.opts.IdleTimeout)
+		s.reapIdleLanes(now, p.opts.IdleTimeout)
 	}
 }
 
