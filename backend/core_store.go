@@ -99,6 +99,11 @@ type Store interface {
 	FinishExecAudit(ctx context.Context, id int64, exitCode int, at time.Time) error
 	ListExecAudits(ctx context.Context) ([]ExecAudit, error)
 
+	// SetSamplingAllowed grants (a row) or withdraws sampling for a service on a deck.
+	SetSamplingAllowed(ctx context.Context, deckID, serviceID string, allowed bool) error
+	// SamplingAllowed reports whether the deck lets the service sample.
+	SamplingAllowed(ctx context.Context, deckID, serviceID string) (bool, error)
+
 	// LinkedCards loads a deck's cards for a snapshot in one database round trip, so a snapshot
 	// costs about the same for 3 cards or 100.
 	LinkedCards(ctx context.Context, deckID string) (LinkedCards, error)

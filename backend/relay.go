@@ -32,7 +32,8 @@ type Relay interface {
 type RelayWants struct {
 	// Elicitation: the client declared the elicitation capability.
 	Elicitation bool
-	// Sampling: the client declared sampling and the deck allows it for the service.
+	// Sampling: the client declared sampling and (once the core has checked, deck_sampling.go)
+	// the deck allows it for the service.
 	Sampling bool
 	// LogLevel is the level the agent set with logging/setLevel; "" when it set none.
 	LogLevel string
@@ -49,6 +50,9 @@ func (w RelayWants) Lane() bool {
 type RelayRefusal string
 
 func (r RelayRefusal) Error() string { return string(r) }
+
+// MethodSampling is the MCP method of a sampling request.
+const MethodSampling = "sampling/createMessage"
 
 type relayKey struct{}
 

@@ -30,6 +30,9 @@ func (s *Service) CallBoundServiceTool(ctx context.Context, sessionID, serviceRe
 	if err != nil {
 		return CallResult{}, err
 	}
+	if ctx, err = s.gateSampling(ctx, sessionID, id); err != nil {
+		return CallResult{}, err
+	}
 	return s.callServiceTool(ctx, a, id, in)
 }
 

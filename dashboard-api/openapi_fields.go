@@ -38,6 +38,7 @@ var fieldDocs = map[string]string{
 	"label":             "Unique label, case-insensitive; the env name and id derive from it",
 	"scheme":            "How the secret is sent: bearer, header (in header_name) or http_basic_user",
 	"header_name":       "HTTP header that carries the secret (scheme header)",
+	"allowed":           "true lets the service ask the agent's model for completions (MCP sampling) on this deck; false takes it back",
 	"env_name":          "Environment variable the secret is exposed as (exec, local services); derived from the label when omitted",
 	"tags":              "Free tags, at most 32 of at most 40 characters",
 	"docs_url":          "Where to get or manage the key",

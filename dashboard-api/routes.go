@@ -117,6 +117,8 @@ func (a *api) routes() []route {
 		withBody(http.MethodPost, v1+"/exec", "Resolve credential secrets for `agent-deck exec` and open an audit row; admin", http.StatusCreated, a.startExec).adminOnly(),
 		bodyNoContent(http.MethodPost, v1+"/exec/:exec/finish", "Record the exit code of an exec; admin", a.finishExec).adminOnly(),
 		noBody(http.MethodGet, v1+"/exec", "The exec audit trail; admin", a.listExecAudits).adminOnly(),
+
+		withBody(http.MethodPut, v1+"/decks/:deck/services/:service/sampling", "Allow or forbid a service on the deck to ask the agent's model for completions (MCP sampling; off by default); admin", http.StatusOK, a.setDeckSampling).adminOnly(),
 	}
 	if a.opts.Info != nil {
 		table = append(table, noBody(http.MethodGet, v1+"/info", "What this server is: address, database, profile", a.info).

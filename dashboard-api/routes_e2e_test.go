@@ -189,6 +189,12 @@ func cardSteps(ok, created, downstream []int) []step {
 				}
 			}},
 		{"link service", "POST", "/api/v1/decks/Job/cards", map[string]any{"card_type": "service", "card_id": "Echo"}, ok, nil},
+		{"allow sampling", "PUT", "/api/v1/decks/Job/services/Echo/sampling", map[string]any{"allowed": true}, ok,
+			func(t *testing.T, r response, _ map[string]string) {
+				if s := decode[backend.DeckSampling](t, r); !s.Allowed || s.ServiceName != "Echo" || s.DeckName != "Job" {
+					t.Errorf("sampling %+v", s)
+				}
+			}},
 		{"link credential", "POST", "/api/v1/decks/Job/cards",
 			map[string]any{"card_type": "credential", "card_id": "cred_github", "position": 0}, ok, nil},
 		{"link playbook", "POST", "/api/v1/decks/{deck_id}/cards", map[string]any{"card_type": "playbook", "card_id": "pb_deploy"}, ok, nil},

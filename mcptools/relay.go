@@ -3,7 +3,6 @@ package mcptools
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"sync"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -19,8 +18,8 @@ import (
 // errNoElicitation is the refusal a downstream gets when the agent's client cannot be asked.
 var errNoElicitation = backend.RelayRefusal("the agent's client did not declare the elicitation capability")
 
-// errNoSampling is the refusal of a sampling request the deck does not allow.
-var errNoSampling = backend.RelayRefusal("sampling is not allowed for this service on this deck")
+// errNoSampling is the refusal of a sampling request the agent's client cannot answer.
+var errNoSampling = backend.RelayRefusal("the agent's client did not declare the sampling capability")
 
 // logLevels remembers the level each session set with logging/setLevel: a session that set
 // none gets no downstream log messages, and no connection of its own for them.
@@ -59,7 +58,8 @@ func (h *Handler) withRelay(ctx context.Context, req mcp.CallToolRequest) contex
 		r.token = req.Params.Meta.ProgressToken
 	}
 	if ci, ok := cs.(server.SessionWithClientInfo); ok {
-		r.wants.Elicitation = ci.GetClientCapabilities().Elicitation != nil
+		caps := ci.GetClientCapabilities()
+		r.wants.Elicitation, r.wants.Sampling = caps.Elicitation != nil, caps.Sampling != nil
 	}
 	r.wants.LogLevel = string(h.levels.get(r.id))
 	return backend.WithRelay(ctx, r)
@@ -100,7 +100,7 @@ func (r *sessionRelay) Request(ctx context.Context, method string, params json.R
 		}
 		var p mcp.ElicitationParams
 		if err := json.Unmarshal(params, &p); err != nil {
-			return nil, errors.New("elicitation/create params are malformed")
+			return nil, backend.RelayRefusal("elicitation/create params are malformed")
 		}
 		cctx, cancel := r.callContext(ctx)
 		defer cancel()
@@ -110,8 +110,23 @@ func (r *sessionRelay) Request(ctx context.Context, method string, params json.R
 			return nil, err
 		}
 		return json.Marshal(res)
-	case string(mcp.MethodSamplingCreateMessage):
-		return nil, errNoSampling
+	case backend.MethodSampling:
+		if !r.wants.Sampling {
+			return nil, errNoSampling
+		}
+		var p mcp.CreateMessageParams
+		if err := json.Unmarshal(params, &p); err != nil {
+			return nil, backend.RelayRefusal("sampling/createMessage params are malformed")
+		}
+		cctx, cancel := r.callContext(ctx)
+		defer cancel()
+		//lint:ignore SA1019 sessions speak 2025-11-25 or older, where sampling is current
+		res, err := r.h.mcp.RequestSampling(cctx, mcp.CreateMessageRequest{
+			Request: mcp.Request{Method: method}, CreateMessageParams: p})
+		if err != nil {
+			return nil, err
+		}
+		return json.Marshal(res)
 	}
 	return nil, backend.RelayRefusal("Agent Deck does not forward " + method)
 }

@@ -99,7 +99,7 @@ func (c *conn) handshake(ctx context.Context, tr transport.Interface) error {
 	if err := c.client.Start(ctx); err != nil {
 		return err
 	}
-	if bi, ok := tr.(transport.BidirectionalInterface); ok && c.lane != nil {
+	if bi, ok := tr.(transport.BidirectionalInterface); ok {
 		bi.SetRequestHandler(c.onRequest)
 	}
 	req := mcp.InitializeRequest{}

@@ -186,6 +186,12 @@ func (c *conn) onLaneMessage(n mcp.JSONRPCNotification) {
 // session's call in flight. What the agent's client says passes back raw; a refusal names
 // what is missing; other failures say only that the agent did not answer.
 func (c *conn) onRequest(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
+	if req.Method == string(mcp.MethodPing) {
+		return transport.NewJSONRPCResultResponse(req.ID, json.RawMessage(`{}`)), nil
+	}
+	if c.lane == nil {
+		return transport.NewJSONRPCErrorResponse(req.ID, refusalCode(req.Method), undeclared(req.Method), nil), nil
+	}
 	r := c.lane.current()
 	if r == nil {
 		return transport.NewJSONRPCErrorResponse(req.ID, mcp.INVALID_REQUEST,
@@ -220,6 +226,19 @@ func (c *conn) onRequest(ctx context.Context, req transport.JSONRPCRequest) (*tr
 		return transport.NewJSONRPCErrorResponse(req.ID, refusalCode(req.Method), refusal(err), nil), nil
 	}
 	return transport.NewJSONRPCResultResponse(req.ID, res), nil
+}
+
+// undeclared is the refusal of a request on a shared connection, which declared nothing: the
+// calling session either did not offer the capability or, for sampling, the deck forbids it.
+func undeclared(method string) string {
+	switch method {
+	case string(mcp.MethodElicitationCreate):
+		return "the agent's client did not declare the elicitation capability"
+	case string(mcp.MethodSamplingCreateMessage):
+		return "sampling is not allowed for this service on this deck, or the agent's client does not offer it " +
+			"(an admin allows it: agent-deck deck sampling DECK SERVICE --allow)"
+	}
+	return "Agent Deck does not forward " + method
 }
 
 func refusalCode(method string) int {

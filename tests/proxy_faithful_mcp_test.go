@@ -16,11 +16,12 @@ import (
 )
 
 // faithfulAgent is an agent session over /mcp that records every notification it receives and,
-// when it declared elicitation, answers each elicitation with its own name.
+// when it declared elicitation or sampling, answers each request with its own name.
 type faithfulAgent struct {
-	t    *testing.T
-	name string
-	c    *client.Client
+	t     *testing.T
+	name  string
+	token string
+	c     *client.Client
 
 	mu    sync.Mutex
 	notes []mcp.JSONRPCNotification
@@ -35,23 +36,44 @@ func (a *faithfulAgent) Elicit(_ context.Context, req mcp.ElicitationRequest) (*
 		Action: mcp.ElicitationResponseActionAccept, Content: map[string]any{"name": "user of " + a.name}}}, nil
 }
 
-// dialFaithful opens an agent session bound to deck; elicit declares the elicitation capability.
-func dialFaithful(t *testing.T, s *mcpStack, name, deck string, elicit bool) *faithfulAgent {
+func (a *faithfulAgent) CreateMessage(_ context.Context, req mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+	a.mu.Lock()
+	a.asked = append(a.asked, "sampling")
+	a.mu.Unlock()
+	return &mcp.CreateMessageResult{SamplingMessage: mcp.SamplingMessage{Role: mcp.RoleAssistant,
+		Content: mcp.NewTextContent("the model of " + a.name + " answers")}, Model: "test-model"}, nil
+}
+
+// agentCaps are the client capabilities an agent session declares.
+type agentCaps struct {
+	elicit, sample bool
+}
+
+// dialFaithful opens an agent session bound to deck, declaring caps. Sampling requests come on
+// the session's GET stream, so a sampling agent listens on it.
+func dialFaithful(t *testing.T, s *mcpStack, name, deck string, caps agentCaps) *faithfulAgent {
 	t.Helper()
-	a := &faithfulAgent{t: t, name: name}
-	tr, err := transport.NewStreamableHTTP(s.URL+"/mcp",
-		transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + s.token(backend.ScopeAgent)}))
+	a := &faithfulAgent{t: t, name: name, token: s.token(backend.ScopeAgent)}
+	topts := []transport.StreamableHTTPCOption{
+		transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + a.token})}
+	if caps.sample {
+		//lint:ignore SA1019 the session speaks 2025-11-25, which has the GET stream
+		topts = append(topts, transport.WithContinuousListening())
+	}
+	tr, err := transport.NewStreamableHTTP(s.URL+"/mcp", topts...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var opts []client.ClientOption
-	if elicit {
+	if caps.elicit {
 		opts = append(opts, client.WithElicitationHandler(a))
 	}
+	if caps.sample {
+		opts = append(opts, client.WithSamplingHandler(a))
+	}
 	a.c = client.NewClient(tr, opts...)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if err := a.c.Start(ctx); err != nil {
+	// Start's context lives as long as the session: the GET stream listens under it.
+	if err := a.c.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = a.c.Close() })
@@ -60,6 +82,8 @@ func dialFaithful(t *testing.T, s *mcpStack, name, deck string, elicit bool) *fa
 		a.notes = append(a.notes, n)
 		a.mu.Unlock()
 	})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
 	req := mcp.InitializeRequest{}
 	req.Params.ClientInfo = mcp.Implementation{Name: "faithful-" + name, Version: "1"}
 	if _, err := a.c.Initialize(ctx, req); err != nil {
@@ -160,8 +184,8 @@ func TestProxyFaithfulMCP(t *testing.T) {
 	s, services := startFaithfulDeck(t)
 	for _, service := range services {
 		t.Run(service, func(t *testing.T) {
-			a := dialFaithful(t, s, "A", "faithful", true)
-			b := dialFaithful(t, s, "B", "faithful", false)
+			a := dialFaithful(t, s, "A", "faithful", agentCaps{elicit: true})
+			b := dialFaithful(t, s, "B", "faithful", agentCaps{})
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
 			//lint:ignore SA1019 the session speaks 2025-11-25, which has logging/setLevel
@@ -223,9 +247,9 @@ func TestProxyFaithfulMCP(t *testing.T) {
 						t.Errorf("B's elicitation = %s", mcpText(res))
 					}
 				}},
-				{"sampling is refused while the deck does not allow it", func(t *testing.T) {
+				{"sampling is refused to a client that did not declare it", func(t *testing.T) {
 					res := a.peer(service, "sample", nil, nil)
-					if !strings.Contains(mcpText(res), "sampling is not allowed for this service on this deck") {
+					if !strings.Contains(mcpText(res), "sampling failed") || strings.Contains(mcpText(res), "answers") {
 						t.Errorf("A's sampling = %s", mcpText(res))
 					}
 				}},
