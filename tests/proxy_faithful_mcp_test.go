@@ -254,9 +254,51 @@ func TestProxyFaithfulMCP(t *testing.T) {
 					}
 				}},
 			}
+			for _, ag := range []*faithfulAgent{a, b} {
+				steps = append(steps, struct {
+					name string
+					run  func(t *testing.T)
+				}{"cancelling a call of " + ag.name + " cancels it downstream", func(t *testing.T) { ag.cancelBlock(t, service) }})
+			}
 			for _, st := range steps {
 				t.Run(st.name, st.run)
 			}
 		})
+	}
+}
+
+// cancelBlock starts the peer's block tool, cancels the call once the downstream runs it (its
+// progress says so), and waits for the downstream to count the cancellation.
+func (a *faithfulAgent) cancelBlock(t *testing.T, service string) {
+	count := func() string { return mcpText(a.peer(service, "cancellations", nil, nil)) }
+	before := count()
+	token := "block-" + a.name + "-" + service
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		req := mcp.CallToolRequest{}
+		req.Params.Name = "call_service_tool"
+		req.Params.Arguments = map[string]any{"serviceId": service, "toolName": "block", "arguments": map[string]any{}}
+		req.Params.Meta = &mcp.Meta{ProgressToken: token}
+		_, err := a.c.CallTool(ctx, req)
+		done <- err
+	}()
+	deadline := time.Now().Add(20 * time.Second)
+	for !strings.Contains(strings.Join(a.seen("notifications/progress"), " "), token) {
+		if time.Now().After(deadline) {
+			cancel()
+			t.Fatalf("the downstream never started block")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	cancel()
+	if err := <-done; err == nil {
+		t.Errorf("the cancelled call returned no error")
+	}
+	for count() == before {
+		if time.Now().After(deadline) {
+			t.Fatalf("the downstream never saw the cancellation (still %s)", before)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sync/atomic"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -25,7 +26,32 @@ func relayTools(s *server.MCPServer) []toolSpec {
 		{name: "sample", description: "Asks the client's model for a completion (sampling) and returns it.", annotated: true, readOnly: true,
 			schema:  `{"type":"object","properties":{"prompt":{"type":"string"}}}`,
 			handler: sample(s)},
+		{name: "block", description: "Sends one progress notification (with a progress token), waits until the call is cancelled, and counts it.", annotated: true, readOnly: true,
+			schema:  `{"type":"object","properties":{}}`,
+			handler: block(s)},
+		{name: "cancellations", description: "Returns how many block calls were cancelled so far.", annotated: true, readOnly: true,
+			schema:  `{"type":"object","properties":{}}`,
+			handler: cancellations},
 	}
+}
+
+// cancelled counts block calls whose context ended: a cancellation the peer received.
+var cancelled atomic.Int64
+
+func block(s *server.MCPServer) server.ToolHandlerFunc {
+	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		if req.Params.Meta != nil && req.Params.Meta.ProgressToken != nil {
+			_ = s.SendNotificationToClient(ctx, string(mcp.MethodNotificationProgress), map[string]any{
+				"progressToken": req.Params.Meta.ProgressToken, "progress": 0, "message": "blocking"})
+		}
+		<-ctx.Done()
+		cancelled.Add(1)
+		return mcp.NewToolResultError("cancelled"), nil
+	}
+}
+
+func cancellations(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	return mcp.NewToolResultText(fmt.Sprint(cancelled.Load())), nil
 }
 
 func progress(s *server.MCPServer) server.ToolHandlerFunc {
