@@ -54,6 +54,30 @@ func TestProxyFaithfulSampling(t *testing.T) {
 						t.Errorf("plain's sampling = %s", mcpText(res))
 					}
 				}},
+				{"bad input is refused, naming what was expected", func(t *testing.T) {
+					if ans := restRequest(t, s.URL, s.AdminToken, http.MethodPut, path, map[string]any{}); ans.Status != http.StatusBadRequest ||
+						!strings.Contains(string(ans.Body), "allowed") {
+						t.Errorf("PUT without allowed = %d %s", ans.Status, ans.Body)
+					}
+					other := "/api/v1/decks/faithful/services/no-such-service/sampling"
+					if ans := restRequest(t, s.URL, s.AdminToken, http.MethodPut, other, map[string]any{"allowed": true}); ans.Status != http.StatusNotFound {
+						t.Errorf("PUT for an unknown service = %d %s", ans.Status, ans.Body)
+					}
+					unlinked := "unlinked-" + service
+					if _, err := s.svc.CreateService(s.adminCtx(), backend.ServiceInput{Name: unlinked, Type: backend.ServiceRemote,
+						URL: "http://127.0.0.1:9/mcp"}); err != nil {
+						t.Fatal(err)
+					}
+					notOn := "/api/v1/decks/faithful/services/" + unlinked + "/sampling"
+					if ans := restRequest(t, s.URL, s.AdminToken, http.MethodPut, notOn, map[string]any{"allowed": true}); ans.Status != http.StatusBadRequest ||
+						!strings.Contains(string(ans.Body), "is not on deck faithful") {
+						t.Errorf("PUT for a service not on the deck = %d %s", ans.Status, ans.Body)
+					}
+					r := runCLI(s.home, nil, "deck", "sampling", "faithful", service, "--allow", "--deny")
+					if r.code != 1 || !strings.Contains(r.stderr, "exactly one of --allow or --deny") {
+						t.Errorf("--allow --deny: exit %d, %s", r.code, r.stderr)
+					}
+				}},
 				{"withdrawn with the CLI: refused again", func(t *testing.T) {
 					runCLI(s.home, nil, "deck", "sampling", "faithful", service, "--deny").wantCode(t, 0)
 					res := a.peer(service, "sample", nil, nil)
