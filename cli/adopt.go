@@ -1,0 +1,486 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/cli/client"
+	"github.com/agent-deck/agent-deck/harness"
+)
+
+const adoptDescription = `Reads the MCP servers configured in a client (the file ` + "`setup`" + ` writes) and registers
+each one as a service card. Header values under secret-looking names and every env value are
+encrypted by the server and never printed; a secret-looking value under another header name
+becomes a credential card. Environment references (${VAR}, ${env:VAR}, Codex's
+bearer_token_env_var) are resolved from this shell's environment now, the way the client would
+resolve them when it starts the server; a server whose variable is not set is skipped.
+
+Agent Deck's own entry, disabled servers and names already registered are skipped. With
+--replace the adopted servers are taken out of the client's file (a backup is written first), so
+the client reaches them through Agent Deck alone. Running it again changes nothing.`
+
+func adoptCommand() *cli.Command {
+	return &cli.Command{
+		Name:        "adopt",
+		Usage:       "register the MCP servers a client already has as services (optionally take them out of its file)",
+		Description: adoptDescription,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "from", Required: true, Usage: strings.Join(harness.Clients(), ", ")},
+			&cli.StringFlag{Name: "scope", Value: string(harness.ScopeUser), Usage: "user (every project) or project (this folder)"},
+			&cli.StringFlag{Name: "project-dir", Value: ".", Usage: "project root for --scope project"},
+			&cli.BoolFlag{Name: "dry-run", Usage: "report what would be adopted; change nothing"},
+			&cli.StringFlag{Name: "deck", Usage: "also link the adopted services to this deck"},
+			&cli.BoolFlag{Name: "replace", Usage: "take the adopted servers out of the client's file (backed up first)"},
+			jsonFlag,
+		},
+		Action: adoptAction,
+	}
+}
+
+// Outcomes of one server in the adopt report.
+const (
+	adoptAdopted   = "adopted"
+	adoptWould     = "would adopt"
+	adoptAlready   = "already adopted"
+	adoptSkipped   = "skipped"
+	backupSuffix   = ".agent-deck.bak"
+	adoptCredLabel = "%s %s"
+)
+
+// adoptItem is one server of the report. It never holds a value, only names.
+type adoptItem struct {
+	Name       string   `json:"name"`
+	Outcome    string   `json:"outcome"`
+	Type       string   `json:"type,omitempty"`
+	Reason     string   `json:"reason,omitempty"`
+	Sealed     []string `json:"sealed,omitempty"`
+	Credential string   `json:"credential,omitempty"`
+	Ignored    []string `json:"ignored_keys,omitempty"`
+	ServiceID  string   `json:"service_id,omitempty"`
+	Linked     bool     `json:"linked,omitempty"`
+}
+
+type adoptReport struct {
+	Client   string          `json:"client"`
+	Scope    harness.Scope   `json:"scope"`
+	File     string          `json:"file"`
+	DryRun   bool            `json:"dry_run"`
+	Services []adoptItem     `json:"services"`
+	Removed  []string        `json:"removed_from_client,omitempty"`
+	Backup   string          `json:"backup,omitempty"`
+	Outcome  harness.Outcome `json:"file_outcome,omitempty"`
+}
+
+// adoption is a server mapped to a service, ready to create.
+type adoption struct {
+	in   backend.ServiceInput
+	cred *backend.CredentialInput // a secret under a header name the server does not seal
+	item adoptItem
+}
+
+func adoptAction(c *cli.Context) error {
+	if args, err := positional(c); err != nil {
+		return err
+	} else if len(args) > 0 {
+		return userError("adopt takes no arguments: name the client with --from")
+	}
+	t, err := harness.Lookup(c.String("from"), harness.Scope(c.String("scope")))
+	if err != nil {
+		return userError("--from: %v", err)
+	}
+	paths, err := setupPaths(c.String("project-dir"))
+	if err != nil {
+		return err
+	}
+	file := paths.Resolve(t.Config)
+	src, err := os.ReadFile(file)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return userError("reading %s: %v", file, err)
+	}
+	servers, err := t.ReadServers(src)
+	if err != nil {
+		return userError("%s: %v", file, err)
+	}
+	cl, err := apiClient(c)
+	if err != nil {
+		return err
+	}
+	existing, err := cl.ListServices(c.Context)
+	if err != nil {
+		return fail(err)
+	}
+	deck := c.String("deck")
+	if deck != "" {
+		if _, err := cl.GetDeck(c.Context, deck); err != nil {
+			return fail(err)
+		}
+	}
+	rep := adoptReport{Client: t.Client, Scope: t.Scope, File: file, DryRun: c.Bool("dry-run"), Services: []adoptItem{}}
+	var remove []string
+	for _, s := range servers {
+		a := mapServer(t, s, paths, cl.BaseURL)
+		if a.item.Outcome == "" {
+			a.item = matchExisting(a, existing)
+		}
+		if a.item.Outcome == "" {
+			if rep.DryRun {
+				a.item.Outcome = adoptWould
+			} else {
+				a.item = createAdopted(c, cl, a, deck)
+			}
+		}
+		if a.item.Outcome == adoptAdopted || a.item.Outcome == adoptAlready {
+			remove = append(remove, s.Name)
+		}
+		rep.Services = append(rep.Services, a.item)
+	}
+	if c.Bool("replace") && !rep.DryRun && len(remove) > 0 {
+		if err := replaceInClient(t, file, remove, &rep); err != nil {
+			return err
+		}
+	}
+	return printAdopt(c, rep)
+}
+
+// mapServer turns a client's server into a service input, or an item saying why it is skipped.
+func mapServer(t harness.Target, s harness.ClientServer, p harness.Paths, base string) adoption {
+	a := adoption{item: adoptItem{Name: s.Name, Ignored: s.Ignored}}
+	skip := func(format string, args ...any) adoption {
+		a.item.Outcome, a.item.Reason = adoptSkipped, fmt.Sprintf(format, args...)
+		return a
+	}
+	switch {
+	case s.Problem != "":
+		return skip("%s", s.Problem)
+	case isAgentDeck(s, base):
+		return skip("Agent Deck's own entry")
+	case s.Disabled:
+		return skip("disabled in %s", t.Client)
+	case s.EnvFile != "":
+		return skip("reads its env from envFile %s, which adopt does not load; put the variables in env and run again", s.EnvFile)
+	case s.URL == "" && s.Command == "":
+		return skip("has neither a command nor a url")
+	}
+	x := expander{t: t, p: p}
+	if s.Remote() {
+		a.item.Type = string(backend.ServiceRemote)
+		a.in = backend.ServiceInput{Name: s.Name, Type: backend.ServiceRemote, URL: x.one("url", s.URL),
+			Transport: transportOf(s.Type), Headers: x.each("header", s.Headers), TimeoutSeconds: s.TimeoutSeconds}
+		for h, env := range s.EnvHeaders {
+			a.in.Headers = setMap(a.in.Headers, h, x.env(env))
+		}
+		if s.BearerEnv != "" {
+			a.in.Headers = setMap(a.in.Headers, "Authorization", "Bearer "+x.env(s.BearerEnv))
+		}
+	} else {
+		a.item.Type = string(backend.ServiceLocal)
+		a.in = backend.ServiceInput{Name: s.Name, Type: backend.ServiceLocal, LocalCommand: x.one("command", s.Command),
+			LocalWorkingDir: x.one("cwd", s.Cwd), LocalEnv: x.each("env", s.Env), TimeoutSeconds: s.TimeoutSeconds}
+		for i, arg := range s.Args {
+			a.in.LocalArgs = append(a.in.LocalArgs, x.one(fmt.Sprintf("argument %d", i+1), arg))
+		}
+		for _, name := range s.PassEnv {
+			if v, ok := os.LookupEnv(name); ok {
+				a.in.LocalEnv = setMap(a.in.LocalEnv, name, v)
+			}
+		}
+	}
+	if x.problem != "" {
+		return skip("%s", x.problem)
+	}
+	if why := clearSecret(a.in); why != "" {
+		return skip("%s, which Agent Deck would store in clear; move it to %s and run again", why,
+			map[bool]string{true: "a header", false: "an env variable"}[s.Remote()])
+	}
+	for _, k := range sortedKeys(a.in.Headers) {
+		if backend.IsSecretHeader(k) {
+			a.item.Sealed = append(a.item.Sealed, "header "+k)
+		} else if looksSecret(a.in.Headers[k]) {
+			if a.cred != nil {
+				return skip("headers %s and %s both carry secrets under names Agent Deck does not seal; rename one (e.g. X-Api-Key) and run again", a.cred.HeaderName, k)
+			}
+			a.cred = &backend.CredentialInput{Label: fmt.Sprintf(adoptCredLabel, s.Name, k), Value: a.in.Headers[k],
+				Scheme: backend.SchemeHeader, HeaderName: k}
+			a.item.Credential = a.cred.Label
+			delete(a.in.Headers, k)
+		}
+	}
+	for _, k := range sortedKeys(a.in.LocalEnv) {
+		a.item.Sealed = append(a.item.Sealed, "env "+k)
+	}
+	return a
+}
+
+// expander resolves a client's references in config values and remembers the first one it
+// cannot resolve.
+type expander struct {
+	t       harness.Target
+	p       harness.Paths
+	problem string
+}
+
+func (x *expander) one(what, v string) string {
+	out, missing, unknown := x.t.Expand(v, os.LookupEnv, x.p)
+	switch {
+	case x.problem != "":
+	case len(missing) > 0:
+		x.problem = fmt.Sprintf("%s refers to $%s, which is not set in this shell; export it and run again", what, missing[0])
+	case len(unknown) > 0:
+		x.problem = fmt.Sprintf("%s refers to %s, which only %s can resolve; put the value in its place and run again", what, unknown[0], x.t.Client)
+	}
+	return out
+}
+
+func (x *expander) each(what string, m map[string]string) map[string]string {
+	if len(m) == 0 {
+		return nil
+	}
+	out := make(map[string]string, len(m))
+	for _, k := range sortedKeys(m) {
+		out[k] = x.one(what+" "+k, m[k])
+	}
+	return out
+}
+
+// env reads a variable a Codex entry names.
+func (x *expander) env(name string) string {
+	v, ok := os.LookupEnv(name)
+	if (!ok || v == "") && x.problem == "" {
+		x.problem = fmt.Sprintf("reads $%s, which is not set in this shell; export it and run again", name)
+	}
+	return v
+}
+
+func setMap(m map[string]string, k, v string) map[string]string {
+	if m == nil {
+		m = map[string]string{}
+	}
+	m[k] = v
+	return m
+}
+
+// transportOf maps a client's transport word to Agent Deck's.
+func transportOf(typ string) backend.Transport {
+	switch strings.ToLower(strings.ReplaceAll(typ, "_", "-")) {
+	case "sse":
+		return backend.TransportSSE
+	case "http", "streamable-http", "streamablehttp":
+		return backend.TransportStreamableHTTP
+	}
+	return ""
+}
+
+// isAgentDeck recognizes Agent Deck's own entry: its name, the mcp-stdio bridge, or this
+// server's endpoint.
+func isAgentDeck(s harness.ClientServer, base string) bool {
+	if s.Name == harness.ServerName {
+		return true
+	}
+	if filepath.Base(s.Command) == "agent-deck" && slices.Contains(s.Args, "mcp-stdio") {
+		return true
+	}
+	return s.URL != "" && strings.TrimSuffix(s.URL, "/") == strings.TrimSuffix(base, "/")+"/mcp"
+}
+
+// secretPrefixes start values that are keys whatever their length.
+var secretPrefixes = []string{"bearer ", "basic ", "token ", "sk-", "sk_", "ghp_", "gho_", "ghs_", "github_pat_",
+	"glpat-", "xoxb-", "xoxp-", "xapp-", "akia", "lin_api_", "ntn_", "secret_"}
+
+var tokenRE = regexp.MustCompile(`^[A-Za-z0-9_\-.=+/]{20,}$`)
+
+// looksSecret reports whether a value looks like a key or token: a known prefix, or one word of
+// token characters with a run of at least 16 mixing letters and digits (hex, base64), which
+// package names, versions and paths are not. Like IsSecretHeader it errs on the side of secrecy.
+func looksSecret(v string) bool {
+	l := strings.ToLower(strings.TrimSpace(v))
+	for _, p := range secretPrefixes {
+		if strings.HasPrefix(l, p) {
+			return true
+		}
+	}
+	if !tokenRE.MatchString(v) || strings.ContainsAny(v[:1], "/.~") {
+		return false
+	}
+	for _, run := range strings.FieldsFunc(v, func(r rune) bool { return r == '-' || r == '_' || r == '.' }) {
+		if len(run) >= 16 && strings.ContainsAny(run, "0123456789") &&
+			strings.ContainsAny(strings.ToLower(run), "abcdefghijklmnopqrstuvwxyz") {
+			return true
+		}
+	}
+	return false
+}
+
+// clearSecret names a secret in a field the server stores in clear: a command argument, a URL
+// query parameter or the URL's user info. "" when there is none.
+func clearSecret(in backend.ServiceInput) string {
+	for i, a := range in.LocalArgs {
+		v := a
+		if k, val, ok := strings.Cut(a, "="); ok && strings.HasPrefix(k, "-") {
+			v = val
+			if backend.IsSecretHeader(k) && val != "" {
+				return fmt.Sprintf("argument %d (%s) carries a secret", i+1, k)
+			}
+		}
+		if looksSecret(v) {
+			return fmt.Sprintf("argument %d looks like a secret", i+1)
+		}
+		if i > 0 && strings.HasPrefix(in.LocalArgs[i-1], "-") && backend.IsSecretHeader(in.LocalArgs[i-1]) &&
+			!strings.HasPrefix(a, "-") {
+			return fmt.Sprintf("argument %d (after %s) carries a secret", i+1, in.LocalArgs[i-1])
+		}
+	}
+	if u, err := url.Parse(in.URL); err == nil && in.URL != "" {
+		for k, vs := range u.Query() {
+			if backend.IsSecretHeader(k) || slices.ContainsFunc(vs, looksSecret) {
+				return fmt.Sprintf("the url's query parameter %s carries a secret", k)
+			}
+		}
+	}
+	return ""
+}
+
+// matchExisting reports a server whose name is already a service: adopted before when it points
+// at the same place, a conflict otherwise. Outcome stays "" for a new name.
+func matchExisting(a adoption, existing []backend.ServiceCard) adoptItem {
+	item := a.item
+	for _, card := range existing {
+		if !strings.EqualFold(card.Name, a.in.Name) {
+			continue
+		}
+		same := card.Type == a.in.Type && card.URL == a.in.URL && card.LocalCommand == a.in.LocalCommand &&
+			slices.Equal(card.LocalArgs, a.in.LocalArgs)
+		item.ServiceID = card.ID
+		if same {
+			item.Outcome, item.Sealed, item.Credential = adoptAlready, nil, ""
+		} else {
+			item.Outcome, item.Reason = adoptSkipped, fmt.Sprintf("a different service named %s is already registered; rename one and run again", card.Name)
+		}
+		return item
+	}
+	return item
+}
+
+// createAdopted registers one service (and its credential card), then links it to the deck.
+func createAdopted(c *cli.Context, cl *client.Client, a adoption, deck string) adoptItem {
+	item := a.item
+	failed := func(what string, err error) adoptItem {
+		item.Outcome, item.Reason = adoptSkipped, what+": "+fail(err).Error()
+		return item
+	}
+	if a.cred != nil {
+		cred, err := cl.CreateCredential(c.Context, *a.cred)
+		if err != nil {
+			return failed("creating its credential card", err)
+		}
+		a.in.CredentialID = cred.ID
+	}
+	card, err := cl.CreateService(c.Context, a.in)
+	if err != nil {
+		if a.in.CredentialID != "" {
+			_ = cl.DeleteCredential(c.Context, a.in.CredentialID) // nothing half-applied
+		}
+		return failed("the server refused it", err)
+	}
+	item.Outcome, item.ServiceID = adoptAdopted, card.ID
+	if deck != "" {
+		if _, err := cl.LinkCard(c.Context, deck, backend.CardRef{CardType: backend.CardService, CardID: card.ID}); err != nil {
+			item.Reason = "linking it to deck " + deck + " failed: " + fail(err).Error()
+		} else {
+			item.Linked = true
+		}
+	}
+	return item
+}
+
+// replaceInClient backs the client's file up, then takes the adopted servers out of it.
+func replaceInClient(t harness.Target, file string, names []string, rep *adoptReport) error {
+	src, err := os.ReadFile(file)
+	if err != nil {
+		return userError("reading %s: %v", file, err)
+	}
+	out, err := t.RemoveServers(src, names)
+	if err != nil {
+		return userError("%s: %v", file, err)
+	}
+	if string(out) == string(src) {
+		return nil
+	}
+	backup := file + backupSuffix
+	for i := 1; ; i++ { // never overwrite an earlier backup: it may hold the original
+		if _, err := os.Lstat(backup); errors.Is(err, fs.ErrNotExist) {
+			break
+		}
+		backup = fmt.Sprintf("%s%s.%d", file, backupSuffix, i)
+	}
+	if err := os.WriteFile(backup, src, 0o600); err != nil {
+		return userError("writing the backup %s: %v", backup, err)
+	}
+	outcome, err := harness.Apply(harness.Change{Path: file, What: "MCP servers", Mode: 0o600,
+		Edit: func(cur []byte) ([]byte, error) { return t.RemoveServers(cur, names) }})
+	if err != nil {
+		return userError("%v (the original is in %s)", err, backup)
+	}
+	rep.Removed, rep.Backup, rep.Outcome = names, backup, outcome
+	return nil
+}
+
+func printAdopt(c *cli.Context, rep adoptReport) error {
+	if c.Bool("json") {
+		return printJSON(c.App.Writer, rep)
+	}
+	w := c.App.Writer
+	home, _ := os.UserHomeDir()
+	short := func(p string) string {
+		if home != "" && strings.HasPrefix(p, home+string(filepath.Separator)) {
+			return "~" + p[len(home):]
+		}
+		return p
+	}
+	if len(rep.Services) == 0 {
+		fmt.Fprintf(w, "No MCP servers in %s\n", short(rep.File))
+		return nil
+	}
+	for _, it := range rep.Services {
+		line := fmt.Sprintf("%-15s %s", it.Outcome, it.Name)
+		if it.Type != "" && it.Outcome != adoptSkipped {
+			line += " (" + it.Type + ")"
+		}
+		var notes []string
+		if it.Reason != "" {
+			notes = append(notes, it.Reason)
+		}
+		if len(it.Sealed) > 0 {
+			notes = append(notes, "encrypted: "+strings.Join(it.Sealed, ", "))
+		}
+		if it.Credential != "" {
+			notes = append(notes, fmt.Sprintf("secret header moved to credential card %q", it.Credential))
+		}
+		if it.Linked {
+			notes = append(notes, "linked to deck "+c.String("deck"))
+		}
+		if len(it.Ignored) > 0 {
+			notes = append(notes, "ignored keys: "+strings.Join(it.Ignored, ", "))
+		}
+		if len(notes) > 0 {
+			line += ": " + strings.Join(notes, "; ")
+		}
+		fmt.Fprintln(w, line)
+	}
+	switch {
+	case len(rep.Removed) > 0:
+		fmt.Fprintf(w, "Took %d server(s) out of %s (backup: %s)\n", len(rep.Removed), short(rep.File), short(rep.Backup))
+	case rep.DryRun:
+		fmt.Fprintln(w, "Dry run: nothing was registered or changed")
+	}
+	return nil
+}
