@@ -80,3 +80,45 @@ func TestCLISetupRemoveRevokesToken(t *testing.T) {
 		t.Errorf("a project-scope remove revoked the person's own token")
 	}
 }
+
+// TestCLISetupVSCodeUserMCPJSON: VS Code keeps user-level MCP servers in the profile's mcp.json
+// (top-level "servers"), no longer in settings.json. setup writes there, and takes the entry an
+// older Agent Deck wrote into settings.json out, keeping the person's settings.
+func TestCLISetupVSCodeUserMCPJSON(t *testing.T) {
+	e := startCLIEnv(t)
+	home := cliSetupHome(t)
+	user := filepath.Join(home, ".config", "Code", "User")
+	if err := os.MkdirAll(user, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	settings := filepath.Join(user, "settings.json")
+	legacy := `{
+    "editor.fontSize": 14, // mine
+    "mcp": {
+        "servers": {
+            "agent-deck": { "type": "http", "url": "http://127.0.0.1:1110/mcp" }
+        }
+    }
+}
+`
+	if err := os.WriteFile(settings, []byte(legacy), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e.run("", "setup", "--client", "vscode").wantCode(t, 0)
+	cfg := cliReadJSON(t, filepath.Join(user, "mcp.json"))
+	entry, _ := cfg["servers"].(map[string]any)["agent-deck"].(map[string]any)
+	if entry["url"] != e.srv.URL()+"/mcp" || entry["type"] != "http" {
+		t.Fatalf("mcp.json entry = %v", cfg)
+	}
+	b, _ := os.ReadFile(settings)
+	if strings.Contains(string(b), "agent-deck") || !strings.Contains(string(b), `"editor.fontSize": 14 // mine`) {
+		t.Errorf("settings.json after setup:\n%s", b)
+	}
+	e.run("", "setup", "--client", "vscode", "--remove").wantCode(t, 0)
+	if _, err := os.Stat(filepath.Join(user, "mcp.json")); err == nil {
+		t.Errorf("--remove left the mcp.json it created")
+	}
+	if _, err := os.Stat(settings); err != nil {
+		t.Errorf("--remove deleted the person's settings.json: %v", err)
+	}
+}
