@@ -76,7 +76,7 @@ func setupAction(c *cli.Context) error {
 		return err
 	}
 	e := harness.Entry{URL: cl.BaseURL + "/mcp", TokenEnv: c.String("token-env"), Profile: profile,
-		Command: agentDeckCommand()}
+		Command: agentDeckCommand(), Home: statusLineHome(c)}
 	if !c.Bool("remove") && t.Scope == harness.ScopeUser {
 		if e.Token, err = setupToken(c, cl, t, paths); err != nil {
 			return err
@@ -134,6 +134,19 @@ func setupToken(c *cli.Context, cl *client.Client, t harness.Target, paths harne
 		return "", fail(err)
 	}
 	return nt.Secret, rememberSetupToken(c, cl, t, paths.Resolve(t.Config), nt.ID)
+}
+
+// statusLineHome is the home the status line must name: "" for the default one, else the
+// absolute path of --home (or AGENT_DECK_HOME), which the client's shell may not have set.
+func statusLineHome(c *cli.Context) string {
+	home := global(c, flagHome)
+	if abs, err := filepath.Abs(home); err == nil {
+		home = abs
+	}
+	if def, err := filepath.Abs(defaultHome()); err == nil && def == home {
+		return ""
+	}
+	return home
 }
 
 // fileChange is what setup and use did to one file, for --json.

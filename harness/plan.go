@@ -63,7 +63,7 @@ func (t Target) Changes(p Paths, e Entry, tools []string, remove bool) []Change 
 			}})
 	}
 	if t.Settings != "" {
-		cmd := e.command() + " statusline"
+		cmd := e.statusLine()
 		out = append(out, Change{Path: p.Resolve(t.Settings), What: "status line", Mode: 0o644,
 			Edit: func(src []byte) ([]byte, error) {
 				if remove {

@@ -3,6 +3,7 @@ package tests
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -120,5 +121,40 @@ func TestCLISetupVSCodeUserMCPJSON(t *testing.T) {
 	}
 	if _, err := os.Stat(settings); err != nil {
 		t.Errorf("--remove deleted the person's settings.json: %v", err)
+	}
+}
+
+// TestCLISetupStatusLineHome: the status line Claude Code runs must read the same data home as
+// the setup that installed it; with a home other than the default, the command names it (one
+// shell word, even with spaces and quotes in the path).
+func TestCLISetupStatusLineHome(t *testing.T) {
+	e := startCLIEnv(t)
+	home := cliSetupHome(t)
+	dataHome := filepath.Join(t.TempDir(), "it's a home")
+	if err := os.Rename(e.home, dataHome); err != nil {
+		t.Fatal(err)
+	}
+	e.home = dataHome
+	e.run("", "setup", "--client", "claude-code").wantCode(t, 0)
+	settings := cliReadJSON(t, filepath.Join(home, ".claude", "settings.json"))
+	cmd, _ := settings["statusLine"].(map[string]any)["command"].(string)
+	out, err := exec.Command("sh", "-c", `set -- `+cmd+`; printf '%s\n' "$@"`).Output()
+	if err != nil {
+		t.Fatalf("the status line command %q does not parse: %v", cmd, err)
+	}
+	words := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+	if len(words) != 4 || words[1] != "--home" || words[2] != dataHome || words[3] != "statusline" {
+		t.Errorf("status line command %q splits into %q, want [agent-deck --home %q statusline]", cmd, words, dataHome)
+	}
+	// With the default home the command stays short.
+	t.Setenv("HOME", dataHome[:len(dataHome)-len("/it's a home")])
+	e.home = filepath.Join(os.Getenv("HOME"), ".agent-deck")
+	if err := os.Rename(dataHome, e.home); err != nil {
+		t.Fatal(err)
+	}
+	e.run("", "setup", "--client", "claude-code").wantCode(t, 0)
+	settings = cliReadJSON(t, filepath.Join(os.Getenv("HOME"), ".claude", "settings.json"))
+	if cmd, _ := settings["statusLine"].(map[string]any)["command"].(string); strings.Contains(cmd, "--home") {
+		t.Errorf("default home: %q", cmd)
 	}
 }
