@@ -79,6 +79,8 @@ type adoptReport struct {
 	Removed  []string        `json:"removed_from_client,omitempty"`
 	Backup   string          `json:"backup,omitempty"`
 	Outcome  harness.Outcome `json:"file_outcome,omitempty"`
+	// Hint is the next step when the client's file has no Agent Deck entry to reach them by.
+	Hint string `json:"hint,omitempty"`
 }
 
 // adoption is a server mapped to a service, ready to create.
@@ -119,10 +121,14 @@ func adoptAction(c *cli.Context) error {
 	if err != nil {
 		return fail(err)
 	}
-	deck := c.String("deck")
+	deck, onDeck := c.String("deck"), map[string]bool{}
 	if deck != "" {
-		if _, err := cl.GetDeck(c.Context, deck); err != nil {
+		snap, err := cl.GetDeck(c.Context, deck)
+		if err != nil {
 			return fail(err)
+		}
+		for _, s := range snap.Services {
+			onDeck[s.ID] = true
 		}
 	}
 	rep := adoptReport{Client: t.Client, Scope: t.Scope, File: file, DryRun: c.Bool("dry-run"), Services: []adoptItem{}}
@@ -138,6 +144,8 @@ func adoptAction(c *cli.Context) error {
 			} else {
 				a.item = createAdopted(c, cl, a, deck)
 			}
+		} else if a.item.Outcome == adoptAlready && deck != "" && !onDeck[a.item.ServiceID] && !rep.DryRun {
+			a.item = linkAdopted(c, cl, a.item, deck) // adopted before without this deck
 		}
 		if a.item.Outcome == adoptAdopted || a.item.Outcome == adoptAlready {
 			remove = append(remove, s.Name)
@@ -148,6 +156,9 @@ func adoptAction(c *cli.Context) error {
 		if err := replaceInClient(t, file, remove, &rep); err != nil {
 			return err
 		}
+	}
+	if len(remove) > 0 && !slices.ContainsFunc(servers, func(s harness.ClientServer) bool { return isAgentDeck(s, cl.BaseURL) }) {
+		rep.Hint = fmt.Sprintf("agent-deck setup --client %s --scope %s", t.Client, t.Scope)
 	}
 	return printAdopt(c, rep)
 }
@@ -393,11 +404,17 @@ func createAdopted(c *cli.Context, cl *client.Client, a adoption, deck string) a
 	}
 	item.Outcome, item.ServiceID = adoptAdopted, card.ID
 	if deck != "" {
-		if _, err := cl.LinkCard(c.Context, deck, backend.CardRef{CardType: backend.CardService, CardID: card.ID}); err != nil {
-			item.Reason = "linking it to deck " + deck + " failed: " + fail(err).Error()
-		} else {
-			item.Linked = true
-		}
+		item = linkAdopted(c, cl, item, deck)
+	}
+	return item
+}
+
+// linkAdopted links an adopted service to the deck; a failure is noted, the service stays.
+func linkAdopted(c *cli.Context, cl *client.Client, item adoptItem, deck string) adoptItem {
+	if _, err := cl.LinkCard(c.Context, deck, backend.CardRef{CardType: backend.CardService, CardID: item.ServiceID}); err != nil {
+		item.Reason = "linking it to deck " + deck + " failed: " + fail(err).Error()
+	} else {
+		item.Linked = true
 	}
 	return item
 }
@@ -481,6 +498,9 @@ func printAdopt(c *cli.Context, rep adoptReport) error {
 		fmt.Fprintf(w, "Took %d server(s) out of %s (backup: %s)\n", len(rep.Removed), short(rep.File), short(rep.Backup))
 	case rep.DryRun:
 		fmt.Fprintln(w, "Dry run: nothing was registered or changed")
+	}
+	if rep.Hint != "" {
+		fmt.Fprintf(w, "%s has no Agent Deck entry yet; to reach these services through it, run: %s\n", rep.Client, rep.Hint)
 	}
 	return nil
 }

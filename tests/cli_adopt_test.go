@@ -251,9 +251,16 @@ func TestCLIAdoptThenReplace(t *testing.T) {
 	if !strings.Contains(r.stdout, "adopted         one") || !strings.Contains(r.stdout, "a different service named taken") {
 		t.Fatalf("first adopt:\n%s", r.stdout)
 	}
-	r = e.run("", "adopt", "--from", "claude-code", "--replace").wantCode(t, 0)
-	if !strings.Contains(r.stdout, "already adopted one") {
+	e.run("", "deck", "create", "dev").wantCode(t, 0)
+	r = e.run("", "adopt", "--from", "claude-code", "--replace", "--deck", "dev").wantCode(t, 0)
+	if !strings.Contains(r.stdout, "already adopted one") || !strings.Contains(r.stdout, "linked to deck dev") {
 		t.Errorf("second adopt:\n%s", r.stdout)
+	}
+	if snap, err := e.svc.DeckSnapshot(e.ctx, "dev"); err != nil || len(snap.Services) != 1 || snap.Services[0].Name != "one" {
+		t.Errorf("--deck on a server adopted before did not link it: %v %+v", err, snap.Services)
+	}
+	if !strings.Contains(r.stdout, "run: agent-deck setup --client claude-code --scope user") {
+		t.Errorf("no hint to run setup when the client has no Agent Deck entry:\n%s", r.stdout)
 	}
 	b, _ := os.ReadFile(file)
 	if strings.Contains(string(b), `"one"`) || !strings.Contains(string(b), `"taken"`) {
