@@ -36,7 +36,7 @@ func adoptCommand() *cli.Command {
 		Description: adoptDescription,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "from", Required: true, Usage: strings.Join(harness.Clients(), ", ")},
-			&cli.StringFlag{Name: "scope", Value: string(harness.ScopeUser), Usage: "user (every project) or project (this folder)"},
+			&cli.StringFlag{Name: "scope", Value: string(harness.ScopeUser), Usage: "user (every project), project (this folder's shared file) or, for claude-code, local (this folder's private servers in ~/.claude.json)"},
 			&cli.StringFlag{Name: "project-dir", Value: ".", Usage: "project root for --scope project"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "report what would be adopted; change nothing"},
 			&cli.StringFlag{Name: "deck", Usage: "also link the adopted services to this deck"},
@@ -96,11 +96,11 @@ func adoptAction(c *cli.Context) error {
 	} else if len(args) > 0 {
 		return userError("adopt takes no arguments: name the client with --from")
 	}
-	t, err := harness.Lookup(c.String("from"), harness.Scope(c.String("scope")))
-	if err != nil {
-		return userError("--from: %v", err)
-	}
 	paths, err := setupPaths(c.String("project-dir"))
+	if err != nil {
+		return err
+	}
+	t, err := adoptTarget(c.String("from"), c.String("scope"), paths)
 	if err != nil {
 		return err
 	}
@@ -157,10 +157,53 @@ func adoptAction(c *cli.Context) error {
 			return err
 		}
 	}
-	if len(remove) > 0 && !slices.ContainsFunc(servers, func(s harness.ClientServer) bool { return isAgentDeck(s, cl.BaseURL) }) {
-		rep.Hint = fmt.Sprintf("agent-deck setup --client %s --scope %s", t.Client, t.Scope)
+	if len(remove) > 0 {
+		rep.Hint = setupHint(t, src, cl.BaseURL)
 	}
 	return printAdopt(c, rep)
+}
+
+// scopeLocal is Claude Code's default scope for `claude mcp add`: one project's servers, kept
+// private in ~/.claude.json under the project's path.
+const scopeLocal harness.Scope = "local"
+
+// adoptTarget is the client file and key path to read: setup's table row, or for Claude Code's
+// local scope its user file at projects.<project root>.mcpServers.
+func adoptTarget(from, scope string, paths harness.Paths) (harness.Target, error) {
+	if harness.Scope(scope) != scopeLocal {
+		t, err := harness.Lookup(from, harness.Scope(scope))
+		if err != nil {
+			return t, userError("--from: %v", err)
+		}
+		return t, nil
+	}
+	if from != "claude-code" {
+		return harness.Target{}, userError("--scope local is Claude Code's (servers added with `claude mcp add` in a project); %s has user or project", from)
+	}
+	t, err := harness.Lookup(from, harness.ScopeUser)
+	if err != nil {
+		return t, userError("--from: %v", err)
+	}
+	t.Scope, t.KeyPath = scopeLocal, []string{"projects", paths.Project, "mcpServers"}
+	return t, nil
+}
+
+// setupHint names the setup command when the client's file has no Agent Deck entry through
+// which the adopted services can be reached; "" when it has one.
+func setupHint(t harness.Target, src []byte, base string) string {
+	scope := t.Scope
+	if scope == scopeLocal { // Claude Code's local servers sit beside its user-level entry
+		user, err := harness.Lookup(t.Client, harness.ScopeUser)
+		if err != nil {
+			return ""
+		}
+		t, scope = user, harness.ScopeUser
+	}
+	servers, _ := t.ReadServers(src)
+	if slices.ContainsFunc(servers, func(s harness.ClientServer) bool { return isAgentDeck(s, base) }) {
+		return ""
+	}
+	return fmt.Sprintf("agent-deck setup --client %s --scope %s", t.Client, scope)
 }
 
 // mapServer turns a client's server into a service input, or an item saying why it is skipped.

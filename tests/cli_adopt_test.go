@@ -40,6 +40,10 @@ func TestCLIAdopt(t *testing.T) {
 				{"github", `{"headers":["Authorization","X-Team"]}`, []string{"Bearer gh-env-token-31c7e0", "core"}},
 				{"files", `{"env":["PEER_TOKEN","MODE"]}`, []string{"literal-env-secret-4f1a9c", "test"}},
 			}, adopted: 3},
+		{name: "claude-code-local", client: "claude-code", scope: "local", fixture: "claude-code-local.json", file: ".claude.json",
+			secrets: []string{"local-scope-secret-3e9b", "ad_local"},
+			calls:   []adoptCall{{"files", `{"env":["PEER_TOKEN"]}`, []string{"local-scope-secret-3e9b"}}},
+			adopted: 1},
 		{name: "cursor", client: "cursor", scope: "project", fixture: "cursor.json", file: ".cursor/mcp.json",
 			env:     map[string]string{"ADOPT_CURSOR_SECRET": "cursor-env-secret-e91f"},
 			secrets: []string{"cursor-env-secret-e91f", "cursor-header-secret-77e2"},
@@ -95,7 +99,7 @@ func TestCLIAdopt(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			subst := strings.NewReplacer("{{PEER_URL}}", peer, "{{PEER_BIN}}", bin, "{{DECK_URL}}", e.srv.URL())
+			subst := strings.NewReplacer("{{PEER_URL}}", peer, "{{PEER_BIN}}", bin, "{{DECK_URL}}", e.srv.URL(), "{{PROJECT}}", proj)
 			original := subst.Replace(string(raw))
 			if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
 				t.Fatal(err)
@@ -103,7 +107,7 @@ func TestCLIAdopt(t *testing.T) {
 			if err := os.WriteFile(file, []byte(original), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			unsubst := strings.NewReplacer(peer, "{{PEER_URL}}", bin, "{{PEER_BIN}}", e.srv.URL(), "{{DECK_URL}}", home, "{{HOME}}")
+			unsubst := strings.NewReplacer(peer, "{{PEER_URL}}", bin, "{{PEER_BIN}}", e.srv.URL(), "{{DECK_URL}}", proj, "{{PROJECT}}", home, "{{HOME}}")
 			base := []string{"adopt", "--from", tc.client, "--scope", tc.scope, "--project-dir", proj}
 			var outs []string
 
@@ -203,6 +207,9 @@ func TestCLIAdoptErrors(t *testing.T) {
 		t.Errorf("unknown client: %s", r.stderr)
 	}
 	e.run("", "adopt", "--from", "claude-desktop", "--scope", "project").wantCode(t, 1)
+	if r := e.run("", "adopt", "--from", "cursor", "--scope", "local").wantCode(t, 1); !strings.Contains(r.stderr, "Claude Code's") {
+		t.Errorf("--scope local for cursor: %s", r.stderr)
+	}
 	r = e.run("", "adopt", "--from", "claude-code").wantCode(t, 0)
 	if !strings.Contains(r.stdout, "No MCP servers") {
 		t.Errorf("missing file: %s", r.stdout)
