@@ -243,6 +243,7 @@ func TestCLIAdoptThenReplace(t *testing.T) {
 	src := `{
   "mcpServers": {
     "one": { "command": "npx", "args": ["-y", "server-one"], "env": { "ONE_KEY": "one-secret-2e7d" } },
+    "two": { "type": "http", "url": "https://Two.example/mcp/", "headers": { "X-Api-Key": "two-secret-5a1c" } },
     "taken": { "type": "http", "url": "https://taken.example/mcp" }
   }
 }
@@ -260,23 +261,24 @@ func TestCLIAdoptThenReplace(t *testing.T) {
 	}
 	e.run("", "deck", "create", "dev").wantCode(t, 0)
 	r = e.run("", "adopt", "--from", "claude-code", "--replace", "--deck", "dev").wantCode(t, 0)
-	if !strings.Contains(r.stdout, "already adopted one") || !strings.Contains(r.stdout, "linked to deck dev") {
+	if !strings.Contains(r.stdout, "already adopted one") || !strings.Contains(r.stdout, "already adopted two") ||
+		!strings.Contains(r.stdout, "linked to deck dev") {
 		t.Errorf("second adopt:\n%s", r.stdout)
 	}
-	if snap, err := e.svc.DeckSnapshot(e.ctx, "dev"); err != nil || len(snap.Services) != 1 || snap.Services[0].Name != "one" {
+	if snap, err := e.svc.DeckSnapshot(e.ctx, "dev"); err != nil || len(snap.Services) != 2 {
 		t.Errorf("--deck on a server adopted before did not link it: %v %+v", err, snap.Services)
 	}
 	if !strings.Contains(r.stdout, "run: agent-deck setup --client claude-code --scope user") {
 		t.Errorf("no hint to run setup when the client has no Agent Deck entry:\n%s", r.stdout)
 	}
 	b, _ := os.ReadFile(file)
-	if strings.Contains(string(b), `"one"`) || !strings.Contains(string(b), `"taken"`) {
+	if strings.Contains(string(b), `"one"`) || strings.Contains(string(b), `"two"`) || !strings.Contains(string(b), `"taken"`) {
 		t.Errorf("--replace took out the wrong servers:\n%s", b)
 	}
-	if strings.Contains(r.stdout+r.stderr, "one-secret-2e7d") {
+	if strings.Contains(r.stdout+r.stderr, "one-secret-2e7d") || strings.Contains(r.stdout+r.stderr, "two-secret-5a1c") {
 		t.Errorf("adopt printed a secret:\n%s", r.stdout)
 	}
-	if l, _ := e.svc.ListServices(e.ctx); len(l) != 2 {
-		t.Errorf("%d services, want 2", len(l))
+	if l, _ := e.svc.ListServices(e.ctx); len(l) != 3 {
+		t.Errorf("%d services, want 3", len(l))
 	}
 }
