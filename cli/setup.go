@@ -76,7 +76,10 @@ func setupAction(c *cli.Context) error {
 		return err
 	}
 	e := harness.Entry{URL: cl.BaseURL + "/mcp", TokenEnv: c.String("token-env"), Profile: profile,
-		Command: agentDeckCommand(), Home: statusLineHome(c)}
+		Command: agentDeckCommand()}
+	if t.Scope == harness.ScopeUser {
+		e.Home = statusLineHome(c) // a project's settings are shared: each person's default home
+	}
 	if !c.Bool("remove") && t.Scope == harness.ScopeUser {
 		if e.Token, err = setupToken(c, cl, t, paths); err != nil {
 			return err

@@ -146,6 +146,13 @@ func TestCLISetupStatusLineHome(t *testing.T) {
 	if len(words) != 4 || words[1] != "--home" || words[2] != dataHome || words[3] != "statusline" {
 		t.Errorf("status line command %q splits into %q, want [agent-deck --home %q statusline]", cmd, words, dataHome)
 	}
+	// A project's settings are shared: they never carry this machine's home.
+	proj := t.TempDir()
+	e.run("", "setup", "--client", "claude-code", "--scope", "project", "--project-dir", proj).wantCode(t, 0)
+	if b, _ := os.ReadFile(filepath.Join(proj, ".claude", "settings.json")); !strings.Contains(string(b), "statusline") ||
+		strings.Contains(string(b), "--home") {
+		t.Errorf("project settings.json:\n%s", b)
+	}
 	// With the default home the command stays short.
 	t.Setenv("HOME", dataHome[:len(dataHome)-len("/it's a home")])
 	e.home = filepath.Join(os.Getenv("HOME"), ".agent-deck")
