@@ -18,6 +18,13 @@ all: build
 build:
 	$(GO) build -o $(BIN) ./cmd/agent-deck
 
+## install: copy the binary to $(PREFIX)/bin (default ~/.local/bin), which should be on PATH
+PREFIX ?= $(HOME)/.local
+.PHONY: install
+install: build
+	install -d $(PREFIX)/bin
+	install -m 0755 $(BIN) $(PREFIX)/bin/agent-deck
+
 ## run: build and serve with the embedded PostgreSQL under $$AGENT_DECK_HOME (default ~/.agent-deck)
 run: build
 	./$(BIN) serve

@@ -46,6 +46,7 @@ func commands() []*cli.Command {
 		execCommand(),
 		setupCommand(),
 		useCommand(),
+		adoptCommand(),
 		statuslineCommand(),
 		launchCommand(),
 		versionCommand(),
