@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -24,8 +25,14 @@ const (
 // spends (utime+stime from /proc/<pid>/stat) per call made through /mcp by 16 concurrent
 // sessions: call_service_tool of the Go peer's echo (a real downstream process) and
 // get_bound_deck on a deck of 100 cards. On a small machine this, not latency, is the ceiling.
+// With AGENT_DECK_BENCH_PPROF=dir it also saves a CPU profile of the server for each row.
 func BenchmarkMCPHubCPU(b *testing.B) {
-	srv := startServeBench(b, "AGENT_DECK_DATABASE_URL="+pgtest.NewDB(b))
+	profDir := os.Getenv("AGENT_DECK_BENCH_PPROF")
+	env := []string{"AGENT_DECK_DATABASE_URL=" + pgtest.NewDB(b)}
+	if profDir != "" {
+		env = append(env, "AGENT_DECK_PPROF=true")
+	}
+	srv := startServeBench(b, env...)
 	peer := startHTTPPeer(b)
 	var svc, card struct{ ID string }
 	srv.rest(b, http.StatusCreated, "POST", "/api/v1/decks", `{"name":"cpu"}`, nil)
@@ -82,16 +89,42 @@ func BenchmarkMCPHubCPU(b *testing.B) {
 			mcpMeasure(b, clients, 64, bc.op) // warm connections and caches
 			n := max(b.N, 500)
 			b.ResetTimer()
+			prof := srv.cpuProfile(b, profDir, strings.ReplaceAll(bc.name, "/", "_"))
 			before := processCPU(b, srv.cmd.Process.Pid)
 			r := mcpMeasure(b, clients, n, bc.op)
 			after := processCPU(b, srv.cmd.Process.Pid)
 			b.StopTimer()
+			prof()
 			b.ReportMetric(float64(after-before)*1000/clockTicks/float64(n), "hub-cpu-ms/call")
 			b.ReportMetric(bc.targetMS, "hub-cpu-ms/call-max")
 			b.ReportMetric(ms(r.p50), "p50-ms")
 			b.ReportMetric(ms(r.p99), "p99-ms")
 			b.ReportMetric(r.perSec, "calls/s")
 		})
+	}
+}
+
+// cpuProfile, when dir is set (AGENT_DECK_BENCH_PPROF=dir), starts a 3-second CPU profile of the
+// server through its /debug/pprof and returns a func that waits for it and saves it as
+// dir/name.pprof, for `go tool pprof`. Give the row enough calls (-benchtime) to outlast it.
+func (s *benchServer) cpuProfile(b *testing.B, dir, name string) (wait func()) {
+	if dir == "" {
+		return func() {}
+	}
+	done := make(chan []byte, 1)
+	go func() {
+		a := restRequest(b, s.url, s.token, http.MethodGet, "/debug/pprof/profile?seconds=3", nil)
+		if a.Status != http.StatusOK {
+			b.Errorf("CPU profile: %d %s", a.Status, a.Body)
+		}
+		done <- a.Body
+	}()
+	return func() {
+		path := filepath.Join(dir, name+".pprof")
+		if err := os.WriteFile(path, <-done, 0o600); err != nil {
+			b.Error(err)
+		}
+		b.Logf("server CPU profile: go tool pprof %s", path)
 	}
 }
 
