@@ -34,13 +34,9 @@ func BenchmarkMCPHubCPU(b *testing.B) {
 	}
 	srv := startServeBench(b, env...)
 	peer := startHTTPPeer(b)
-	var svc, card struct{ ID string }
-	srv.rest(b, http.StatusCreated, "POST", "/api/v1/decks", `{"name":"cpu"}`, nil)
-	srv.rest(b, http.StatusCreated, "POST", "/api/v1/services",
-		fmt.Sprintf(`{"name":"peer","type":"mcp","url":%q}`, peer), &svc)
-	srv.rest(b, http.StatusOK, "POST", "/api/v1/decks/cpu/cards",
-		fmt.Sprintf(`{"card_type":"service","card_id":%q}`, svc.ID), nil)
+	svcID := srv.seedPeerDeck(b, "cpu", peer)
 	srv.rest(b, http.StatusCreated, "POST", "/api/v1/decks", `{"name":"hundred"}`, nil)
+	var card struct{ ID string }
 	for i := range 100 {
 		var typ, body, path string
 		switch i % 3 {
@@ -58,18 +54,8 @@ func BenchmarkMCPHubCPU(b *testing.B) {
 		srv.rest(b, http.StatusOK, "POST", "/api/v1/decks/hundred/cards",
 			fmt.Sprintf(`{"card_type":%q,"card_id":%q}`, typ, card.ID), nil)
 	}
-	var tok struct{ Secret string }
-	srv.rest(b, http.StatusCreated, "POST", "/api/v1/tokens", `{"name":"bench","scope":"agent"}`, &tok)
 	ctx := context.Background()
-	sessions := func(deck string) []*client.Client {
-		clients := mcpClients(b, srv.url+"/mcp", map[string]string{"Authorization": "Bearer " + tok.Secret}, 16)
-		for _, c := range clients {
-			if err := mcpEcho(ctx, c, "bind_workspace", map[string]any{"workspaceRoot": "/" + deck, "deckId": deck}); err != nil {
-				b.Fatal(err)
-			}
-		}
-		return clients
-	}
+	sessions := func(deck string) []*client.Client { return srv.boundSessions(b, deck, 16) }
 	for _, bc := range []struct {
 		name     string
 		deck     string
@@ -77,7 +63,7 @@ func BenchmarkMCPHubCPU(b *testing.B) {
 		op       func(*client.Client) error
 	}{
 		{"call_service_tool-echo/16-sessions", "cpu", hubCPUEchoTargetMS, func(c *client.Client) error {
-			return mcpEcho(ctx, c, "call_service_tool", map[string]any{"serviceId": svc.ID, "toolName": "echo",
+			return mcpEcho(ctx, c, "call_service_tool", map[string]any{"serviceId": svcID, "toolName": "echo",
 				"arguments": map[string]any{"message": "bench"}})
 		}},
 		{"get_bound_deck-100-cards/16-sessions", "hundred", hubCPUBoundDeckTargetMS, func(c *client.Client) error {
@@ -102,6 +88,34 @@ func BenchmarkMCPHubCPU(b *testing.B) {
 			b.ReportMetric(r.perSec, "calls/s")
 		})
 	}
+}
+
+// seedPeerDeck creates deck name holding the Go peer at peerURL as a service, through the real
+// server's REST API, and returns the service's id.
+func (s *benchServer) seedPeerDeck(b *testing.B, name, peerURL string) string {
+	b.Helper()
+	var svc struct{ ID string }
+	s.rest(b, http.StatusCreated, "POST", "/api/v1/decks", fmt.Sprintf(`{"name":%q}`, name), nil)
+	s.rest(b, http.StatusCreated, "POST", "/api/v1/services",
+		fmt.Sprintf(`{"name":"peer-%s","type":"mcp","url":%q}`, name, peerURL), &svc)
+	s.rest(b, http.StatusOK, "POST", "/api/v1/decks/"+name+"/cards",
+		fmt.Sprintf(`{"card_type":"service","card_id":%q}`, svc.ID), nil)
+	return svc.ID
+}
+
+// boundSessions opens k MCP sessions to the real server with a new agent token, each bound to
+// deck.
+func (s *benchServer) boundSessions(b *testing.B, deck string, k int) []*client.Client {
+	b.Helper()
+	var tok struct{ Secret string }
+	s.rest(b, http.StatusCreated, "POST", "/api/v1/tokens", fmt.Sprintf(`{"name":"bench-%s","scope":"agent"}`, deck), &tok)
+	clients := mcpClients(b, s.url+"/mcp", map[string]string{"Authorization": "Bearer " + tok.Secret}, k)
+	for _, c := range clients {
+		if err := mcpEcho(context.Background(), c, "bind_workspace", map[string]any{"workspaceRoot": "/" + deck, "deckId": deck}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return clients
 }
 
 // cpuProfile, when dir is set (AGENT_DECK_BENCH_PPROF=dir), starts a 3-second CPU profile of the
