@@ -50,7 +50,14 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.writeUnknownTool(w, st)
 		return
 	}
-	h.http.ServeHTTP(w, r.WithContext(withState(backend.WithActor(r.Context(), st.actor), st)))
+	ctx := withState(backend.WithActor(r.Context(), st.actor), st)
+	if r.Method != http.MethodPost {
+		h.http.ServeHTTP(w, r.WithContext(ctx)) // GET is the SSE stream; DELETE has no body
+		return
+	}
+	jw := &jsonResponse{ResponseWriter: w, buffers: &h.buffers}
+	defer jw.finish()
+	h.http.ServeHTTP(jw, r.WithContext(ctx))
 }
 
 // prepare builds the request's state; on failure it returns the HTTP status to answer with.
