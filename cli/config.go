@@ -79,6 +79,8 @@ func serveFlags() []cli.Flag {
 			Usage: "debug, info, warn or error"},
 		&cli.BoolFlag{Name: "allow-metadata-hosts", EnvVars: []string{"AGENT_DECK_ALLOW_METADATA_HOSTS"},
 			Usage: "let services use link-local and cloud-metadata hosts (169.254.169.254, metadata.google.internal, …)"},
+		&cli.BoolFlag{Name: "pprof", EnvVars: []string{"AGENT_DECK_PPROF"},
+			Usage: "serve Go runtime profiles at /debug/pprof/ to admin tokens"},
 	}
 }
 
@@ -111,6 +113,9 @@ type ServeConfig struct {
 	AllowOrigins []string
 	// HTTP bounds slow and idle clients; the zero value takes the defaults.
 	HTTP HTTPLimits
+	// Pprof serves the Go runtime profiles at /debug/pprof/ to admin tokens (--pprof); off, the
+	// path does not exist.
+	Pprof bool
 	// Logger receives structured logs; nil logs text to stderr at LogLevel.
 	Logger *slog.Logger
 }
@@ -136,6 +141,7 @@ func serveConfigFrom(c *cli.Context) ServeConfig {
 		AllowMetadataHosts:  c.Bool("allow-metadata-hosts"),
 		StrictPerms:         c.Bool("strict-perms"),
 		AllowOrigins:        c.StringSlice("allow-origin"),
+		Pprof:               c.Bool("pprof"),
 	}
 }
 

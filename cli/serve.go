@@ -201,12 +201,16 @@ func (s *Server) listen(ctx context.Context) error {
 	met := newMetrics()
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", mcp)
-	mux.Handle("/", dashboardapi.NewRouter(s.svc, dashboardapi.Options{
+	opts := dashboardapi.Options{
 		Logger:  s.log.With("component", "rest"),
 		Info:    s.info,
 		Metrics: met.handler(),
 		Origins: origins,
-	}))
+	}
+	if s.cfg.Pprof {
+		opts.Pprof = pprofHandler()
+	}
+	mux.Handle("/", dashboardapi.NewRouter(s.svc, opts))
 	hs := newHTTPServer(met.wrap(mux), s.cfg.HTTP)
 	go func() {
 		if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {

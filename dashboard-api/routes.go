@@ -125,7 +125,26 @@ func (a *api) routes() []route {
 	if a.opts.Metrics != nil {
 		table = append(table, metricsRoute(a.opts.Metrics))
 	}
+	if a.opts.Pprof != nil {
+		table = append(table, pprofRoutes(a.opts.Pprof)...)
+	}
 	return table
+}
+
+// pprofRoutes serve the Go runtime profiles (serve --pprof) to admin tokens: a profile shows
+// the process's memory, command line and call paths, so no agent may read one.
+func pprofRoutes(h http.Handler) []route {
+	doc := map[string]any{"type": "string", "format": "binary",
+		"description": "A Go runtime profile (net/http/pprof); ?seconds= sets the CPU profile's length."}
+	serve := gin.WrapH(h)
+	return []route{
+		{method: http.MethodGet, path: "/debug/pprof/", summary: "Index of the Go runtime profiles; admin",
+			op: "pprofIndex", status: http.StatusOK, responseDoc: doc, contentType: "text/html",
+			scope: backend.ScopeAdmin, serve: serve},
+		{method: http.MethodGet, path: "/debug/pprof/:profile", summary: "One Go runtime profile; admin",
+			op: "pprofProfile", status: http.StatusOK, responseDoc: doc, contentType: "application/octet-stream",
+			scope: backend.ScopeAdmin, serve: serve},
+	}
 }
 
 // metricsRoute serves the composition root's metrics handler behind bearer auth.

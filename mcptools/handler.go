@@ -48,6 +48,7 @@ type Handler struct {
 	mcp     *server.MCPServer
 	http    *server.StreamableHTTPServer
 	visible map[visibility]map[string]bool
+	buffers bufferPool // JSON answers held to be sent in one write (response.go)
 }
 
 type visibility struct {
