@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
+	cdpruntime "github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
 	"github.com/agent-deck/agent-deck/cli"
@@ -22,6 +24,9 @@ import (
 
 var updateScreenshots = flag.Bool("update-screenshots", false,
 	"also write the dashboard screenshots the README shows to docs/img/")
+
+// readmeScreens are the screenshots the README shows, one per main screen.
+var readmeScreens = []string{"collection", "service", "deck", "sessions", "history", "settings", "deck-dark"}
 
 // browserWait bounds one wait for the page (a deadline, not a timing assertion).
 const browserWait = 30 * time.Second
@@ -38,6 +43,8 @@ type dashBrowser struct {
 	bodies  []string
 	seen    int // responses finished
 	fetched int // of which the bodies were read (or could not be)
+	// exceptions the page threw and did not catch
+	exceptions []string
 }
 
 // chromiumPath finds Debian's chromium (or another Chrome); the dashboard tests need it and
@@ -78,7 +85,39 @@ func startDashBrowser(t *testing.T, srv *cli.Server) *dashBrowser {
 		t.Fatal(err)
 	}
 	b.recordBodies()
+	b.recordExceptions()
 	return b
+}
+
+// recordExceptions keeps every uncaught exception and unhandled rejection of the page.
+func (b *dashBrowser) recordExceptions() {
+	thrown := chromedp.Events(b.ctx, cdpruntime.ExceptionThrown)
+	go func() {
+		for ev, err := range thrown {
+			if err != nil {
+				return
+			}
+			text := ev.ExceptionDetails.Text
+			if ev.ExceptionDetails.Exception != nil {
+				text += " " + ev.ExceptionDetails.Exception.Description
+			}
+			b.mu.Lock()
+			b.exceptions = append(b.exceptions, text)
+			b.mu.Unlock()
+		}
+	}()
+}
+
+// checkNoExceptions fails when the page threw anything so far.
+func (b *dashBrowser) checkNoExceptions() {
+	b.t.Helper()
+	evalIn[bool](b, `true`)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, e := range b.exceptions {
+		b.t.Errorf("the page threw: %s", e)
+	}
+	b.exceptions = nil
 }
 
 // recordBodies keeps the body of every response the page receives, for secret checks.
@@ -144,7 +183,7 @@ func (b *dashBrowser) do(what string, actions ...chromedp.Action[chromedp.Void])
 
 func (b *dashBrowser) fail(what string, err error) {
 	b.t.Helper()
-	b.screenshot("failure")
+	b.screenshotHere("failure")
 	text, _ := chromedp.Run(b.ctx, chromedp.Evaluate[string](`(document.querySelector('main')?.innerText || '') + '\ntoasts: ' + document.getElementById('toasts')?.innerText`))
 	b.t.Fatalf("%s: %v\npage text:\n%s", what, err, text)
 }
@@ -203,9 +242,16 @@ func (b *dashBrowser) visit(hash, heading string) {
 	b.waitFor("the "+heading+" screen", `document.querySelector('main h1')?.textContent === `+js(heading))
 }
 
-// screenshot saves the viewport as <shots>/<name>.png, and with -update-screenshots also as
-// docs/img/dashboard-<name>.png for the README.
+// screenshot saves the top of the screen as <shots>/<name>.png, and with -update-screenshots
+// also as docs/img/dashboard-<name>.png for the README.
 func (b *dashBrowser) screenshot(name string) {
+	b.t.Helper()
+	_, _ = chromedp.Run(b.ctx, chromedp.Evaluate[chromedp.Void](`window.scrollTo(0, 0)`))
+	b.screenshotHere(name)
+}
+
+// screenshotHere saves the viewport as it is scrolled.
+func (b *dashBrowser) screenshotHere(name string) {
 	b.t.Helper()
 	// Messages in the corner would hide the screen; they are not what the screenshot is for.
 	_, _ = chromedp.Run(b.ctx, chromedp.Evaluate[chromedp.Void](`document.getElementById('toasts')?.replaceChildren()`))
@@ -215,7 +261,7 @@ func (b *dashBrowser) screenshot(name string) {
 		return
 	}
 	must(b.t, os.WriteFile(filepath.Join(b.shots, name+".png"), png, 0o644))
-	if *updateScreenshots && name != "failure" {
+	if *updateScreenshots && slices.Contains(readmeScreens, name) {
 		must(b.t, os.MkdirAll("../docs/img", 0o755))
 		must(b.t, os.WriteFile(filepath.Join("../docs/img", "dashboard-"+name+".png"), png, 0o644))
 	}

@@ -43,16 +43,19 @@ func TestDashboardInBrowser(t *testing.T) {
 		{"try a tool and see its result", (*dashFlow).tryTool},
 		{"set a credential secret that never comes back", (*dashFlow).credentialSecret},
 		{"link, unlink and reorder cards", (*dashFlow).linkUnlinkReorder},
+		{"delete a card a playbook depends on", (*dashFlow).refusedDelete},
 		{"edit a playbook and restore a version", (*dashFlow).playbookHistory},
 		{"import a bundle with a dry run first", (*dashFlow).importBundle},
 		{"create and revoke a token", (*dashFlow).revokeToken},
 		{"see a new MCP session appear live", (*dashFlow).liveSession},
 		{"narrow window and dark mode", (*dashFlow).narrowAndDark},
+		{"sign out, then sign in with a pasted token", (*dashFlow).signOutAndPasteToken},
 	}
 	for _, fl := range flows {
 		ok := t.Run(fl.name, func(t *testing.T) {
 			f.b.t = t
 			fl.run(f)
+			f.b.checkNoExceptions()
 		})
 		f.b.t = t
 		if !ok {
@@ -158,8 +161,8 @@ func (f *dashFlow) tryTool() {
 	b.click(`#try-title ~ div button[type=submit]`)
 	b.waitFor("the result", `document.querySelector('[data-result=ok]')?.innerText.includes('hello from the browser')`)
 	b.checkAccessibility("service (tool result)")
-	b.screenshot("service-try")
-	b.do("scrolling up", chromedp.Evaluate[chromedp.Void](`window.scrollTo(0, 0)`))
+	b.do("scrolling to the result", chromedp.ScrollIntoView(chromedp.CSS(`[data-result=ok]`)))
+	b.screenshotHere("service-try")
 	b.screenshot("service")
 }
 
@@ -328,4 +331,37 @@ func (f *dashFlow) narrowAndDark() {
 	}
 	b.checkAccessibility("deck (dark)")
 	b.screenshot("deck-dark")
+}
+
+func (f *dashFlow) refusedDelete() {
+	b := f.b
+	b.visit("#/collection", "Collection")
+	b.click(`button[aria-label="Delete Stripe"]`)
+	b.click(`dialog[open] button[type=submit]`)
+	b.waitFor("the refusal naming the playbook", `document.querySelector('dialog[open] .error')?.innerText.includes('Deploy (pb_deploy)')`)
+	b.checkAccessibility("collection (refused delete)")
+	b.screenshotHere("refused-delete")
+	b.click(`dialog[open] button[aria-label=Close]`)
+	if status := f.api("GET", "/api/v1/credentials/cred_stripe", nil, nil); status != http.StatusOK {
+		b.t.Errorf("the refused delete removed the credential: GET answers %d", status)
+	}
+}
+
+func (f *dashFlow) signOutAndPasteToken() {
+	b := f.b
+	b.click(`#signout`)
+	b.waitFor("the sign-in page", mainHas("Sign in to Agent Deck"))
+	var tokens []backend.Token
+	f.api("GET", "/api/v1/tokens", nil, &tokens)
+	for _, tok := range tokens {
+		if tok.Kind == backend.TokenKindDashboard && tok.RevokedAt == nil {
+			b.t.Errorf("signing out left the dashboard session %s live", tok.ID)
+		}
+	}
+	b.typeInto(`input[name=token]`, f.srv.AdminToken())
+	b.click(`main form button[type=submit]`)
+	b.waitFor("the collection", `document.querySelector('main h1')?.textContent === 'Collection'`)
+	if evalIn[bool](b, `document.documentElement.outerHTML.includes(`+js(f.srv.AdminToken())+`)`) {
+		b.t.Error("the pasted token stays in the page")
+	}
 }
