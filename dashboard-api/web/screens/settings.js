@@ -23,7 +23,7 @@ async function drawTokens(box, fresh) {
       if (t) drawTokens(box, t);
     },
   }, field('Name', name), field('Scope', scope), h('button.primary', { type: 'submit' }, 'Create token'));
-  const live = list.filter((t) => !t.revoked_at);
+  const live = list.filter((t) => !t.revoked_at && !(t.expires_at && new Date(t.expires_at) <= new Date()));
   fill(box, h('h2', { id: 'tokens-title' }, 'Tokens'),
     h('p.muted', {}, 'Agents use agent tokens; admin tokens and dashboard sessions manage everything.'),
     form,
