@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"fmt"
 	"net/url"
 	"os/exec"
@@ -41,7 +40,7 @@ func dashboardOpen(c *cli.Context) error {
 		_, err := fmt.Fprintln(c.App.Writer, link)
 		return err
 	}
-	if err := openBrowser(c.Context, link); err != nil {
+	if err := openBrowser(link); err != nil {
 		fmt.Fprintf(c.App.ErrWriter, "Could not open a browser (%v); open this URL within 2 minutes:\n", err)
 		_, err := fmt.Fprintln(c.App.Writer, link)
 		return err
@@ -50,14 +49,20 @@ func dashboardOpen(c *cli.Context) error {
 	return nil
 }
 
-// openBrowser hands the URL to the desktop's opener.
-func openBrowser(ctx context.Context, link string) error {
-	name := "xdg-open"
+// openBrowser hands the URL to the desktop's opener and does not wait for it: the opener (and
+// the browser it starts) must outlive this command, so no context may kill it.
+func openBrowser(link string) error {
+	name, args := "xdg-open", []string{link}
 	switch runtime.GOOS {
 	case "darwin":
 		name = "open"
 	case "windows":
-		return exec.CommandContext(ctx, "rundll32", "url.dll,FileProtocolHandler", link).Start()
+		name, args = "rundll32", []string{"url.dll,FileProtocolHandler", link}
 	}
-	return exec.CommandContext(ctx, name, link).Start()
+	cmd := exec.Command(name, args...)
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	go func() { _ = cmd.Wait() }() // reap it if it ends before we do
+	return nil
 }

@@ -5,8 +5,12 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agent-deck/agent-deck/backend"
 	"github.com/agent-deck/agent-deck/cli"
@@ -190,5 +194,41 @@ func TestDashboardCommandPrintsSignInURL(t *testing.T) {
 	}
 	if _, _, status, _ := dashboardExchange(t, e.srv, code); status != http.StatusUnauthorized {
 		t.Errorf("second exchange of the printed code: %d, want 401", status)
+	}
+}
+
+// TestDashboardCommandOpensBrowser: without --no-open the command hands the one-time URL to the
+// desktop's opener (xdg-open here, a stand-in that records its argument) and prints no code.
+func TestDashboardCommandOpensBrowser(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the opener stand-in is an xdg-open shell script")
+	}
+	e := startCLIEnv(t)
+	bin := t.TempDir()
+	opened := filepath.Join(bin, "opened")
+	script := "#!/bin/sh\nprintf '%s' \"$1\" > " + opened + ".tmp && mv " + opened + ".tmp " + opened + "\n"
+	must(t, os.WriteFile(filepath.Join(bin, "xdg-open"), []byte(script), 0o755))
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	r := e.run("", "dashboard").wantCode(t, 0)
+	if strings.Contains(r.stdout+r.stderr, "code=") {
+		t.Errorf("the command printed the code although it opened a browser: %q %q", r.stdout, r.stderr)
+	}
+	var link []byte
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		var err error
+		if link, err = os.ReadFile(opened); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("xdg-open was not called")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	prefix := e.srv.URL() + "/signin#code="
+	if !strings.HasPrefix(string(link), prefix) {
+		t.Fatalf("opened %q, want a URL starting %q", link, prefix)
+	}
+	if cookie, _, status, body := dashboardExchange(t, e.srv, strings.TrimPrefix(string(link), prefix)); status != http.StatusCreated || cookie == nil {
+		t.Fatalf("exchange of the opened code: %d %s", status, body)
 	}
 }

@@ -1,6 +1,6 @@
 // Collection: every service, credential and playbook as a card; filter; create, edit, delete.
 import { del, get, patch, post, seg } from '../api.js';
-import { busy, empty, errorBox, field, fill, h, health, lines, openDialog, toast, warningsBox } from '../ui.js';
+import { busy, empty, field, fill, h, health, lines, openDialog, toast, warningsBox } from '../ui.js';
 import { markdown } from '../markdown.js';
 
 const kinds = { service: 'Service', credential: 'Credential', playbook: 'Playbook' };
