@@ -222,6 +222,14 @@ func (f *dashFlow) linkUnlinkReorder() {
 	if len(page.Playbooks) != 2 || page.Playbooks[0].ID != "pb_rollback" {
 		b.t.Errorf("playbook order after moving Rollback up: %+v", page.Playbooks)
 	}
+	b.do("dragging Deploy above Rollback", chromedp.DragAndDrop(
+		chromedp.CSS(`[data-section=playbook] li[data-card=pb_deploy] .grip`),
+		chromedp.CSS(`[data-section=playbook] li[data-card=pb_rollback]`)))
+	b.waitFor("the dragged order", `[...document.querySelectorAll('[data-section=playbook] li')].map(li => li.dataset.card).join() === 'pb_deploy,pb_rollback'`)
+	f.api("GET", "/api/v1/decks/Work/snapshot", nil, &page)
+	if len(page.Playbooks) != 2 || page.Playbooks[0].ID != "pb_deploy" {
+		b.t.Errorf("playbook order after dragging Deploy up: %+v", page.Playbooks)
+	}
 	b.screenshot("deck")
 	b.click(`button[aria-label="Unlink Stripe"]`)
 	b.waitFor("the dependency warning", `document.querySelector('main .warning')?.innerText.includes('Deploy') || document.querySelector('main .warning')?.innerText.includes('pb_deploy')`)
