@@ -30,6 +30,9 @@ const (
 // SignInCodePrefix starts every one-time sign-in code.
 const SignInCodePrefix = "adc_"
 
+// signInCodeLen is the length of every code: the prefix and 32 random bytes in base64url (43).
+const signInCodeLen = len(SignInCodePrefix) + 43
+
 // SignInCode is a one-time code that a browser exchanges for a dashboard session.
 type SignInCode struct {
 	Code      string    `json:"code"`
@@ -71,7 +74,11 @@ func (s *Service) StartDashboardSession(ctx context.Context, code string) (Dashb
 			WithHint("run agent-deck dashboard, or paste an admin token on the sign-in page")
 	}
 	now := s.clock()
-	err := s.store.ConsumeSignInCode(ctx, hashToken(code), now)
+	// Only a well-formed code costs a database query; anything else is answered like an unknown one.
+	var err error = Errorf(CodeNotFound, "not a sign-in code")
+	if strings.HasPrefix(code, SignInCodePrefix) && len(code) == signInCodeLen {
+		err = s.store.ConsumeSignInCode(ctx, hashToken(code), now)
+	}
 	if isNotFound(err) {
 		return DashboardSession{}, Errorf(CodeUnauthenticated, "the sign-in code is not valid: it is unknown, used or expired").
 			WithHint("run agent-deck dashboard again for a new one")
