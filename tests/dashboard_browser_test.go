@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 
@@ -45,6 +46,7 @@ func TestDashboardInBrowser(t *testing.T) {
 		{"link, unlink and reorder cards", (*dashFlow).linkUnlinkReorder},
 		{"delete a card a playbook depends on", (*dashFlow).refusedDelete},
 		{"edit a playbook and restore a version", (*dashFlow).playbookHistory},
+		{"export everything as a download", (*dashFlow).exportDownload},
 		{"import a bundle with a dry run first", (*dashFlow).importBundle},
 		{"create and revoke a token", (*dashFlow).revokeToken},
 		{"see a new MCP session appear live", (*dashFlow).liveSession},
@@ -371,5 +373,36 @@ func (f *dashFlow) signOutAndPasteToken() {
 	b.waitFor("the collection", `document.querySelector('main h1')?.textContent === 'Collection'`)
 	if evalIn[bool](b, `document.documentElement.outerHTML.includes(`+js(f.srv.AdminToken())+`)`) {
 		b.t.Error("the pasted token stays in the page")
+	}
+}
+
+func (f *dashFlow) exportDownload() {
+	b := f.b
+	dir := b.t.TempDir()
+	if _, err := chromedp.Call(b.ctx, browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{
+		Behavior: browser.SetDownloadBehaviorBehaviorAllow, DownloadPath: dir}); err != nil {
+		b.t.Fatal(err)
+	}
+	b.visit("#/settings", "Settings")
+	b.click(`form[aria-label=Export] button[type=submit]`)
+	path := filepath.Join(dir, "agent-deck-all.json")
+	var raw []byte
+	for i := 0; ; i++ {
+		var err error
+		if raw, err = os.ReadFile(path); err == nil && json.Valid(raw) {
+			break
+		}
+		if i > 600 {
+			b.t.Fatalf("no bundle was downloaded to %s", dir)
+		}
+		evalIn[bool](b, `new Promise(r => setTimeout(() => r(true), 50))`)
+	}
+	var bundle backend.Bundle
+	must(b.t, json.Unmarshal(raw, &bundle))
+	if bundle.Format != "agent-deck-bundle" || len(bundle.Decks) != 1 || len(bundle.Credentials) != 1 {
+		b.t.Errorf("downloaded bundle: format %q, %d decks, %d credentials", bundle.Format, len(bundle.Decks), len(bundle.Credentials))
+	}
+	if strings.Contains(string(raw), f.secret) {
+		b.t.Error("the downloaded bundle holds the credential's secret")
 	}
 }
