@@ -157,8 +157,16 @@ func (f *dashFlow) disableTool() {
 
 func (f *dashFlow) tryTool() {
 	b := f.b
-	b.do("picking echo", chromedp.SetValue(chromedp.CSS(`select[aria-label="Tool to try"]`), "echo"),
-		chromedp.Evaluate[chromedp.Void](`document.querySelector('select[aria-label="Tool to try"]').dispatchEvent(new Event('change'))`))
+	// An image, then a tool failing on its own terms (isError), then text.
+	f.pickTool("binary")
+	b.typeInto(`#try-title ~ div input[name=bytes]`, "64")
+	b.click(`#try-title ~ div button[type=submit]`)
+	b.waitFor("the image result", `!!document.querySelector('[data-result=ok] img[src^="data:image/png;base64,"]')`)
+	f.pickTool("fail")
+	b.typeInto(`#try-title ~ div input[name=message]`, "boom from the browser")
+	b.click(`#try-title ~ div button[type=submit]`)
+	b.waitFor("the isError result", `document.querySelector('[data-result=error]')?.innerText.includes('boom from the browser')`)
+	f.pickTool("echo")
 	b.typeInto(`#try-title ~ div input[name=message]`, "hello from the browser")
 	b.click(`#try-title ~ div button[type=submit]`)
 	b.waitFor("the result", `document.querySelector('[data-result=ok]')?.innerText.includes('hello from the browser')`)
@@ -166,6 +174,14 @@ func (f *dashFlow) tryTool() {
 	b.do("scrolling to the result", chromedp.ScrollIntoView(chromedp.CSS(`[data-result=ok]`)))
 	b.screenshotHere("service-try")
 	b.screenshot("service")
+}
+
+// pickTool chooses a tool in the try-a-tool form.
+func (f *dashFlow) pickTool(name string) {
+	f.b.t.Helper()
+	f.b.do("picking "+name, chromedp.SetValue(chromedp.CSS(`select[aria-label="Tool to try"]`), name),
+		chromedp.Evaluate[chromedp.Void](`document.querySelector('select[aria-label="Tool to try"]').dispatchEvent(new Event('change'))`))
+	f.b.waitFor("the form of "+name, `document.querySelector('#try-title ~ div button[type=submit]')?.textContent === `+js("Call "+name))
 }
 
 func (f *dashFlow) credentialSecret() {
