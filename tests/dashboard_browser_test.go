@@ -46,6 +46,7 @@ func TestDashboardInBrowser(t *testing.T) {
 		{"link, unlink and reorder cards", (*dashFlow).linkUnlinkReorder},
 		{"delete a card a playbook depends on", (*dashFlow).refusedDelete},
 		{"edit a playbook and restore a version", (*dashFlow).playbookHistory},
+		{"see a trigger conflict when saving a playbook", (*dashFlow).triggerConflict},
 		{"export everything as a download", (*dashFlow).exportDownload},
 		{"import a bundle with a dry run first", (*dashFlow).importBundle},
 		{"create and revoke a token", (*dashFlow).revokeToken},
@@ -420,5 +421,24 @@ func (f *dashFlow) exportDownload() {
 	}
 	if strings.Contains(string(raw), f.secret) {
 		b.t.Error("the downloaded bundle holds the credential's secret")
+	}
+}
+
+func (f *dashFlow) triggerConflict() {
+	b := f.b
+	b.visit("#/collection", "Collection")
+	b.click(`button[aria-label="Edit Deploy"]`)
+	b.waitFor("the playbook form", `!!document.querySelector('dialog[open] textarea[name=triggers]')`)
+	b.typeInto(`dialog[open] textarea[name=triggers]`, "deploy\nroll back the deploy")
+	b.click(`dialog[open] button[type=submit]`)
+	b.waitFor("the conflict warning", `document.querySelector('dialog[open] .warning')?.innerText.includes('pb_rollback')`)
+	b.waitFor("the detected dependency", `document.querySelector('dialog[open] .panel')?.innerText.includes('cred_stripe')`)
+	b.checkAccessibility("playbook form (warnings)")
+	b.screenshotHere("playbook-warnings")
+	b.click(`dialog[open] button[aria-label=Close]`)
+	var pb backend.Playbook
+	f.api("GET", "/api/v1/playbooks/pb_deploy", nil, &pb)
+	if !slices.Equal(pb.Triggers, []string{"deploy", "roll back the deploy"}) {
+		b.t.Errorf("triggers after saving with a warning: %v (warnings never block)", pb.Triggers)
 	}
 }

@@ -197,7 +197,7 @@ export function playbookForm(pb, reload) {
         fill(result, h('div.panel', {}, h('strong', {}, 'Saved. '), deps.length ? `Depends on: ${deps.join(', ')}` : 'No dependencies detected.',
           saved.unknown_dependencies?.length ? h('p.hint', {}, 'Unknown ids kept: ' + saved.unknown_dependencies.join(', ')) : null),
         warningsBox(saved.warnings));
-        if (!saved.warnings?.length) { close(); }
+        if (!saved.warnings?.length) { close(); } else { result.scrollIntoView({ block: 'nearest' }); }
         reload();
       },
     },
