@@ -70,6 +70,7 @@ func startDashBrowser(t *testing.T, srv *cli.Server) *dashBrowser {
 	ctx, cancel := chromedp.NewContext(actx)
 	shots, err := filepath.Abs(filepath.Join("screenshots", t.Name()))
 	must(t, err)
+	must(t, os.RemoveAll(shots)) // only this run's screens, no stale failure.png
 	must(t, os.MkdirAll(shots, 0o755))
 	b := &dashBrowser{t: t, srv: srv, ctx: ctx, shots: shots}
 	t.Cleanup(func() {
