@@ -72,6 +72,10 @@ type Store interface {
 	// TokenByHash finds a token by the sha256 of its secret, revoked or not.
 	TokenByHash(ctx context.Context, hash []byte) (TokenRecord, error)
 	TouchToken(ctx context.Context, id string, at time.Time) error
+	// CreateSignInCode stores the sha256 of a one-time dashboard sign-in code.
+	CreateSignInCode(ctx context.Context, hash []byte, createdAt, expiresAt time.Time) error
+	// ConsumeSignInCode marks an unused, unexpired code used; NOT_FOUND otherwise.
+	ConsumeSignInCode(ctx context.Context, hash []byte, at time.Time) error
 
 	CreateSession(ctx context.Context, s *MCPSession) error
 	// OpenSession inserts a session with a badge the Store picks in the same statement (the

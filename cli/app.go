@@ -41,6 +41,7 @@ func commands() []*cli.Command {
 		credentialCommand(),
 		playbookCommand(),
 		tokenCommand(),
+		dashboardCommand(),
 		exportCommand(),
 		importCommand(),
 		execCommand(),

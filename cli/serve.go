@@ -201,6 +201,10 @@ func (s *Server) listen(ctx context.Context) error {
 	met := newMetrics()
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", mcp)
+	dashboard := dashboardapi.Dashboard()
+	mux.Handle("GET /{$}", dashboard)
+	mux.Handle("GET /signin", dashboard)
+	mux.Handle("GET /web/", dashboard)
 	opts := dashboardapi.Options{
 		Logger:  s.log.With("component", "rest"),
 		Info:    s.info,

@@ -114,6 +114,11 @@ func (a *api) routes() []route {
 			withQuery(queryParam{name: "dry_run", boolean: true, description: "report without changing anything"}).
 			withLimit(a.opts.MaxImportBytes).withDocs(bundleDoc, nil).adminOnly(),
 
+		noBody(http.MethodPost, v1+"/dashboard/signin-codes", "A one-time dashboard sign-in code (valid 2 minutes); admin", a.createSignInCode).adminOnly(),
+		withBody(http.MethodPost, v1+"/dashboard/session", "Exchange a one-time sign-in code for a dashboard session cookie", http.StatusCreated, a.signIn).withPublic(),
+		noBody(http.MethodGet, v1+"/dashboard/session", "The dashboard session of the cookie, with its CSRF token", a.dashboardSession),
+		noContent(http.MethodDelete, v1+"/dashboard/session", "Sign the dashboard out (revokes the cookie's session)", a.signOut),
+
 		withBody(http.MethodPost, v1+"/exec", "Resolve credential secrets for `agent-deck exec` and open an audit row; admin", http.StatusCreated, a.startExec).adminOnly(),
 		bodyNoContent(http.MethodPost, v1+"/exec/:exec/finish", "Record the exit code of an exec; admin", a.finishExec).adminOnly(),
 		noBody(http.MethodGet, v1+"/exec", "The exec audit trail; admin", a.listExecAudits).adminOnly(),
