@@ -44,6 +44,7 @@ func commands() []*cli.Command {
 		exportCommand(),
 		importCommand(),
 		execCommand(),
+		callsCommand(),
 		setupCommand(),
 		useCommand(),
 		statuslineCommand(),

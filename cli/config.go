@@ -79,6 +79,8 @@ func serveFlags() []cli.Flag {
 			Usage: "debug, info, warn or error"},
 		&cli.BoolFlag{Name: "allow-metadata-hosts", EnvVars: []string{"AGENT_DECK_ALLOW_METADATA_HOSTS"},
 			Usage: "let services use link-local and cloud-metadata hosts (169.254.169.254, metadata.google.internal, …)"},
+		&cli.DurationFlag{Name: "audit-retention", EnvVars: []string{"AGENT_DECK_AUDIT_RETENTION"}, Value: backend.DefaultAuditRetention,
+			Usage: "tool-call audit entries older than this are deleted (checked hourly)"},
 	}
 }
 
@@ -102,6 +104,8 @@ type ServeConfig struct {
 	ResultDirCap        int64 // bytes; 0 = 1 GiB
 	LogLevel            string
 	AllowMetadataHosts  bool
+	// AuditRetention is how long tool-call audit entries are kept; 0 means 30 days.
+	AuditRetention time.Duration
 	// Launcher is the argv prefix local servers are started through (proxy.Options.Launcher).
 	// serve sets it to its own binary; an embedding (tests calling Start) may leave it empty.
 	Launcher []string
@@ -134,6 +138,7 @@ func serveConfigFrom(c *cli.Context) ServeConfig {
 		ResultDirCap:        c.Int64("result-dir-cap"),
 		LogLevel:            c.String("log-level"),
 		AllowMetadataHosts:  c.Bool("allow-metadata-hosts"),
+		AuditRetention:      c.Duration("audit-retention"),
 		StrictPerms:         c.Bool("strict-perms"),
 		AllowOrigins:        c.StringSlice("allow-origin"),
 	}
@@ -148,6 +153,9 @@ func (c ServeConfig) validate() error {
 	}
 	if c.MaxSessionsPerToken < 0 {
 		return fmt.Errorf("--max-sessions-per-token %d: expected a positive number of sessions", c.MaxSessionsPerToken)
+	}
+	if c.AuditRetention < 0 {
+		return fmt.Errorf("--audit-retention %s: expected a positive duration such as 720h", c.AuditRetention)
 	}
 	if _, err := backend.NewOriginPolicy("", c.AllowOrigins); err != nil {
 		return errors.New(backend.AsError(err).Message)

@@ -20,6 +20,10 @@ type metrics struct {
 	registry *prometheus.Registry
 	requests *prometheus.CounterVec
 	latency  *prometheus.HistogramVec
+	// Proxied tool calls, by service name and tool name (enabled tools only, else "other").
+	toolCalls    *prometheus.CounterVec
+	toolErrors   *prometheus.CounterVec
+	toolDuration *prometheus.HistogramVec
 }
 
 func newMetrics() *metrics {
@@ -35,6 +39,20 @@ func newMetrics() *metrics {
 			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30},
 		}, []string{"surface"}),
 	}
+	m.toolCalls = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "agent_deck_tool_calls_total",
+		Help: "Proxied tool calls (REST and MCP), by service, tool and outcome (ok, is_error, error); unknown services and tools count as other.",
+	}, []string{"service", "tool", "outcome"})
+	m.toolErrors = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "agent_deck_tool_call_errors_total",
+		Help: "Proxied tool calls that failed with an Agent Deck error code, by service, tool and code.",
+	}, []string{"service", "tool", "code"})
+	m.toolDuration = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name:    "agent_deck_tool_call_duration_seconds",
+		Help:    "Time from a proxied tool call's arrival to its answer, by service and tool.",
+		Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60},
+	}, []string{"service", "tool"})
+	m.registry.MustRegister(m.toolCalls, m.toolErrors, m.toolDuration)
 	m.registry.MustRegister(m.requests, m.latency,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
@@ -110,3 +128,38 @@ func (r *statusRecorder) Flush() {
 }
 
 func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
+
+// toolCallSink hands every finished tool call to the metrics and the audit log; neither blocks.
+type toolCallSink struct {
+	audit   *backend.AuditLog
+	metrics *metrics
+}
+
+func (k toolCallSink) RecordToolCall(tc backend.ToolCall) {
+	k.metrics.observeToolCall(tc)
+	k.audit.RecordToolCall(tc)
+}
+
+// observeToolCall counts a call. Labels stay bounded: a service is named only once resolved,
+// a tool only when it is an enabled tool of that service, and codes come from backend's table.
+func (m *metrics) observeToolCall(tc backend.ToolCall) {
+	service, tool := "other", "other"
+	if tc.ServiceID != "" {
+		service = tc.ServiceName
+		if tc.KnownTool {
+			tool = tc.Tool
+		}
+	}
+	m.toolCalls.WithLabelValues(service, tool, string(tc.Outcome)).Inc()
+	if tc.ErrorCode != "" {
+		m.toolErrors.WithLabelValues(service, tool, codeLabel(tc.ErrorCode)).Inc()
+	}
+	m.toolDuration.WithLabelValues(service, tool).Observe(tc.Duration.Seconds())
+}
+
+func codeLabel(c backend.Code) string {
+	if slices.Contains(backend.AllCodes, c) {
+		return string(c)
+	}
+	return "other"
+}

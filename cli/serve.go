@@ -57,6 +57,7 @@ type Server struct {
 	url     string
 	token   string
 	svc     *backend.Service
+	metrics *metrics
 	lock    *homeLock
 	dataDir string // the embedded cluster's data directory, "" with an external database
 	closers []closer
@@ -126,7 +127,11 @@ func Start(ctx context.Context, cfg ServeConfig) (srv *Server, err error) {
 	})
 	s.push("proxy", px.Close)
 
+	s.metrics = newMetrics()
+	audit := backend.NewAuditLog(store, s.log.With("component", "audit"), backend.AuditConfig{Retention: cfg.AuditRetention})
+	s.runAudit(audit)
 	s.svc = backend.NewService(store, px, sealer, nil, s.log, backend.Config{
+		ToolCalls:           toolCallSink{audit: audit, metrics: s.metrics},
 		SessionIdleTimeout:  cfg.SessionIdleTimeout,
 		MaxSessionsPerToken: cfg.MaxSessionsPerToken,
 		DefaultDeck:         cfg.DefaultDeck,
@@ -141,6 +146,26 @@ func Start(ctx context.Context, cfg ServeConfig) (srv *Server, err error) {
 		return nil, err
 	}
 	return s, s.listen(ctx)
+}
+
+// runAudit writes tool-call audit entries until the server closes; the closer waits for the
+// last entries to be written.
+func (s *Server) runAudit(audit *backend.AuditLog) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		audit.Run(ctx)
+	}()
+	s.push("tool-call audit", func(stop context.Context) error {
+		cancel()
+		select {
+		case <-done:
+			return nil
+		case <-stop.Done():
+			return stop.Err()
+		}
+	})
 }
 
 // openDatabase returns the database URL, starting the embedded cluster when none is configured,
@@ -198,7 +223,7 @@ func (s *Server) listen(ctx context.Context) error {
 		ln.Close()
 		return err
 	}
-	met := newMetrics()
+	met := s.metrics
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", mcp)
 	mux.Handle("/", dashboardapi.NewRouter(s.svc, dashboardapi.Options{
