@@ -30,7 +30,7 @@ func serveCommand() *cli.Command {
 		Flags: serveFlags(),
 		Action: func(c *cli.Context) error {
 			cfg := serveConfigFrom(c)
-			cfg.Logger = newLogger(c.App.ErrWriter, cfg.LogLevel)
+			cfg.Logger = newLogger(c.App.ErrWriter, cfg.LogLevel, cfg.LogFormat)
 			// This is the agent-deck binary: local servers are started through its launcher.
 			if exe, err := os.Executable(); err == nil {
 				cfg.Launcher = []string{exe, launchCommandName}
@@ -74,7 +74,7 @@ func Start(ctx context.Context, cfg ServeConfig) (srv *Server, err error) {
 		return nil, err
 	}
 	if cfg.Logger == nil {
-		cfg.Logger = newLogger(os.Stderr, cfg.LogLevel)
+		cfg.Logger = newLogger(os.Stderr, cfg.LogLevel, cfg.LogFormat)
 	}
 	// Every logger below derives from this one, so no log line at any level carries a secret
 	// the server holds for a service, whoever echoes it.
@@ -314,10 +314,15 @@ func startExitCode(err error) int {
 	return 2
 }
 
-func newLogger(w interface{ Write([]byte) (int, error) }, level string) *slog.Logger {
+// newLogger logs at level to w, as text or, for log shippers, one JSON object per line.
+func newLogger(w interface{ Write([]byte) (int, error) }, level, format string) *slog.Logger {
 	var lv slog.Level
 	if err := lv.UnmarshalText([]byte(level)); err != nil {
 		lv = slog.LevelInfo
 	}
-	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: lv}))
+	opts := &slog.HandlerOptions{Level: lv}
+	if format == "json" {
+		return slog.New(slog.NewJSONHandler(w, opts))
+	}
+	return slog.New(slog.NewTextHandler(w, opts))
 }
