@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/proxy"
 )
 
 // metrics counts what crosses the one port: requests per surface and status, and their latency.
@@ -24,6 +25,10 @@ type metrics struct {
 	toolCalls    *prometheus.CounterVec
 	toolErrors   *prometheus.CounterVec
 	toolDuration *prometheus.HistogramVec
+	// Local server starts and crashes and spilled results, by service name (proxy.Events).
+	localStarts  *prometheus.CounterVec
+	localCrashes *prometheus.CounterVec
+	spills       *prometheus.CounterVec
 }
 
 func newMetrics() *metrics {
@@ -35,7 +40,7 @@ func newMetrics() *metrics {
 		}, []string{"surface", "method", "status"}),
 		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "agent_deck_http_request_duration_seconds",
-			Help:    "Time to serve an HTTP request, by surface.",
+			Help:    "Time to serve an HTTP request, by surface; GET /mcp event streams are left out (they last as long as a session listens).",
 			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30},
 		}, []string{"surface"}),
 	}
@@ -53,9 +58,32 @@ func newMetrics() *metrics {
 		Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60},
 	}, []string{"service", "tool"})
 	m.registry.MustRegister(m.toolCalls, m.toolErrors, m.toolDuration)
+	m.localStarts = newServiceCounter("agent_deck_local_server_starts_total", "Local MCP server processes started, by service.")
+	m.localCrashes = newServiceCounter("agent_deck_local_server_crashes_total", "Local MCP server processes that exited without the deck stopping them, by service.")
+	m.spills = newServiceCounter("agent_deck_results_spilled_total", "Tool results too large to return inline, written to <home>/tool-results, by service.")
+	bi := ReadBuildInfo()
+	build := prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "agent_deck_build_info", Help: "Always 1; the labels say which build is running (as `agent-deck version`).",
+		ConstLabels: prometheus.Labels{"version": bi.Version, "revision": bi.Revision, "go_version": bi.GoVersion},
+	})
+	build.Set(1)
+	m.registry.MustRegister(m.localStarts, m.localCrashes, m.spills, build)
 	m.registry.MustRegister(m.requests, m.latency,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
+}
+
+func newServiceCounter(name, help string) *prometheus.CounterVec {
+	return prometheus.NewCounterVec(prometheus.CounterOpts{Name: name, Help: help}, []string{"service"})
+}
+
+// proxyEvents feeds the proxy's counters.
+func (m *metrics) proxyEvents() proxy.Events {
+	return proxy.Events{
+		LocalStarted:  func(service string) { m.localStarts.WithLabelValues(service).Inc() },
+		LocalCrashed:  func(service string) { m.localCrashes.WithLabelValues(service).Inc() },
+		ResultSpilled: func(service string) { m.spills.WithLabelValues(service).Inc() },
+	}
 }
 
 // handler serves the registry in the Prometheus text format.
@@ -71,6 +99,9 @@ func (m *metrics) wrap(next http.Handler) http.Handler {
 		next.ServeHTTP(rec, r)
 		surface := surfaceOf(r.URL.Path)
 		m.requests.WithLabelValues(surface, methodLabel(r.Method), statusLabel(rec.status)).Inc()
+		if surface == "mcp" && r.Method == http.MethodGet {
+			return // a session's event stream, held as long as the client listens: not a latency
+		}
 		m.latency.WithLabelValues(surface).Observe(time.Since(start).Seconds())
 	})
 }

@@ -115,7 +115,10 @@ func Start(ctx context.Context, cfg ServeConfig) (srv *Server, err error) {
 	if err != nil {
 		return nil, err
 	}
+	s.metrics = newMetrics()
 	px := proxy.New(proxy.Options{
+		Events:          s.metrics.proxyEvents(),
+		Version:         ReadBuildInfo().Version,
 		Home:            cfg.Home,
 		Logger:          s.log.With("component", "proxy"),
 		IdleTimeout:     cfg.LocalIdleTimeout,
@@ -127,7 +130,6 @@ func Start(ctx context.Context, cfg ServeConfig) (srv *Server, err error) {
 	})
 	s.push("proxy", px.Close)
 
-	s.metrics = newMetrics()
 	audit := backend.NewAuditLog(store, s.log.With("component", "audit"), backend.AuditConfig{Retention: cfg.AuditRetention})
 	s.runAudit(audit)
 	s.svc = backend.NewService(store, px, sealer, nil, s.log, backend.Config{
@@ -139,6 +141,7 @@ func Start(ctx context.Context, cfg ServeConfig) (srv *Server, err error) {
 		AllowMetadataHosts:  cfg.AllowMetadataHosts,
 		Redactor:            redactor,
 	})
+	s.metrics.registry.MustRegister(newStateCollector(s.svc, store, audit, s.log.With("component", "metrics")))
 	if err := s.svc.CheckSecretKey(ctx); err != nil {
 		return nil, keyRefusal(err, cfg)
 	}
@@ -218,6 +221,7 @@ func (s *Server) listen(ctx context.Context) error {
 		Profile: s.cfg.Profile,
 		Logger:  s.log.With("component", "mcp"),
 		Origins: origins,
+		Version: ReadBuildInfo().Version,
 	})
 	if err != nil {
 		ln.Close()
