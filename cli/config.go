@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/urfave/cli/v2"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/agent-deck/agent-deck/backend"
 )
@@ -121,6 +122,9 @@ type ServeConfig struct {
 	HTTP HTTPLimits
 	// Logger receives structured logs; nil logs text to stderr at LogLevel.
 	Logger *slog.Logger
+	// TracerProvider, when set, receives the spans (tests pass an in-process recorder);
+	// nil traces only when OTEL_EXPORTER_OTLP_ENDPOINT is set (tracing.go).
+	TracerProvider trace.TracerProvider
 }
 
 func serveConfigFrom(c *cli.Context) ServeConfig {

@@ -58,6 +58,7 @@ type Server struct {
 	token   string
 	svc     *backend.Service
 	metrics *metrics
+	tracing tracing
 	lock    *homeLock
 	dataDir string // the embedded cluster's data directory, "" with an external database
 	closers []closer
@@ -116,7 +117,14 @@ func Start(ctx context.Context, cfg ServeConfig) (srv *Server, err error) {
 		return nil, err
 	}
 	s.metrics = newMetrics()
+	traces, stopTraces, err := newTracing(ctx, cfg.TracerProvider)
+	if err != nil {
+		return nil, err
+	}
+	s.tracing = traces
+	s.push("tracing", stopTraces)
 	px := proxy.New(proxy.Options{
+		Tracing:         traces.proxy(),
 		Events:          s.metrics.proxyEvents(),
 		Version:         ReadBuildInfo().Version,
 		Home:            cfg.Home,
@@ -222,6 +230,7 @@ func (s *Server) listen(ctx context.Context) error {
 		Logger:  s.log.With("component", "mcp"),
 		Origins: origins,
 		Version: ReadBuildInfo().Version,
+		Tracer:  s.tracing.mcp(),
 	})
 	if err != nil {
 		ln.Close()
@@ -236,7 +245,7 @@ func (s *Server) listen(ctx context.Context) error {
 		Metrics: met.handler(),
 		Origins: origins,
 	}))
-	hs := newHTTPServer(met.wrap(mux), s.cfg.HTTP)
+	hs := newHTTPServer(met.wrap(s.tracing.wrap(mux)), s.cfg.HTTP)
 	go func() {
 		if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			s.log.Error("http server stopped", "err", err)

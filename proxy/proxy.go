@@ -55,6 +55,8 @@ type Options struct {
 	Version string
 	// Events receives local server starts and crashes and result spills (events.go).
 	Events Events
+	// Tracing makes a span of each downstream call and propagates its context (tracing.go).
+	Tracing Tracing
 }
 
 // Backoff is the range of delays between reconnect attempts.
