@@ -57,8 +57,9 @@ type ToolCallRecorder interface {
 }
 
 // maxCapturedArgBytes bounds the arguments a capturing deck keeps per call; larger ones are
-// replaced by a note with their size.
-const maxCapturedArgBytes = 16 << 10
+// replaced by a note with their size. With the default buffer, queued arguments stay under
+// 16 MiB.
+const maxCapturedArgBytes = 8 << 10
 
 // maxAuditRefChars bounds the names a caller typed (service or deck) kept for a refused call.
 const maxAuditRefChars = 200

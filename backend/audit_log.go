@@ -23,7 +23,7 @@ type AuditLog struct {
 type AuditConfig struct {
 	// Retention is how long entries are kept (AGENT_DECK_AUDIT_RETENTION, default 30 days).
 	Retention time.Duration
-	// Buffer is how many entries may wait to be written (default 4096).
+	// Buffer is how many entries may wait to be written (default 2048).
 	Buffer int
 	// Batch is the most entries written in one round trip (default 256).
 	Batch int
@@ -34,7 +34,7 @@ type AuditConfig struct {
 // Defaults of AuditConfig.
 const (
 	DefaultAuditRetention = 30 * 24 * time.Hour
-	defaultAuditBuffer    = 4096
+	defaultAuditBuffer    = 2048
 	defaultAuditBatch     = 256
 	defaultAuditPrune     = time.Hour
 )
