@@ -67,7 +67,11 @@ func (t tracing) wrap(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		name := r.Method + " " + map[string]string{"mcp": "/mcp", "api": "/api/v1"}[surface]
+		route, ok := map[string]string{"mcp": "/mcp", "api": "/api/v1"}[surface]
+		if !ok {
+			route = "other"
+		}
+		name := methodLabel(r.Method) + " " + route
 		ctx := t.prop.Extract(r.Context(), propagation.HeaderCarrier(r.Header))
 		ctx, span := tracer.Start(ctx, name, trace.WithSpanKind(trace.SpanKindServer), trace.WithAttributes(
 			attribute.String("http.request.method", r.Method), attribute.String("url.path", r.URL.Path)))
