@@ -111,8 +111,8 @@ func TestAuditMetrics(t *testing.T) {
 	}
 	cancel()
 
-	text := waitMetric(t, s, `agent_deck_local_server_crashes_total{service="local"}`, 1)
-	text = waitMetric(t, s, `agent_deck_http_requests_total{method="GET",status="200",surface="mcp"}`, 1)
+	waitMetric(t, s, `agent_deck_local_server_crashes_total{service="local"}`, 1)
+	text := waitMetric(t, s, `agent_deck_http_requests_total{method="GET",status="200",surface="mcp"}`, 1)
 	bi := cli.ReadBuildInfo()
 	series := map[string]float64{
 		`agent_deck_tool_calls_total{outcome="ok",service="dev-peer",tool="echo"}`:                                        2,
