@@ -1,6 +1,7 @@
 package backend
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -78,12 +79,18 @@ func (s *Service) startCallAudit(ctx context.Context, a Actor, sessionID, servic
 		return nil
 	}
 	now := s.clock()
-	tc := ToolCall{At: now, TokenID: a.TokenID, SessionID: sessionID, ServiceName: clip(serviceRef, maxAuditRefChars),
-		Tool: clip(in.ToolName, maxAuditRefChars), DeckName: clip(strings.TrimSpace(in.Deck), maxAuditRefChars)}
+	tc := ToolCall{At: now, TokenID: a.TokenID, SessionID: auditText(sessionID), ServiceName: auditText(serviceRef),
+		Tool: auditText(in.ToolName), DeckName: auditText(strings.TrimSpace(in.Deck))}
 	if sess, ok := ctx.Value(sessionKey{}).(MCPSession); ok && sess.ID == sessionID && sessionID != "" {
 		tc.ClientName, tc.DeckID, tc.DeckName = sess.ClientName, sess.DeckID, sess.DeckName
 	}
 	return &callAudit{start: now, tc: tc, args: in.Arguments}
+}
+
+// auditText bounds a name the caller typed and makes it storable: PostgreSQL text holds no NUL,
+// and one unstorable entry must not cost its batch.
+func auditText(s string) string {
+	return strings.ReplaceAll(strings.ToValidUTF8(clip(s, maxAuditRefChars), "\uFFFD"), "\x00", "\uFFFD")
 }
 
 // capturableArgs returns the arguments with every secret the server knows masked by value;
@@ -98,7 +105,9 @@ func (s *Service) capturableArgs(args json.RawMessage) json.RawMessage {
 	if !json.Valid(args) {
 		return nil
 	}
-	return json.RawMessage(s.cfg.Redactor.Mask().Bytes(slices.Clone(args)))
+	// jsonb refuses the NUL escape; an audit copy may show it as U+FFFD.
+	args = bytes.ReplaceAll(args, []byte(`\u0000`), []byte(`\ufffd`))
+	return json.RawMessage(s.cfg.Redactor.Mask().Bytes(args))
 }
 
 // resolved names the service the call reached, once known.

@@ -123,13 +123,24 @@ func (l *AuditLog) drain(batch []ToolCall) {
 	}
 }
 
+// write stores a batch in one round trip; when that fails, entry by entry, so one entry the
+// database refuses does not cost the others.
 func (l *AuditLog) write(ctx context.Context, batch []ToolCall) {
-	if err := l.store.InsertToolCalls(ctx, batch); err != nil {
-		l.dropped.Add(int64(len(batch)))
-		l.log.WarnContext(ctx, "tool-call audit entries lost", "count", len(batch), "code", ErrorCode(err))
+	err := l.store.InsertToolCalls(ctx, batch)
+	if err == nil {
+		l.written.Add(int64(len(batch)))
 		return
 	}
-	l.written.Add(int64(len(batch)))
+	lost := 0
+	for i := range batch {
+		if len(batch) == 1 || l.store.InsertToolCalls(ctx, batch[i:i+1]) != nil {
+			lost++
+			continue
+		}
+		l.written.Add(1)
+	}
+	l.dropped.Add(int64(lost))
+	l.log.WarnContext(ctx, "tool-call audit entries lost", "count", lost, "code", ErrorCode(err))
 }
 
 func (l *AuditLog) prune(ctx context.Context) {

@@ -214,3 +214,34 @@ func TestAuditToolCalls(t *testing.T) {
 		runCLI(s.home, nil, "calls", "--outcome", "maybe").wantCode(t, 1)
 	})
 }
+
+// TestAuditHostileInput: names and arguments the database cannot store as sent (NUL) are kept
+// in a storable form, and never cost the other entries of their batch.
+func TestAuditHostileInput(t *testing.T) {
+	s := startMCPStack(t, mcpStackOptions{})
+	f := s.seedDeck(t, "dev", startHTTPPeer(t))
+	a := restRequest(t, s.URL, s.AdminToken, "PUT", "/api/v1/decks/dev/audit", map[string]any{"capture_arguments": true})
+	if a.Status != http.StatusOK {
+		t.Fatalf("capture on: %d %s", a.Status, a.Body)
+	}
+	c := s.connect(t, s.token(backend.ScopeAgent), nil, "")
+	c.ok("bind_workspace", map[string]any{"workspaceRoot": "/h", "deckId": "dev"}, nil)
+	call := func(service, tool string, args map[string]any) {
+		c.call("call_service_tool", map[string]any{"serviceId": service, "toolName": tool, "arguments": args})
+	}
+	call(f.Service.ID, "echo", map[string]any{"message": "before"})
+	call(f.Service.ID, "ec\x00ho", nil)
+	call(f.Service.ID, "echo", map[string]any{"message": "nul \x00 inside"})
+	call("dev-\x00peer", "echo", nil)
+	call(f.Service.ID, "echo", map[string]any{"message": "after"})
+	calls := auditCalls(t, s, url.Values{}, 5)
+	if calls[0].Arguments == nil || !strings.Contains(string(calls[0].Arguments), "after") {
+		t.Errorf("newest entry %+v", calls[0])
+	}
+	if !strings.Contains(string(calls[2].Arguments), `nul \ufffd inside`) && !strings.Contains(string(calls[2].Arguments), "nul \uFFFD inside") {
+		t.Errorf("NUL in arguments: %s", calls[2].Arguments)
+	}
+	if calls[3].Tool != "ec\uFFFDho" || calls[3].ErrorCode != backend.CodeNotFound {
+		t.Errorf("NUL in the tool name: %+v", calls[3])
+	}
+}
