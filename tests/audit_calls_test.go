@@ -212,6 +212,12 @@ func TestAuditToolCalls(t *testing.T) {
 			t.Errorf("calls --json: %v %s", err, r.stdout)
 		}
 		runCLI(s.home, nil, "calls", "--outcome", "maybe").wantCode(t, 1)
+		r = runCLI(s.home, nil, "calls", "capture", "dev", "off").wantCode(t, 0)
+		if !strings.Contains(r.stdout, "Argument capture for deck dev: off") {
+			t.Errorf("calls capture: %q", r.stdout)
+		}
+		runCLI(s.home, nil, "calls", "capture", "dev", "maybe").wantCode(t, 1)
+		runCLI(s.home, nil, "calls", "capture", "no-such-deck", "on").wantCode(t, 1)
 	})
 }
 
