@@ -103,6 +103,17 @@ type Store interface {
 	FinishExecAudit(ctx context.Context, id int64, exitCode int, at time.Time) error
 	ListExecAudits(ctx context.Context) ([]ExecAudit, error)
 
+	// InsertToolCalls writes audit entries in one round trip, filling token and deck names
+	// and keeping Arguments only for decks that capture them (audit.go).
+	InsertToolCalls(ctx context.Context, calls []ToolCall) error
+	// ListToolCalls returns the entries q selects, newest first.
+	ListToolCalls(ctx context.Context, q ToolCallQuery) ([]ToolCall, error)
+	// PruneToolCalls deletes entries older than before and says how many.
+	PruneToolCalls(ctx context.Context, before time.Time) (int64, error)
+	// SetDeckArgumentCapture turns argument capture on or off for one deck, for calls made
+	// from at on.
+	SetDeckArgumentCapture(ctx context.Context, deckID string, on bool, at time.Time) error
+
 	// LinkedCards loads a deck's cards for a snapshot in one database round trip, so a snapshot
 	// costs about the same for 3 cards or 100.
 	LinkedCards(ctx context.Context, deckID string) (LinkedCards, error)

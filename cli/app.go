@@ -45,6 +45,7 @@ func commands() []*cli.Command {
 		exportCommand(),
 		importCommand(),
 		execCommand(),
+		callsCommand(),
 		setupCommand(),
 		useCommand(),
 		adoptCommand(),

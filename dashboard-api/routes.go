@@ -122,6 +122,10 @@ func (a *api) routes() []route {
 		withBody(http.MethodPost, v1+"/exec", "Resolve credential secrets for `agent-deck exec` and open an audit row; admin", http.StatusCreated, a.startExec).adminOnly(),
 		bodyNoContent(http.MethodPost, v1+"/exec/:exec/finish", "Record the exit code of an exec; admin", a.finishExec).adminOnly(),
 		noBody(http.MethodGet, v1+"/exec", "The exec audit trail; admin", a.listExecAudits).adminOnly(),
+
+		noBody(http.MethodGet, v1+"/tool-calls", "The tool-call audit trail, newest first, filtered and paged; admin", a.listToolCalls).
+			withQuery(toolCallQueryParams...).adminOnly(),
+		withBody(http.MethodPut, v1+"/decks/:deck/audit", "Turn argument capture on or off for calls through the deck (arguments are redacted); admin", http.StatusOK, a.setDeckArgumentCapture).adminOnly(),
 	}
 	if a.opts.Info != nil {
 		table = append(table, noBody(http.MethodGet, v1+"/info", "What this server is: address, database, profile", a.info).

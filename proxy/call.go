@@ -85,7 +85,9 @@ func (p *Proxy) CallTool(ctx context.Context, t backend.Target, tool string, arg
 		return backend.CallResult{}, err
 	}
 
-	raw, ph, err := o.send(ctx, "tools/call", callParams{Name: tool, Arguments: args}, phaseCall)
+	sctx, endSpan := p.downstreamSpan(ctx, t, "tools/call", tool)
+	raw, ph, err := o.send(sctx, "tools/call", callParams{Name: tool, Arguments: args}, phaseCall)
+	endSpan(err)
 	if err != nil {
 		var rpc *rpcError
 		if errors.As(err, &rpc) && (rpc.code == -32601 || rpc.code == -32602) {
