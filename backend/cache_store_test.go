@@ -34,6 +34,13 @@ var unwrappedWrites = map[string]string{
 	"UpdateSecretKeyState": "runs at start-up, before any request fills a cache, and re-seals values without changing them",
 	"CreateExecAudit":      "exec audits are not cached",
 	"FinishExecAudit":      "exec audits are not cached",
+	"CreateSignInCode":     "sign-in codes are not cached",
+	"ConsumeSignInCode":    "sign-in codes are not cached",
+
+	// The tool-call audit trail (audit.go).
+	"InsertToolCalls":        "tool-call audit entries are not cached",
+	"PruneToolCalls":         "tool-call audit entries are not cached",
+	"SetDeckArgumentCapture": "audit settings are read by the audit insert only, never cached",
 }
 
 // TestInvalidatingStoreWrapsEveryWrite: invalidatingStore embeds Store, so a new write method

@@ -3,6 +3,8 @@ package dashboardapi
 import (
 	"maps"
 	"reflect"
+
+	"github.com/agent-deck/agent-deck/backend"
 )
 
 // apiLicense is the license object of the OpenAPI document. Agent Deck is not published under an
@@ -72,9 +74,24 @@ var fieldDocs = map[string]string{
 	"more":           "What the page left out and how to get it; absent when nothing is left",
 	"remaining":      "Cards not shown yet",
 	"cursor":         "Pass as cursor to get the next page",
+
+	// The tool-call audit trail.
+	"capture_arguments": "Keep the (redacted) arguments of tool calls made through this deck in the audit trail",
+	"next_cursor":       "Pass as cursor to get the next page; absent on the last page",
 }
 
-var typeFieldDocs = map[reflect.Type]map[string]string{}
+var typeFieldDocs = map[reflect.Type]map[string]string{
+	reflect.TypeFor[backend.ToolCall](): {
+		"id":           "Entry id, increasing with time",
+		"arguments":    "The call's arguments with secrets masked; only for decks that capture arguments",
+		"outcome":      "ok, is_error (the tool answered with isError) or error (error_code says why)",
+		"duration_ms":  "Milliseconds from the call's arrival to its answer",
+		"result_bytes": "Size of the downstream result in bytes (0 when the call failed)",
+		"session_id":   "MCP session of the call; absent for REST calls",
+		"deck_name":    "Deck the call went through (for a refused REST call, the deck as named)",
+		"service_name": "Service called (for a refused call, the service as named)",
+	},
+}
 
 // describe adds the description of t's property name to its schema, when there is one.
 func describe(schema map[string]any, t reflect.Type, name string) map[string]any {

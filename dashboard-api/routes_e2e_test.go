@@ -89,6 +89,7 @@ func routeScenario() []step {
 	steps = append(steps, deckSteps(ok, created)...)
 	steps = append(steps, cardSteps(ok, created, downstream)...)
 	steps = append(steps, adminSteps(ok, created, gone)...)
+	steps = append(steps, dashboardSessionSteps(ok, created)...)
 	return steps
 }
 
@@ -261,6 +262,8 @@ func adminSteps(ok, created, gone []int) []step {
 				t.Errorf("audits %+v", as)
 			}
 		}},
+		{"capture arguments", "PUT", "/api/v1/decks/Job/audit", map[string]any{"capture_arguments": true}, ok, nil},
+		{"tool calls", "GET", "/api/v1/tool-calls?deck=Job&since=1h", nil, ok, nil},
 		{"delete playbook", "DELETE", "/api/v1/playbooks/pb_deploy", nil, gone, nil},
 		{"delete credential", "DELETE", "/api/v1/credentials/cred_github", nil, gone, nil},
 		{"delete service", "DELETE", "/api/v1/services/Echo", nil, gone, nil},

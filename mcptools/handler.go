@@ -12,6 +12,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/agent-deck/agent-deck/backend"
 )
@@ -36,6 +37,8 @@ type Options struct {
 	MaxBodyBytes int64
 	// Origins decides which browser origins may call /mcp; the zero value accepts local ones.
 	Origins backend.OriginPolicy
+	// Tracer makes a span of every tool call; nil traces nothing (tracing.go).
+	Tracer trace.TracerProvider
 }
 
 // Handler is the /mcp endpoint: Streamable HTTP with sessions kept in Postgres.
@@ -49,6 +52,8 @@ type Handler struct {
 	http    *server.StreamableHTTPServer
 	visible map[visibility]map[string]bool
 	levels  logLevels
+	buffers bufferPool // JSON answers held to be sent in one write (response.go)
+	tracer  trace.Tracer
 }
 
 type visibility struct {
@@ -67,7 +72,7 @@ func NewHandler(svc *backend.Service, opts Options) (*Handler, error) {
 		profile = p
 	}
 	h := &Handler{svc: svc, log: opts.Logger, profile: profile, maxBody: opts.MaxBodyBytes,
-		origins: opts.Origins, visible: map[visibility]map[string]bool{}}
+		origins: opts.Origins, visible: map[visibility]map[string]bool{}, tracer: newTracer(opts.Tracer)}
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
 	}
@@ -179,6 +184,8 @@ func (h *Handler) httpContext(ctx context.Context, _ *http.Request) context.Cont
 func (h *Handler) toolHandler(spec ToolSpec) server.ToolHandlerFunc {
 	return func(ctx context.Context, req mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
 		start := time.Now()
+		ctx, endSpan := h.toolSpan(ctx, spec.Name)
+		defer func() { endSpan(res) }() // after the recover below has set res
 		defer func() {
 			if p := recover(); p != nil {
 				res = errorResult(ctx, h.log, spec.Name, backend.Internal("tool "+spec.Name, fmt.Errorf("panic: %v", p)))

@@ -88,7 +88,9 @@ func (p *Proxy) CallTool(ctx context.Context, t backend.Target, tool string, arg
 
 	params := callParams{Name: tool, Arguments: args}
 	defer p.withProgress(ctx, &params)()
-	raw, ph, err := o.send(ctx, "tools/call", params, phaseCall)
+	sctx, endSpan := p.downstreamSpan(ctx, t, "tools/call", tool)
+	raw, ph, err := o.send(sctx, "tools/call", params, phaseCall)
+	endSpan(err)
 	if err != nil {
 		var rpc *rpcError
 		if errors.As(err, &rpc) && (rpc.code == -32601 || rpc.code == -32602) {

@@ -53,6 +53,10 @@ type Options struct {
 	Launcher []string
 	// Version is announced to downstream servers as the client version (default "dev").
 	Version string
+	// Events receives local server starts and crashes and result spills (events.go).
+	Events Events
+	// Tracing makes a span of each downstream call and propagates its context (tracing.go).
+	Tracing Tracing
 }
 
 // Backoff is the range of delays between reconnect attempts.

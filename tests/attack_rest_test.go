@@ -19,5 +19,8 @@ func TestAttacksREST(t *testing.T) {
 		{"an exit code outside int32 fails the exec audit with a 500", attackExitCodeOverflow},
 		{"invalid UTF-8 or a lone surrogate in a body is silently replaced and stored", attackRESTBadText},
 		{"a web page on a foreign origin calls the REST API", attackForeignOriginREST},
+		{"a cross-origin form post rides the dashboard cookie", attackDashboardCrossOriginFormPost},
+		{"a dashboard request from its own origin without the CSRF header", attackDashboardMissingCSRF},
+		{"a used dashboard sign-in code is exchanged again", attackDashboardReusedCode},
 	})
 }
