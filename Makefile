@@ -6,15 +6,24 @@ PKGS     := ./...
 NODE_DIR := tests/node
 # Fuzz targets run briefly in `make test`; longer with FUZZTIME=5m make fuzz.
 FUZZTIME ?= 10s
-# Each benchmark runs BENCHCOUNT times; the targets table shows the median.
+# Each benchmark runs BENCHCOUNT times; the targets table shows the median. BENCH selects the
+# benchmarks (a go test -bench pattern).
 BENCHCOUNT ?= 3
+BENCH      ?= .
 
-.PHONY: all build run test test-deps check fmt vet staticcheck bench fuzz clean
+.PHONY: all build run test test-deps check fmt vet staticcheck bench bench-readme fuzz clean
 
 all: build
 
 build:
 	$(GO) build -o $(BIN) ./cmd/agent-deck
+
+## install: copy the binary to $(PREFIX)/bin (default ~/.local/bin), which should be on PATH
+PREFIX ?= $(HOME)/.local
+.PHONY: install
+install: build
+	install -d $(PREFIX)/bin
+	install -m 0755 $(BIN) $(PREFIX)/bin/agent-deck
 
 ## run: build and serve with the embedded PostgreSQL under $$AGENT_DECK_HOME (default ~/.agent-deck)
 run: build
@@ -52,11 +61,15 @@ staticcheck:
 check: fmt vet staticcheck test
 
 ## bench: the performance targets, measured side by side; ends with the targets table (medians of
-## BENCHCOUNT runs; raw go test -json output in bin/bench.json). A missed target is reported, not
-## a failure.
+## BENCHCOUNT runs; raw go test -json output in bin/bench.json) and the growth curves. A missed
+## target is reported, not a failure.
 bench: test-deps
 	@mkdir -p bin
-	$(GO) test -run='^$$' -bench=. -benchmem -count=$(BENCHCOUNT) -timeout 60m -json $(PKGS) | tee bin/bench.json | $(GO) run ./tests/benchtable
+	$(GO) test -run='^$$' -bench='$(BENCH)' -benchmem -count=$(BENCHCOUNT) -timeout 60m -json $(PKGS) | tee bin/bench.json | $(GO) run ./tests/benchtable $(BENCHTABLE_FLAGS)
+
+## bench-readme: make bench, and write the growth curves into README.md's performance section
+bench-readme:
+	$(MAKE) --no-print-directory bench BENCHTABLE_FLAGS=-readme=README.md
 
 clean:
 	rm -rf bin

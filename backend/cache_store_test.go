@@ -25,6 +25,7 @@ var storeReads = map[string]string{
 	"LinkedCards":           "lookup",
 	"Subscribe":             "listens to the change feed",
 	"DeckChoosesCredential": "lookup",
+	"SamplingAllowed":       "lookup, read uncached on every call that could sample",
 }
 
 // unwrappedWrites are the writes invalidatingStore may leave to the embedded Store, each with
@@ -35,6 +36,14 @@ var unwrappedWrites = map[string]string{
 	"UpdateSecretKeyState": "runs at start-up, before any request fills a cache, and re-seals values without changing them",
 	"CreateExecAudit":      "exec audits are not cached",
 	"FinishExecAudit":      "exec audits are not cached",
+	"CreateSignInCode":     "sign-in codes are not cached",
+	"ConsumeSignInCode":    "sign-in codes are not cached",
+
+	// The tool-call audit trail (audit.go).
+	"InsertToolCalls":        "tool-call audit entries are not cached",
+	"PruneToolCalls":         "tool-call audit entries are not cached",
+	"SetDeckArgumentCapture": "audit settings are read by the audit insert only, never cached",
+	"SetSamplingAllowed":     "sampling grants are read uncached (SamplingAllowed), never cached",
 }
 
 // TestInvalidatingStoreWrapsEveryWrite: invalidatingStore embeds Store, so a new write method

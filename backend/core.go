@@ -40,6 +40,8 @@ type Config struct {
 	// MaxSessionsPerToken caps one token's live MCP sessions (default 200); opening one more
 	// expires the token's least recently seen session.
 	MaxSessionsPerToken int
+	// ToolCalls receives every proxied tool call (audit trail, metrics); nil records nothing.
+	ToolCalls ToolCallRecorder
 }
 
 // DefaultMaxSessionsPerToken is MaxSessionsPerToken when unset.

@@ -193,6 +193,10 @@ type Token struct {
 	CreatedAt  time.Time  `json:"created_at"`
 	LastUsedAt *time.Time `json:"last_used_at,omitempty"`
 	RevokedAt  *time.Time `json:"revoked_at,omitempty"`
+	// Kind is "token" for API tokens and "dashboard" for a dashboard sign-in session.
+	Kind TokenKind `json:"kind"`
+	// ExpiresAt ends a dashboard session; API tokens do not expire.
+	ExpiresAt *time.Time `json:"expires_at,omitempty"`
 }
 
 // TokenRecord is a token as stored.

@@ -181,24 +181,27 @@ func quoteNames(names []string) string {
 // CallServiceTool calls a downstream tool (REST): of any service for admins, of a service on
 // the deck named in in.Deck for agent tokens. Under agent:read only tools annotated
 // readOnlyHint: true may be called.
-func (s *Service) CallServiceTool(ctx context.Context, ref string, in CallInput) (CallResult, error) {
+func (s *Service) CallServiceTool(ctx context.Context, ref string, in CallInput) (res CallResult, err error) {
 	a, err := requireRead(ctx, "call service tools")
 	if err != nil {
 		return CallResult{}, err
 	}
+	ca := s.startCallAudit(ctx, a, "", ref, in)
+	defer func() { s.finishCallAudit(ca, res, err) }()
 	if ref, err = s.reachableService(ctx, a, ref, in.Deck); err != nil {
 		return CallResult{}, err
 	}
-	return s.callServiceTool(ctx, a, ref, in)
+	return s.callServiceTool(ctx, a, ca, ref, in)
 }
 
-func (s *Service) callServiceTool(ctx context.Context, a Actor, ref string, in CallInput) (CallResult, error) {
+func (s *Service) callServiceTool(ctx context.Context, a Actor, ca *callAudit, ref string, in CallInput) (CallResult, error) {
 	if strings.TrimSpace(in.ToolName) == "" {
 		return CallResult{}, invalid("tool_name", "the name of the tool to call is required").
 			WithHint(inWordsOf(ctx, "GET /api/v1/services/{service}/tools lists the service's tools",
 				"list_service_tools shows the service's tools"))
 	}
 	rec, t, err := s.serviceTarget(ctx, ref)
+	ca.resolved(rec)
 	if err != nil {
 		return CallResult{}, err
 	}

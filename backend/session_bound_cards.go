@@ -21,17 +21,22 @@ func (s *Service) BoundServiceTools(ctx context.Context, sessionID, serviceRef s
 
 // CallBoundServiceTool calls a tool of a service on the session's bound deck. Only services on
 // that deck can be reached; everything else about the call is CallServiceTool's.
-func (s *Service) CallBoundServiceTool(ctx context.Context, sessionID, serviceRef string, in CallInput) (CallResult, error) {
+func (s *Service) CallBoundServiceTool(ctx context.Context, sessionID, serviceRef string, in CallInput) (res CallResult, err error) {
 	a, err := requireRead(ctx, "call service tools")
 	if err != nil {
 		return CallResult{}, err
 	}
+	ca := s.startCallAudit(ctx, a, sessionID, serviceRef, in)
+	defer func() { s.finishCallAudit(ca, res, err) }()
 	id, deck, err := s.boundServiceID(ctx, sessionID, serviceRef)
 	if err != nil {
 		return CallResult{}, err
 	}
 	in.Deck = deck // the bound deck's rules apply, whatever the agent sent
-	return s.callServiceTool(ctx, a, id, in)
+	if ctx, err = s.gateSampling(ctx, sessionID, id); err != nil {
+		return CallResult{}, err
+	}
+	return s.callServiceTool(ctx, a, ca, id, in)
 }
 
 // boundServiceID resolves a service id or name among the bound deck's services, and returns

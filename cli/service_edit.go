@@ -14,11 +14,13 @@ func serviceEditCommand() *cli.Command {
 	return &cli.Command{
 		Name: "edit", Usage: "change some fields of a service; only the flags given change",
 		ArgsUsage: "NAME [-- COMMAND ARGS...]",
-		Description: "Headers and env given are added or replaced; the others are kept (secret values stay as stored).\n" +
-			"A local server's command changes with -- COMMAND ARGS...",
+		Description: "Headers and env given are added or replaced; the others are kept (secret values stay as stored)\n" +
+			"unless named in --unset-header or --unset-env. A local server's command changes with -- COMMAND ARGS...",
 		Flags: append(serviceFieldFlags(),
 			&cli.StringFlag{Name: "url", Usage: "new URL of a remote server"},
-			&cli.StringFlag{Name: "name", Usage: "new name"}),
+			&cli.StringFlag{Name: "name", Usage: "new name"},
+			repeatedFlag("unset-header", "header K to remove from a remote server"),
+			repeatedFlag("unset-env", "environment variable K to remove from a local server")),
 		Action: serviceEditAction,
 	}
 }
@@ -46,6 +48,13 @@ func serviceEditAction(c *cli.Context) error {
 	if err := kindMismatch(cur.Type == backend.ServiceLocal, headers, env, c.String("cwd"), c.String("transport")); err != nil {
 		return err
 	}
+	unsetH, unsetE := repeatedValues(c, "unset-header"), repeatedValues(c, "unset-env")
+	if cur.Type == backend.ServiceLocal && len(unsetH) > 0 {
+		return userError("%s is a local service: --unset-header applies to remote ones (a local one takes --unset-env)", cur.Name)
+	}
+	if cur.Type != backend.ServiceLocal && len(unsetE) > 0 {
+		return userError("%s is a remote service: --unset-env applies to local ones (a remote one takes --unset-header)", cur.Name)
+	}
 	if local && cur.Type != backend.ServiceLocal {
 		return userError("%s is a remote service: -- COMMAND ARGS... applies to local ones (change its --url instead)", cur.Name)
 	}
@@ -67,20 +76,18 @@ func serviceEditAction(c *cli.Context) error {
 		command, rest := args[1], args[2:]
 		p.LocalCommand, p.LocalArgs = &command, &rest
 	}
-	if len(headers) > 0 {
-		merged := maps.Clone(cur.Headers) // masked values keep what is stored
-		if merged == nil {
-			merged = map[string]string{}
+	if len(headers)+len(unsetH) > 0 {
+		merged, err := editedMap("header", cur.Name, cur.Headers, headers, unsetH, strings.EqualFold)
+		if err != nil {
+			return err
 		}
-		maps.Copy(merged, headers)
 		p.Headers = &merged
 	}
-	if len(env) > 0 {
-		merged := maps.Clone(cur.LocalEnv)
-		if merged == nil {
-			merged = map[string]string{}
+	if len(env)+len(unsetE) > 0 {
+		merged, err := editedMap("env", cur.Name, cur.LocalEnv, env, unsetE, func(a, b string) bool { return a == b })
+		if err != nil {
+			return err
 		}
-		maps.Copy(merged, env)
 		p.LocalEnv = &merged
 	}
 	card, err := cl.UpdateService(c.Context, cur.ID, p)
@@ -92,6 +99,39 @@ func serviceEditAction(c *cli.Context) error {
 	}
 	_, err = fmt.Fprintf(c.App.Writer, "Updated service %s\n", card.Name)
 	return err
+}
+
+// editedMap is the stored map (masked values keep what is stored) with set added or replaced and
+// the names in unset removed. Naming a key that is not there, or both setting and unsetting one,
+// is an error, so a typo does not pass for a change.
+func editedMap(what, service string, stored, set map[string]string, unset []string, same func(a, b string) bool) (map[string]string, error) {
+	merged := maps.Clone(stored)
+	if merged == nil {
+		merged = map[string]string{}
+	}
+	maps.Copy(merged, set)
+	for _, name := range unset {
+		for k := range set {
+			if same(k, name) {
+				return nil, userError("--%s %s and --unset-%s %s: set it or remove it, not both", what, k, what, name)
+			}
+		}
+		found := false
+		for k := range merged {
+			if same(k, name) {
+				delete(merged, k)
+				found = true
+			}
+		}
+		if !found {
+			have := "none"
+			if len(stored) > 0 {
+				have = strings.Join(sortedKeys(stored), ", ")
+			}
+			return nil, userError("--unset-%s %s: service %s has no such %s (it has: %s)", what, name, service, what, have)
+		}
+	}
+	return merged, nil
 }
 
 func setString(c *cli.Context, flag string, dst **string) {

@@ -77,6 +77,9 @@ func setupAction(c *cli.Context) error {
 	}
 	e := harness.Entry{URL: cl.BaseURL + "/mcp", TokenEnv: c.String("token-env"), Profile: profile,
 		Command: agentDeckCommand()}
+	if t.Scope == harness.ScopeUser {
+		e.Home = statusLineHome(c) // a project's settings are shared: each person's default home
+	}
 	if !c.Bool("remove") && t.Scope == harness.ScopeUser {
 		if e.Token, err = setupToken(c, cl, t, paths); err != nil {
 			return err
@@ -86,9 +89,21 @@ func setupAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	revoked := ""
+	if c.Bool("remove") {
+		if revoked, err = revokeSetupToken(c, cl, t, paths.Resolve(t.Config)); err != nil {
+			return err
+		}
+	}
 	if c.Bool("json") {
-		return printJSON(c.App.Writer, map[string]any{"client": t.Client, "scope": t.Scope,
-			"removed": c.Bool("remove"), "files": files})
+		out := map[string]any{"client": t.Client, "scope": t.Scope, "removed": c.Bool("remove"), "files": files}
+		if revoked != "" {
+			out["revoked_token"] = revoked
+		}
+		return printJSON(c.App.Writer, out)
+	}
+	if revoked != "" {
+		fmt.Fprintf(c.App.Writer, "%-9s token %s (created by setup)\n", "revoked", revoked)
 	}
 	if t.Scope == harness.ScopeProject && !c.Bool("remove") {
 		fmt.Fprintf(c.App.ErrWriter, "The project config reads the token from $%s; create one with "+
@@ -117,11 +132,24 @@ func setupToken(c *cli.Context, cl *client.Client, t harness.Target, paths harne
 			return tok, nil
 		}
 	}
-	nt, err := cl.CreateToken(c.Context, backend.TokenInput{Name: t.Client + "-" + string(t.Scope), Scope: backend.ScopeAgent})
+	nt, err := cl.CreateToken(c.Context, backend.TokenInput{Name: setupTokenName(t), Scope: backend.ScopeAgent})
 	if err != nil {
 		return "", fail(err)
 	}
-	return nt.Secret, nil
+	return nt.Secret, rememberSetupToken(c, cl, t, paths.Resolve(t.Config), nt.ID)
+}
+
+// statusLineHome is the home the status line must name: "" for the default one, else the
+// absolute path of --home (or AGENT_DECK_HOME), which the client's shell may not have set.
+func statusLineHome(c *cli.Context) string {
+	home := global(c, flagHome)
+	if abs, err := filepath.Abs(home); err == nil {
+		home = abs
+	}
+	if def, err := filepath.Abs(defaultHome()); err == nil && def == home {
+		return ""
+	}
+	return home
 }
 
 // fileChange is what setup and use did to one file, for --json.

@@ -14,15 +14,20 @@ import (
 	"github.com/agent-deck/agent-deck/harness"
 )
 
-// useFile is .agent-deck/use.json: the deck a project is pinned to. The name lets
-// `use --refresh` find a renamed or recreated deck again.
+// useFile is .agent-deck/use.json: the deck a project is pinned to, by name, since the file is
+// meant to be committed and a deck's id differs on every machine. Files written before kept the
+// id too; it is still read. This machine remembers the id in <home>/use-pins.json, so
+// `use --refresh` follows a rename.
 type useFile struct {
-	DeckID   string `json:"deck_id"`
+	DeckID   string `json:"deck_id,omitempty"`
 	DeckName string `json:"deck_name"`
 	Server   string `json:"server,omitempty"`
 }
 
-const useFilePath = backend.WorkspacePinFile
+const (
+	useFilePath = backend.WorkspacePinFile
+	usePinsFile = "use-pins.json"
+)
 
 func useCommand() *cli.Command {
 	return &cli.Command{
@@ -60,6 +65,9 @@ func useAction(c *cli.Context) error {
 			return err
 		}
 		ref, fallback = prev.DeckName, prev.DeckID
+		if fallback == "" {
+			fallback = readUsePins(c)[paths.Project]
+		}
 	}
 	if ref == "" || len(args) > 1 {
 		return userError("use: name one deck (id or name), or pass --refresh")
@@ -79,16 +87,19 @@ func useAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	e := harness.Entry{URL: cl.BaseURL + "/mcp", TokenEnv: c.String("token-env"), DeckID: deck.ID}
+	e := harness.Entry{URL: cl.BaseURL + "/mcp", TokenEnv: c.String("token-env"), DeckID: deckRef(deck.Deck)}
 	var changes []harness.Change
 	for _, t := range targets {
 		changes = append(changes, t.EntryChange(paths, e, false))
 	}
-	body, _ := json.MarshalIndent(useFile{DeckID: deck.ID, DeckName: deck.Name, Server: cl.BaseURL}, "", "  ")
+	body, _ := json.MarshalIndent(useFile{DeckName: deck.Name, Server: cl.BaseURL}, "", "  ")
 	changes = append(changes, harness.Change{Path: usePath, What: "deck pin", Mode: 0o644,
 		Edit: func([]byte) ([]byte, error) { return append(body, '\n'), nil }})
 	files, err := applyChanges(c, changes)
 	if err != nil {
+		return err
+	}
+	if err := writeUsePin(c, paths.Project, deck.ID); err != nil {
 		return err
 	}
 	if c.Bool("json") {
@@ -140,4 +151,39 @@ func useTargets(names []string, paths harness.Paths) ([]harness.Target, error) {
 		out = append(out, t)
 	}
 	return out, nil
+}
+
+// deckRef is how committed files name a deck: by name, which the server resolves and which means
+// the same on every machine; by id only when the name could not travel in a header or would
+// read as a client's ${...} reference.
+func deckRef(d backend.Deck) string {
+	for _, r := range d.Name {
+		if r < 0x20 || r > 0x7e || r == '$' {
+			return d.ID
+		}
+	}
+	return d.Name
+}
+
+// readUsePins returns this machine's deck ids by project root; missing or unreadable is empty.
+func readUsePins(c *cli.Context) map[string]string {
+	out := map[string]string{}
+	if b, err := os.ReadFile(filepath.Join(global(c, flagHome), usePinsFile)); err == nil {
+		_ = json.Unmarshal(b, &out)
+	}
+	return out
+}
+
+func writeUsePin(c *cli.Context, project, deckID string) error {
+	pins := readUsePins(c)
+	if pins[project] == deckID {
+		return nil
+	}
+	pins[project] = deckID
+	b, _ := json.MarshalIndent(pins, "", "  ")
+	if _, err := harness.Apply(harness.Change{Path: filepath.Join(global(c, flagHome), usePinsFile), What: "deck pins",
+		Mode: 0o600, Edit: func([]byte) ([]byte, error) { return append(b, '\n'), nil }}); err != nil {
+		return userError("%v", err)
+	}
+	return nil
 }

@@ -24,6 +24,8 @@ var pathParamDocs = map[string]map[string]any{
 	"version": {"description": "version number", "schema": map[string]any{"type": "integer", "minimum": 1}},
 	"token":   {"description": "token id", "schema": map[string]any{"type": "string", "format": "uuid"}},
 	"exec":    {"description": "exec audit id", "schema": map[string]any{"type": "integer", "minimum": 1}},
+	"profile": {"description": "Go runtime profile (serve --pprof): heap, goroutine, profile, trace, …",
+		"schema": map[string]any{"type": "string"}},
 }
 
 // enumValues lists the closed sets of the backend's string types, shown as enums.

@@ -116,9 +116,19 @@ func (a *api) routes() []route {
 			withQuery(queryParam{name: "dry_run", boolean: true, description: "report without changing anything"}).
 			withLimit(a.opts.MaxImportBytes).withDocs(bundleDoc, nil).adminOnly(),
 
+		noBody(http.MethodPost, v1+"/dashboard/signin-codes", "A one-time dashboard sign-in code (valid 2 minutes); admin", a.createSignInCode).adminOnly(),
+		withBody(http.MethodPost, v1+"/dashboard/session", "Exchange a one-time sign-in code for a dashboard session cookie", http.StatusCreated, a.signIn).withPublic(),
+		noBody(http.MethodGet, v1+"/dashboard/session", "The dashboard session of the cookie, with its CSRF token", a.dashboardSession),
+		noContent(http.MethodDelete, v1+"/dashboard/session", "Sign the dashboard out (revokes the cookie's session)", a.signOut),
+
 		withBody(http.MethodPost, v1+"/exec", "Resolve credential secrets for `agent-deck exec` and open an audit row; admin", http.StatusCreated, a.startExec).adminOnly(),
 		bodyNoContent(http.MethodPost, v1+"/exec/:exec/finish", "Record the exit code of an exec; admin", a.finishExec).adminOnly(),
 		noBody(http.MethodGet, v1+"/exec", "The exec audit trail; admin", a.listExecAudits).adminOnly(),
+
+		withBody(http.MethodPut, v1+"/decks/:deck/services/:service/sampling", "Allow or forbid a service on the deck to ask the agent's model for completions (MCP sampling; off by default); admin", http.StatusOK, a.setDeckSampling).adminOnly(),
+		noBody(http.MethodGet, v1+"/tool-calls", "The tool-call audit trail, newest first, filtered and paged; admin", a.listToolCalls).
+			withQuery(toolCallQueryParams...).adminOnly(),
+		withBody(http.MethodPut, v1+"/decks/:deck/audit", "Turn argument capture on or off for calls through the deck (arguments are redacted); admin", http.StatusOK, a.setDeckArgumentCapture).adminOnly(),
 	}
 	if a.opts.Info != nil {
 		table = append(table, noBody(http.MethodGet, v1+"/info", "What this server is: address, database, profile", a.info).
@@ -127,7 +137,26 @@ func (a *api) routes() []route {
 	if a.opts.Metrics != nil {
 		table = append(table, metricsRoute(a.opts.Metrics))
 	}
+	if a.opts.Pprof != nil {
+		table = append(table, pprofRoutes(a.opts.Pprof)...)
+	}
 	return table
+}
+
+// pprofRoutes serve the Go runtime profiles (serve --pprof) to admin tokens: a profile shows
+// the process's memory, command line and call paths, so no agent may read one.
+func pprofRoutes(h http.Handler) []route {
+	doc := map[string]any{"type": "string", "format": "binary",
+		"description": "A Go runtime profile (net/http/pprof); ?seconds= sets the CPU profile's length."}
+	serve := gin.WrapH(h)
+	return []route{
+		{method: http.MethodGet, path: "/debug/pprof/", summary: "Index of the Go runtime profiles; admin",
+			op: "pprofIndex", status: http.StatusOK, responseDoc: doc, contentType: "text/html",
+			scope: backend.ScopeAdmin, serve: serve},
+		{method: http.MethodGet, path: "/debug/pprof/:profile", summary: "One Go runtime profile; admin",
+			op: "pprofProfile", status: http.StatusOK, responseDoc: doc, contentType: "application/octet-stream",
+			scope: backend.ScopeAdmin, serve: serve},
+	}
 }
 
 // metricsRoute serves the composition root's metrics handler behind bearer auth.

@@ -89,6 +89,7 @@ func routeScenario() []step {
 	steps = append(steps, deckSteps(ok, created)...)
 	steps = append(steps, cardSteps(ok, created, downstream)...)
 	steps = append(steps, adminSteps(ok, created, gone)...)
+	steps = append(steps, dashboardSessionSteps(ok, created)...)
 	return steps
 }
 
@@ -189,6 +190,12 @@ func cardSteps(ok, created, downstream []int) []step {
 				}
 			}},
 		{"link service", "POST", "/api/v1/decks/Job/cards", map[string]any{"card_type": "service", "card_id": "Echo"}, ok, nil},
+		{"allow sampling", "PUT", "/api/v1/decks/Job/services/Echo/sampling", map[string]any{"allowed": true}, ok,
+			func(t *testing.T, r response, _ map[string]string) {
+				if s := decode[backend.DeckSampling](t, r); !s.Allowed || s.ServiceName != "Echo" || s.DeckName != "Job" {
+					t.Errorf("sampling %+v", s)
+				}
+			}},
 		{"link credential", "POST", "/api/v1/decks/Job/cards",
 			map[string]any{"card_type": "credential", "card_id": "cred_github", "position": 0}, ok, nil},
 		{"link playbook", "POST", "/api/v1/decks/{deck_id}/cards", map[string]any{"card_type": "playbook", "card_id": "pb_deploy"}, ok, nil},
@@ -264,6 +271,8 @@ func adminSteps(ok, created, gone []int) []step {
 				t.Errorf("audits %+v", as)
 			}
 		}},
+		{"capture arguments", "PUT", "/api/v1/decks/Job/audit", map[string]any{"capture_arguments": true}, ok, nil},
+		{"tool calls", "GET", "/api/v1/tool-calls?deck=Job&since=1h", nil, ok, nil},
 		{"delete playbook", "DELETE", "/api/v1/playbooks/pb_deploy", nil, gone, nil},
 		{"delete credential", "DELETE", "/api/v1/credentials/cred_github", nil, gone, nil},
 		{"delete service", "DELETE", "/api/v1/services/Echo", nil, gone, nil},

@@ -53,6 +53,11 @@ type Target struct {
 	InstructionsHeader string
 	// Settings is Claude Code's settings file, which gets the status line ("" for others).
 	Settings string
+	// Legacy is where an older Agent Deck wrote this client's entry, at LegacyKeyPath (VS Code's
+	// settings.json, before VS Code moved user servers to the profile's mcp.json); setup and
+	// remove take Agent Deck's entry out of it so the client does not list it twice.
+	Legacy        string
+	LegacyKeyPath []string
 }
 
 const cursorRuleHeader = "---\ndescription: Agent Deck: bind the session, check the deck, playbooks first\nalwaysApply: true\n---\n"
@@ -70,8 +75,9 @@ var targets = []Target{
 	{Client: "cursor", Scope: ScopeProject, Config: ".cursor/mcp.json", Format: FormatJSON,
 		KeyPath: []string{"mcpServers"}, EnvRef: "${env:%s}", style: httpEntry(""),
 		Instructions: ".cursor/rules/agent-deck.mdc", InstructionsHeader: cursorRuleHeader},
-	{Client: "vscode", Scope: ScopeUser, Config: "$CONFIG/Code/User/settings.json", Format: FormatJSON,
-		KeyPath: []string{"mcp", "servers"}, EnvRef: "${env:%s}", style: httpEntry("http")},
+	{Client: "vscode", Scope: ScopeUser, Config: "$CONFIG/Code/User/mcp.json", Format: FormatJSON,
+		KeyPath: []string{"servers"}, EnvRef: "${env:%s}", style: httpEntry("http"),
+		Legacy: "$CONFIG/Code/User/settings.json", LegacyKeyPath: []string{"mcp", "servers"}},
 	{Client: "vscode", Scope: ScopeProject, Config: ".vscode/mcp.json", Format: FormatJSON,
 		KeyPath: []string{"servers"}, EnvRef: "${env:%s}", style: httpEntry("http"),
 		Instructions: ".github/copilot-instructions.md"},

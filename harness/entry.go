@@ -25,6 +25,8 @@ type Entry struct {
 	Profile string
 	// Command runs the agent-deck binary for stdio-only clients and the status line.
 	Command string
+	// Home is the data home the status line passes as --home; "" for the default one.
+	Home string
 }
 
 func (e Entry) tokenEnv() string {
@@ -39,6 +41,31 @@ func (e Entry) command() string {
 		return "agent-deck"
 	}
 	return e.Command
+}
+
+// statusLine is the shell command of Claude Code's status line.
+func (e Entry) statusLine() string {
+	cmd := shellQuote(e.command())
+	if e.Home != "" {
+		cmd += " --home " + shellQuote(e.Home)
+	}
+	return cmd + " statusline"
+}
+
+// shellQuote returns s as one shell word: unchanged when it holds only safe characters,
+// single-quoted otherwise.
+func shellQuote(s string) string {
+	safe := s != ""
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("_-./:@%+=,~", r)) {
+			safe = false
+			break
+		}
+	}
+	if safe && !strings.HasPrefix(s, "~") {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // token is the value to write: the literal token for user scope, a reference otherwise.

@@ -52,8 +52,18 @@ func (t Target) Changes(p Paths, e Entry, tools []string, remove bool) []Change 
 				return SetBlock(src, header, text)
 			}})
 	}
+	if t.Legacy != "" {
+		out = append(out, Change{Path: p.Resolve(t.Legacy), What: "old MCP server entry", Mode: 0o644,
+			Edit: func(src []byte) ([]byte, error) {
+				out, err := DeleteJSON(src, t.LegacyKeyPath, ServerName)
+				if err == nil && len(out) == 0 && len(src) > 0 {
+					out = []byte("{}\n") // the user's settings file stays
+				}
+				return out, err
+			}})
+	}
 	if t.Settings != "" {
-		cmd := e.command() + " statusline"
+		cmd := e.statusLine()
 		out = append(out, Change{Path: p.Resolve(t.Settings), What: "status line", Mode: 0o644,
 			Edit: func(src []byte) ([]byte, error) {
 				if remove {

@@ -1,11 +1,14 @@
 package harness
 
 import (
+	"bytes"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/pelletier/go-toml/v2"
+	"github.com/pelletier/go-toml/v2/unstable"
 )
 
 // TOMLTable is a table Agent Deck owns in a TOML file: its header path and its key/value lines,
@@ -65,108 +68,79 @@ func tomlValue(v any) string {
 	}
 }
 
-// tomlLine is one line of a TOML file with its line ending.
-type tomlLine struct {
-	text   string
-	header []string // table path when the line is a [table] or [[array]] header
+// tomlHeader is one [table] or [[array]] header of a document: its path and the offset of the
+// line it is on.
+type tomlHeader struct {
+	path []string
+	line int
 }
 
-func splitTOML(src string) []tomlLine {
-	var lines []tomlLine
-	inMulti := ""
-	for len(src) > 0 {
-		i := strings.IndexByte(src, '\n')
-		var l string
-		if i < 0 {
-			l, src = src, ""
-		} else {
-			l, src = src[:i+1], src[i+1:]
+// tomlHeaders lists the document's table headers, found by TOML's own parser so that nothing
+// inside a string (a '"""' in a literal, a "[table]" line in a multi-line string) is taken for
+// one.
+func tomlHeaders(src []byte) ([]tomlHeader, error) {
+	var p unstable.Parser
+	p.Reset(src)
+	var out []tomlHeader
+	for p.NextExpression() {
+		e := p.Expression()
+		if e.Kind != unstable.Table && e.Kind != unstable.ArrayTable {
+			continue
 		}
-		tl := tomlLine{text: l}
-		trimmed := strings.TrimSpace(l)
-		if inMulti == "" && strings.HasPrefix(trimmed, "[") {
-			tl.header = parseHeader(trimmed)
-		}
-		for _, q := range []string{`"""`, `'''`} {
-			if n := strings.Count(l, q); n%2 == 1 && (inMulti == "" || inMulti == q) {
-				if inMulti == "" {
-					inMulti = q
-				} else {
-					inMulti = ""
-				}
+		h := tomlHeader{line: -1}
+		for it := e.Children(); it.Next(); {
+			k := it.Node()
+			if h.line < 0 {
+				h.line = bytes.LastIndexByte(src[:k.Raw.Offset], '\n') + 1
 			}
+			h.path = append(h.path, string(k.Data))
 		}
-		lines = append(lines, tl)
+		out = append(out, h)
 	}
-	return lines
-}
-
-// parseHeader turns `[a."b c".d]  # note` into [a b c d]; nil when it is not a header.
-func parseHeader(line string) []string {
-	line = strings.TrimPrefix(strings.TrimPrefix(line, "["), "[")
-	var parts []string
-	var cur strings.Builder
-	quote := byte(0)
-	for i := 0; i < len(line); i++ {
-		c := line[i]
-		switch {
-		case quote != 0 && c == quote:
-			quote = 0
-		case quote != 0:
-			cur.WriteByte(c)
-		case c == '"' || c == '\'':
-			quote = c
-		case c == '.':
-			parts = append(parts, strings.TrimSpace(cur.String()))
-			cur.Reset()
-		case c == ']':
-			return append(parts, strings.TrimSpace(cur.String()))
-		default:
-			cur.WriteByte(c)
-		}
+	if err := p.Error(); err != nil {
+		return nil, fmt.Errorf("invalid TOML: %w", err)
 	}
-	return nil
+	return out, nil
 }
 
 func hasPrefixPath(p, prefix []string) bool {
-	return len(p) >= len(prefix) && reflect.DeepEqual(p[:len(prefix)], prefix)
+	return len(p) >= len(prefix) && slices.Equal(p[:len(prefix)], prefix)
 }
 
-// findTable returns the line range [from, to) of the table at path and its sub-tables, without
-// the blank lines that trail it; from=-1 when absent.
-func findTable(lines []tomlLine, path []string) (from, to int) {
-	from = -1
-	for i, l := range lines {
-		if l.header == nil {
+// findTable returns the byte range [from, to) of the table at path and its sub-tables, without
+// the blank and comment lines that trail it (they introduce what follows); from=-1 when absent.
+func findTable(src []byte, headers []tomlHeader, path []string) (from, to int) {
+	from, to = -1, len(src)
+	for _, h := range headers {
+		if from < 0 {
+			if slices.Equal(h.path, path) {
+				from = h.line
+			}
 			continue
 		}
-		if from < 0 && reflect.DeepEqual(l.header, path) {
-			from = i
-			continue
-		}
-		if from >= 0 && !hasPrefixPath(l.header, path) {
-			to = i
+		if !hasPrefixPath(h.path, path) {
+			to = h.line
 			break
 		}
 	}
 	if from < 0 {
 		return -1, 0
 	}
-	if to == 0 {
-		to = len(lines)
-	}
-	for to > from+1 && strings.TrimSpace(lines[to-1].text) == "" {
-		to--
+	for to > from {
+		end := to
+		if src[end-1] == '\n' {
+			end--
+		}
+		start := bytes.LastIndexByte(src[:end], '\n') + 1
+		if start <= from {
+			break // the header line itself stays
+		}
+		if l := bytes.TrimSpace(src[start:end]); len(l) > 0 && l[0] != '#' {
+			break
+		}
+		to = start
 	}
 	return from, to
-}
-
-func joinLines(lines []tomlLine) string {
-	var b strings.Builder
-	for _, l := range lines {
-		b.WriteString(l.text)
-	}
-	return b.String()
 }
 
 // SetTOMLTable writes table t into a TOML document: replaced in place when present, appended
@@ -175,12 +149,15 @@ func SetTOMLTable(src []byte, t TOMLTable) ([]byte, error) {
 	if err := checkTOML(src); err != nil {
 		return nil, err
 	}
-	lines := splitTOML(string(src))
-	from, to := findTable(lines, t.Path)
+	headers, err := tomlHeaders(src)
+	if err != nil {
+		return nil, err
+	}
+	from, to := findTable(src, headers, t.Path)
 	var out string
 	switch {
 	case from >= 0:
-		out = joinLines(lines[:from]) + t.render() + joinLines(lines[to:])
+		out = string(src[:from]) + t.render() + string(src[to:])
 	case len(strings.TrimSpace(string(src))) == 0:
 		out = t.render()
 	default:
@@ -202,15 +179,21 @@ func DeleteTOMLTable(src []byte, path []string) ([]byte, error) {
 	if err := checkTOML(src); err != nil {
 		return nil, err
 	}
-	lines := splitTOML(string(src))
-	from, to := findTable(lines, path)
+	headers, err := tomlHeaders(src)
+	if err != nil {
+		return nil, err
+	}
+	from, to := findTable(src, headers, path)
 	if from < 0 {
 		return src, nil
 	}
-	if from > 0 && strings.TrimSpace(lines[from-1].text) == "" {
-		from--
+	if from > 0 { // the blank line SetTOMLTable put before the table
+		prev := bytes.LastIndexByte(src[:from-1], '\n') + 1
+		if len(bytes.TrimSpace(src[prev:from])) == 0 {
+			from = prev
+		}
 	}
-	out := joinLines(lines[:from]) + joinLines(lines[to:])
+	out := string(src[:from]) + string(src[to:])
 	if strings.TrimSpace(out) == "" {
 		return nil, nil
 	}

@@ -54,6 +54,10 @@ type Options struct {
 	Launcher []string
 	// Version is announced to downstream servers as the client version (default "dev").
 	Version string
+	// Events receives local server starts and crashes and result spills (events.go).
+	Events Events
+	// Tracing makes a span of each downstream call and propagates its context (tracing.go).
+	Tracing Tracing
 }
 
 // Backoff is the range of delays between reconnect attempts.
@@ -74,6 +78,10 @@ type Proxy struct {
 	wg     sync.WaitGroup
 	// spillMu serialises keeping the spill folder under its cap.
 	spillMu sync.Mutex
+
+	// progress maps a downstream progress token to its call (relay.go).
+	progress   sync.Map
+	progressMu sync.Mutex
 
 	mu       sync.Mutex
 	closed   bool
@@ -243,6 +251,9 @@ func (p *Proxy) Close(ctx context.Context) error {
 			if c := s.takeConn(); c != nil {
 				c.shutdown(ctx)
 			}
+			for _, c := range s.takeLanes() {
+				c.shutdown(ctx)
+			}
 		}()
 	}
 	wg.Wait()
@@ -266,6 +277,7 @@ func (p *Proxy) reapIdle(now time.Time) {
 	p.mu.Unlock()
 	for _, s := range all {
 		s.reapIfIdle(now, p.opts.IdleTimeout)
+		s.reapIdleLanes(now, p.opts.IdleTimeout)
 	}
 }
 

@@ -21,5 +21,8 @@ func TestAttacksREST(t *testing.T) {
 		{"a web page on a foreign origin calls the REST API", attackForeignOriginREST},
 		{"agent chooses the credential a deck presents to a service", attackRESTChooseDeckCredential},
 		{"agent repoints a service a deck presents its own credential to", attackRESTRepointServiceWithDeckCredential},
+		{"a cross-origin form post rides the dashboard cookie", attackDashboardCrossOriginFormPost},
+		{"a dashboard request from its own origin without the CSRF header", attackDashboardMissingCSRF},
+		{"a used dashboard sign-in code is exchanged again", attackDashboardReusedCode},
 	})
 }

@@ -96,6 +96,9 @@ func TestCLISetupUserScopeReusesToken(t *testing.T) {
 	}
 }
 
+// TestCLIUse pins a project to a deck by name: the committed files (.mcp.json, use.json) name
+// the deck, never its database id, which differs on every machine; --refresh still follows a
+// recreated deck (by name) and a renamed one (by the id this machine remembers).
 func TestCLIUse(t *testing.T) {
 	e := startCLIEnv(t)
 	e.seed()
@@ -103,12 +106,17 @@ func TestCLIUse(t *testing.T) {
 	e.run("", "use", "dev", "--project-dir", proj).wantCode(t, 0)
 	pin := cliReadJSON(t, filepath.Join(proj, ".agent-deck", "use.json"))
 	d, err := e.svc.GetDeck(e.ctx, "dev")
-	if err != nil || pin["deck_id"] != d.ID || pin["deck_name"] != "dev" {
-		t.Fatalf("use.json = %v (deck %v)", pin, d.ID)
+	if err != nil || pin["deck_name"] != "dev" || pin["deck_id"] != nil {
+		t.Fatalf("use.json = %v (want the name only; deck %v)", pin, d.ID)
 	}
 	mcp, _ := os.ReadFile(filepath.Join(proj, ".mcp.json"))
-	if !strings.Contains(string(mcp), `"x-agent-deck-deck-id": "`+d.ID+`"`) || !strings.Contains(string(mcp), "${AGENT_DECK_TOKEN}") {
+	if !strings.Contains(string(mcp), `"x-agent-deck-deck-id": "dev"`) || !strings.Contains(string(mcp), "${AGENT_DECK_TOKEN}") {
 		t.Errorf(".mcp.json:\n%s", mcp)
+	}
+	for name, body := range cliSnapshotDir(t, proj) {
+		if strings.Contains(body, d.ID) {
+			t.Errorf("%s holds the deck's database id", name)
+		}
 	}
 	// Recreated under the same name: --refresh finds the new deck.
 	if err := e.svc.DeleteDeck(e.ctx, d.ID); err != nil {
@@ -118,17 +126,35 @@ func TestCLIUse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.run("", "use", "--refresh", "--project-dir", proj).wantCode(t, 0)
-	if pin := cliReadJSON(t, filepath.Join(proj, ".agent-deck", "use.json")); pin["deck_id"] != d2.ID {
-		t.Errorf("refresh kept %v, want %s", pin["deck_id"], d2.ID)
+	r := e.run("", "use", "--refresh", "--project-dir", proj, "--json").wantCode(t, 0)
+	if !strings.Contains(r.stdout, d2.ID) {
+		t.Errorf("refresh did not find the recreated deck %s:\n%s", d2.ID, r.stdout)
 	}
-	// Renamed: --refresh follows the id and records the new name.
+	// Renamed: --refresh follows the id this machine remembers and records the new name.
 	if _, err := e.svc.RenameDeck(e.ctx, d2.ID, backend.DeckInput{Name: "development"}); err != nil {
 		t.Fatal(err)
 	}
 	e.run("", "use", "--refresh", "--project-dir", proj).wantCode(t, 0)
 	if pin := cliReadJSON(t, filepath.Join(proj, ".agent-deck", "use.json")); pin["deck_name"] != "development" {
 		t.Errorf("refresh after rename: %v", pin)
+	}
+	if mcp, _ := os.ReadFile(filepath.Join(proj, ".mcp.json")); !strings.Contains(string(mcp), `"x-agent-deck-deck-id": "development"`) {
+		t.Errorf(".mcp.json after rename:\n%s", mcp)
+	}
+	// A use.json written before (with the id) still refreshes after a rename.
+	old := `{"deck_id": "` + d2.ID + `", "deck_name": "development"}`
+	if err := os.WriteFile(filepath.Join(proj, ".agent-deck", "use.json"), []byte(old), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(e.home, "use-pins.json")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.svc.RenameDeck(e.ctx, d2.ID, backend.DeckInput{Name: "dev2"}); err != nil {
+		t.Fatal(err)
+	}
+	e.run("", "use", "--refresh", "--project-dir", proj).wantCode(t, 0)
+	if pin := cliReadJSON(t, filepath.Join(proj, ".agent-deck", "use.json")); pin["deck_name"] != "dev2" || pin["deck_id"] != nil {
+		t.Errorf("refresh of an older use.json: %v", pin)
 	}
 	e.run("", "use", "nope", "--project-dir", proj).wantCode(t, 1)
 }

@@ -180,11 +180,11 @@ func walk(t *testing.T, c *mcpConn, enc *tiktoken.Tiktoken, args map[string]any)
 
 var volatile = regexp.MustCompile(`"(created_at|updated_at)":"[^"]*"|"badge":"[^"]*"|⌘[^"]*"`)
 
-// TestSnapshotBudgetGolden pins the shape of get_bound_deck at 10, 100 and 1,000 cards: a small
-// deck whole, bigger ones as full entries, compact lines and more (go test -update rewrites).
+// TestSnapshotBudgetGolden pins the shape of get_bound_deck at 10, 100, 1,000 and 10,000 cards: a
+// small deck whole, bigger ones as full entries, compact lines and more (go test -update rewrites).
 func TestSnapshotBudgetGolden(t *testing.T) {
 	enc := o200k(t)
-	for _, n := range []int{10, 100, 1000} {
+	for _, n := range []int{10, 100, 1000, 10000} {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
 			_, _, c := snapStack(t, n)
 			text, _ := boundDeckPage(t, c, enc, nil)

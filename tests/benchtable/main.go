@@ -8,12 +8,20 @@
 // companion have no target and get no row. A benchmark run several times (go test -count) gets
 // one row with the median of its runs, since single runs on a shared machine are noisy.
 //
+// After the targets it prints the growth curves (curves.go): for the benchmarks listed there,
+// one markdown table each with a row per sub-benchmark "<param>=<value>" and a column per
+// metric. With -readme FILE it also writes them into FILE between the lines
+// "<!-- curves:start -->" and "<!-- curves:end -->" (make bench-readme does so for README.md),
+// but only when the run holds every curve, so a partial run leaves the file as it was.
+//
 // A missed target is reported, not an error: the exit status is 0 unless a benchmark or a package
-// failed (a build error, b.Fatal, a panic), since then the table is incomplete.
+// failed (a build error, b.Fatal, a panic), since then the table is incomplete, or the README
+// could not be written.
 package main
 
 import (
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -66,6 +74,7 @@ func (r row) holds() bool {
 type summary struct {
 	results []result
 	failed  []string // packages and benchmarks that failed
+	cpu     string   // the CPU go test names ("cpu: …"), if any
 }
 
 // read consumes the event stream, writing every output line to echo as it comes.
@@ -94,6 +103,8 @@ func read(in io.Reader, echo io.Writer) (summary, error) {
 				}
 				if r, ok := parseResult(e.Package, line); ok {
 					s.results = append(s.results, r)
+				} else if cpu, ok := strings.CutPrefix(line, "cpu: "); ok && s.cpu == "" {
+					s.cpu = strings.TrimSpace(cpu)
 				}
 				text = rest
 			}
@@ -228,13 +239,24 @@ func write(out io.Writer, s summary) int {
 }
 
 func main() {
+	readme := flag.String("readme", "", "also write the growth curves into this file, between its "+
+		curvesStart+" and "+curvesEnd+" lines (only when the run has every curve)")
+	flag.Parse()
 	s, err := read(os.Stdin, os.Stdout)
 	write(os.Stdout, s)
+	writeCurves(os.Stdout, s)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "benchtable:", err)
 		os.Exit(1)
 	}
 	if len(s.failed) > 0 {
 		os.Exit(1)
+	}
+	if *readme != "" {
+		if err := writeReadme(*readme, s); err != nil {
+			fmt.Fprintln(os.Stderr, "benchtable:", err)
+			os.Exit(1)
+		}
+		fmt.Printf("\nwrote the growth curves into %s\n", *readme)
 	}
 }
