@@ -86,6 +86,8 @@ type Store interface {
 	SignalsOfProposal(ctx context.Context, proposalID string) ([]string, error)
 
 	RecordPlaybookFetch(ctx context.Context, f PlaybookFetch) error
+	// PlaybookFetchStats counts the fetch events kept, per playbook.
+	PlaybookFetchStats(ctx context.Context) ([]PlaybookFetchStat, error)
 	// PrunePlaybookFetches deletes fetch events older than the time and returns how many.
 	PrunePlaybookFetches(ctx context.Context, before time.Time) (int, error)
 

@@ -34,9 +34,26 @@ func (s *Service) playbookForAgent(ctx context.Context, sessionID string, p Play
 	return v, nil
 }
 
-// PrunePlaybookFetches deletes fetch events older than the retention period; serve calls it
-// periodically.
-func (s *Service) PrunePlaybookFetches(ctx context.Context, retention time.Duration) (int, error) {
-	n, err := s.store.PrunePlaybookFetches(ctx, s.clock().Add(-retention))
-	return n, storeErr("pruning playbook fetches", err)
+// PlaybookFetchStats shows which playbooks agents fetched within the retention period and
+// how often; a playbook missing from it never triggered. Admin only.
+func (s *Service) PlaybookFetchStats(ctx context.Context) ([]PlaybookFetchStat, error) {
+	if _, err := requireAdmin(ctx, "read playbook usage"); err != nil {
+		return nil, err
+	}
+	st, err := s.store.PlaybookFetchStats(ctx)
+	if err != nil {
+		return nil, storeErr("counting playbook fetches", err)
+	}
+	return orEmpty(st), nil
+}
+
+// DefaultPlaybookFetchRetention is Config.PlaybookFetchRetention when unset.
+const DefaultPlaybookFetchRetention = 90 * 24 * time.Hour
+
+// pruneFetches deletes fetch events older than the retention period. It is housekeeping done
+// as sessions open, like idle expiry; a failure is logged and left to the next open.
+func (s *Service) pruneFetches(ctx context.Context) {
+	if _, err := s.store.PrunePlaybookFetches(ctx, s.clock().Add(-s.cfg.PlaybookFetchRetention)); err != nil {
+		s.log.WarnContext(ctx, "pruning playbook fetch events failed", "error", err)
+	}
 }

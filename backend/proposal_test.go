@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/agent-deck/agent-deck/backend"
 )
@@ -218,5 +219,25 @@ func TestProposalConcurrentAcceptsOneWins(t *testing.T) {
 	}
 	if vs := coreMust[[]backend.PlaybookVersion](t)(f.svc.ListPlaybookVersions(f.admin, f.pb.ID)); len(vs) != 1 {
 		t.Errorf("versions = %d, want 1", len(vs))
+	}
+}
+
+func TestPlaybookFetchEventsAreRecordedAndPruned(t *testing.T) {
+	f := newLearnFixture(t)
+	for range 2 {
+		coreMust[backend.BoundPlaybookView](t)(f.svc.BoundPlaybook(f.agentTok, f.sess.ID, f.pb.ID))
+	}
+	old := time.Now().Add(-backend.DefaultPlaybookFetchRetention - time.Hour)
+	if err := f.store.RecordPlaybookFetch(context.Background(), backend.PlaybookFetch{PlaybookID: f.pb.ID, At: old}); err != nil {
+		t.Fatal(err)
+	}
+	stats := coreMust[[]backend.PlaybookFetchStat](t)(f.svc.PlaybookFetchStats(f.admin))
+	if len(stats) != 1 || stats[0].Fetches != 3 {
+		t.Fatalf("stats = %+v, want 3 fetches", stats)
+	}
+	coreMust[backend.MCPSession](t)(f.svc.OpenSession(f.agentTok, backend.OpenSessionInput{Profile: "runtime"}))
+	stats = coreMust[[]backend.PlaybookFetchStat](t)(f.svc.PlaybookFetchStats(f.admin))
+	if len(stats) != 1 || stats[0].Fetches != 2 {
+		t.Fatalf("stats after opening a session = %+v, want the old fetch pruned", stats)
 	}
 }

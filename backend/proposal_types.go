@@ -106,6 +106,13 @@ type Signal struct {
 	CreatedAt  time.Time    `json:"created_at"`
 }
 
+// PlaybookFetchStat is how often agents fetched a playbook within the retention period.
+type PlaybookFetchStat struct {
+	PlaybookID  string    `json:"playbook_id"`
+	Fetches     int       `json:"fetches"`
+	LastFetched time.Time `json:"last_fetched"`
+}
+
 // PlaybookFetch is one get_playbook: which playbooks agents actually use.
 type PlaybookFetch struct {
 	PlaybookID string

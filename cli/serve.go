@@ -133,6 +133,8 @@ func Start(ctx context.Context, cfg ServeConfig) (srv *Server, err error) {
 		DefaultWorkspace:    cfg.DefaultWorkspace,
 		AllowMetadataHosts:  cfg.AllowMetadataHosts,
 		Redactor:            redactor,
+
+		PlaybookFetchRetention: cfg.PlaybookFetchRetention,
 	})
 	if err := s.svc.CheckSecretKey(ctx); err != nil {
 		return nil, keyRefusal(err, cfg)

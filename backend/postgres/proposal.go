@@ -91,6 +91,20 @@ func (s *Store) RecordPlaybookFetch(ctx context.Context, f backend.PlaybookFetch
 	return classify("record playbook fetch", err)
 }
 
+// PlaybookFetchStats counts fetch events per playbook, most fetched first.
+func (s *Store) PlaybookFetchStats(ctx context.Context) ([]backend.PlaybookFetchStat, error) {
+	rows, err := s.db.Query(ctx, `SELECT playbook_id, count(*), max(fetched_at) FROM playbook_fetches
+		GROUP BY playbook_id ORDER BY count(*) DESC, playbook_id`)
+	if err != nil {
+		return nil, classify("count playbook fetches", err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (backend.PlaybookFetchStat, error) {
+		var st backend.PlaybookFetchStat
+		return st, r.Scan(&st.PlaybookID, &st.Fetches, &st.LastFetched)
+	})
+	return out, classify("count playbook fetches", err)
+}
+
 // PrunePlaybookFetches deletes fetch events older than before.
 func (s *Store) PrunePlaybookFetches(ctx context.Context, before time.Time) (int, error) {
 	tag, err := s.db.Exec(ctx, `DELETE FROM playbook_fetches WHERE fetched_at < $1`, before)
