@@ -18,7 +18,14 @@ type ProposalPreview struct {
 	Warnings       []Warning `json:"warnings"`
 	// Conflict is why the ops no longer apply to the current body; accepting would make the
 	// proposal stale.
-	Conflict *PublicError `json:"conflict,omitempty"`
+	Conflict *ProposalConflict `json:"conflict,omitempty"`
+}
+
+// ProposalConflict is the error an accept would meet now.
+type ProposalConflict struct {
+	Code    Code   `json:"code"`
+	Message string `json:"message"`
+	Hint    string `json:"hint,omitempty"`
 }
 
 // ListProposals returns proposals matching the filter, newest first. Admin only: proposals
@@ -81,8 +88,8 @@ func (s *Service) PreviewProposal(ctx context.Context, id string) (ProposalPrevi
 		}
 		got, err := ApplyPlaybookOps(PlaybookContent{Body: cur.Body, Triggers: cur.Triggers}, p.Ops)
 		if err != nil {
-			pub := Public(err, "")
-			pv.Conflict = &pub
+			e := AsError(err)
+			pv.Conflict = &ProposalConflict{Code: e.Code, Message: e.Message, Hint: e.Hint}
 			pv.BodyAfter, pv.TriggersAfter = cur.Body, orEmpty(cur.Triggers)
 			break
 		}

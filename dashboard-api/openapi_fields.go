@@ -71,6 +71,12 @@ var fieldDocs = map[string]string{
 	"more":           "What the page left out and how to get it; absent when nothing is left",
 	"remaining":      "Cards not shown yet",
 	"cursor":         "Pass as cursor to get the next page",
+
+	"reason":    "Why the proposal was rejected; optional, at most 2000 characters",
+	"ids":       "Feedback signal ids",
+	"signals":   "Feedback signals to record: playbook_id (optional), rationale, evidence",
+	"rationale": "Why the agent proposed the change or recorded the signal",
+	"evidence":  "failure_summary, user_feedback_excerpt, corrected_output_hint: short excerpts shown to the reviewer",
 }
 
 var typeFieldDocs = map[reflect.Type]map[string]string{}

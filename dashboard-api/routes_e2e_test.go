@@ -89,6 +89,7 @@ func routeScenario() []step {
 	steps = append(steps, deckSteps(ok, created)...)
 	steps = append(steps, cardSteps(ok, created, downstream)...)
 	steps = append(steps, adminSteps(ok, created, gone)...)
+	steps = append(steps, learnSteps(ok, created)...)
 	return steps
 }
 

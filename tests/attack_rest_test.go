@@ -19,5 +19,6 @@ func TestAttacksREST(t *testing.T) {
 		{"an exit code outside int32 fails the exec audit with a 500", attackExitCodeOverflow},
 		{"invalid UTF-8 or a lone surrogate in a body is silently replaced and stored", attackRESTBadText},
 		{"a web page on a foreign origin calls the REST API", attackForeignOriginREST},
+		{"agent accepts or rejects its own playbook proposal over REST", attackRESTAcceptOwnProposal},
 	})
 }
