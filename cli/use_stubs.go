@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -10,8 +11,12 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"time"
+
+	"github.com/urfave/cli/v2"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/cli/client"
 	"github.com/agent-deck/agent-deck/harness"
 )
 
@@ -109,6 +114,55 @@ func printStubReport(w io.Writer, rep stubReport) {
 		{"Kept (not written by agent-deck)", rep.Kept}} {
 		for _, p := range x.paths {
 			fmt.Fprintf(w, "%s playbook stub %s\n", x.verb, p)
+		}
+	}
+}
+
+// refreshStubs brings a pinned project's playbook stubs up to date from the status line, within
+// what is left of its budget, once the line is out. The server never writes into workspaces;
+// this is the workspace's own CLI asking. Any failure leaves the stubs for the next call.
+func refreshStubs(c *cli.Context, workspace string, budget time.Duration) {
+	root := pinnedRoot(workspace)
+	if root == "" || budget <= 0 {
+		return
+	}
+	pin, err := readUseFile(filepath.Join(root, useFilePath))
+	if err != nil {
+		return
+	}
+	cl, err := client.New(client.Options{Home: global(c, flagHome), Server: global(c, flagServer),
+		Token: global(c, flagToken), Timeout: budget})
+	if err != nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(c.Context, budget)
+	defer cancel()
+	deck, err := cl.GetDeck(ctx, pin.DeckName)
+	if err != nil {
+		return
+	}
+	paths, err := setupPaths(root)
+	if err != nil {
+		return
+	}
+	targets, err := useTargets(nil, paths)
+	if err != nil {
+		return
+	}
+	_, _ = syncStubs(root, targetClients(targets), deck.Playbooks)
+}
+
+// pinnedRoot is the nearest folder at or above dir holding .agent-deck/use.json; "" if none.
+func pinnedRoot(dir string) string {
+	if dir == "" {
+		return ""
+	}
+	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, useFilePath)); err == nil {
+			return d
+		}
+		if filepath.Dir(d) == d {
+			return ""
 		}
 	}
 }

@@ -112,4 +112,22 @@ func TestLearnStubs(t *testing.T) {
 			t.Errorf("the hand-written file was overwritten: %q", b)
 		}
 	})
+
+	t.Run("statusline refreshes the stubs", func(t *testing.T) {
+		d, _ := e.svc.GetDeck(e.ctx, "dev")
+		if _, err := e.svc.UnlinkCard(e.ctx, backend.CardRef{Deck: d.ID, CardType: backend.CardPlaybook, CardID: pb.ID}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Stat(rule); err != nil {
+			t.Fatalf("the rule stub should exist before: %v", err)
+		}
+		in, _ := json.Marshal(map[string]any{"workspace": map[string]any{"current_dir": filepath.Join(proj, ".agent-deck")}})
+		e.run(string(in), "statusline").wantCode(t, 0)
+		if _, err := os.Stat(rule); !os.IsNotExist(err) {
+			t.Errorf("statusline left the stale rule stub: %v", err)
+		}
+		if b, _ := os.ReadFile(skill); string(b) != "hand written\n" {
+			t.Errorf("statusline touched the hand-written file: %q", b)
+		}
+	})
 }

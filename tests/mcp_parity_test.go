@@ -72,7 +72,7 @@ func TestMCPRESTParity(t *testing.T) {
 			rest: mcpRESTCall(http.MethodPatch, "/api/v1/playbooks/pb_dev_release", map[string]any{"body": "v2 uses cred_dev_key", "triggers": []string{"ship dev"}})},
 		{name: "get playbook", tool: "get_playbook", args: map[string]any{"playbook_id": "pb_dev_release"},
 			mcpView: mcpDropKeys("open_proposals"),
-			rest: mcpRESTCall(http.MethodGet, "/api/v1/playbooks/pb_dev_release", nil)},
+			rest:    mcpRESTCall(http.MethodGet, "/api/v1/playbooks/pb_dev_release", nil)},
 		{name: "tool settings", tool: "update_service_tool_settings",
 			args: map[string]any{"service_id": "dev-peer", "disabled_tools": []string{"big", "crash"}},
 			rest: mcpRESTCall(http.MethodPut, "/api/v1/services/dev-peer/tool-settings", map[string]any{"disabled_tools": []string{"big", "crash"}})},
