@@ -24,6 +24,10 @@ var storeReads = map[string]string{
 	"PlaybooksDependingOn": "lookup",
 	"LinkedCards":          "lookup",
 	"Subscribe":            "listens to the change feed",
+
+	"LockPlaybook":       "takes a row lock, writes nothing",
+	"SignalsOfProposal":  "lookup",
+	"PlaybookFetchStats": "lookup",
 }
 
 // unwrappedWrites are the writes invalidatingStore may leave to the embedded Store, each with
@@ -34,6 +38,13 @@ var unwrappedWrites = map[string]string{
 	"UpdateSecretKeyState": "runs at start-up, before any request fills a cache, and re-seals values without changing them",
 	"CreateExecAudit":      "exec audits are not cached",
 	"FinishExecAudit":      "exec audits are not cached",
+
+	"CreateProposal":       "proposals are not cached",
+	"UpdateProposal":       "proposals are not cached",
+	"CreateSignal":         "feedback signals are not cached",
+	"SetSignals":           "feedback signals are not cached",
+	"RecordPlaybookFetch":  "fetch events are not cached",
+	"PrunePlaybookFetches": "fetch events are not cached",
 }
 
 // TestInvalidatingStoreWrapsEveryWrite: invalidatingStore embeds Store, so a new write method
