@@ -77,6 +77,7 @@ func (s *Service) collectBundle(ctx context.Context, deckRef string, b *Bundle) 
 				keep[string(l.CardType)+"\x00"+l.CardID] = true
 			}
 		}
+		bd.ServiceSettings = exportDeckSettings(links, keep)
 		b.Decks = append(b.Decks, bd)
 	}
 	kept := func(t CardType, id string) bool { return keep == nil || keep[string(t)+"\x00"+id] }

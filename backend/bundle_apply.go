@@ -176,6 +176,9 @@ func (im *importer) createDeck(ctx context.Context, path string, bd BundleDeck) 
 			return atPath(storeErr("linking a deck's cards", err), path)
 		}
 	}
+	if err := im.importDeckSettings(ctx, path, d, lists[CardService], bd); err != nil {
+		return err
+	}
 	im.decks.add(d.ID, d.Name)
 	if bd.ID != "" && bd.ID != d.ID {
 		im.rep.IDMap[bd.ID] = d.ID

@@ -99,11 +99,22 @@ func parsePlaybook(path string, v any) (BundlePlaybook, error) {
 }
 
 func parseDeck(path string, v any) (BundleDeck, error) {
-	m, err := jobj(path, v, "id", "name", "cards")
+	m, err := jobj(path, v, "id", "name", "cards", "service_settings")
+	if err != nil {
+		return BundleDeck{}, err
+	}
+	settings, err := jarr(path, m, "service_settings")
 	if err != nil {
 		return BundleDeck{}, err
 	}
 	var d BundleDeck
+	for i, sv := range settings {
+		st, err := parseDeckSettings(jidx(jkey(path, "service_settings"), i), sv)
+		if err != nil {
+			return d, err
+		}
+		d.ServiceSettings = append(d.ServiceSettings, st)
+	}
 	if d.ID, err = jstr(path, m, "id", false); err != nil {
 		return d, err
 	}

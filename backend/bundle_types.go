@@ -70,6 +70,8 @@ type BundleDeck struct {
 	ID    string          `json:"id"`
 	Name  string          `json:"name"`
 	Cards BundleDeckCards `json:"cards"`
+	// ServiceSettings are the deck's own rules for services it links, when it has any.
+	ServiceSettings []BundleDeckServiceSettings `json:"service_settings,omitempty"`
 }
 
 // BundleDeckCards are a deck's card ids per type, in order.

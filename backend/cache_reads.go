@@ -90,6 +90,13 @@ func (s *Service) tokenByHash(ctx context.Context, hash []byte) (TokenRecord, er
 	return t, err
 }
 
+// SessionCached reports whether this replica's cache holds session id, so that reading it is a
+// map lookup: the MCP endpoint then reads it inline instead of handing it to a goroutine.
+func (s *Service) SessionCached(id string) bool {
+	_, ok := cacheGet(s.cache, sessionMap, id)
+	return ok
+}
+
 // liveSession finds a live session, from the cache when it holds it.
 func (s *Service) liveSession(ctx context.Context, id string) (MCPSession, bool, error) {
 	if m, ok := cacheGet(s.cache, sessionMap, id); ok {

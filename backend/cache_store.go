@@ -58,6 +58,9 @@ func (s *invalidatingStore) DeleteDeck(ctx context.Context, id string) error {
 func (s *invalidatingStore) ReplaceLinks(ctx context.Context, deckID string, t CardType, ids []string) error {
 	return s.after(s.Store.ReplaceLinks(ctx, deckID, t, ids), "deck_cards", deckID)
 }
+func (s *invalidatingStore) SetDeckServiceSettings(ctx context.Context, deckID, serviceID string, st DeckServiceSettings) error {
+	return s.after(s.Store.SetDeckServiceSettings(ctx, deckID, serviceID, st), "deck_cards", deckID)
+}
 func (s *invalidatingStore) CreateService(ctx context.Context, r *ServiceRecord) error {
 	return s.after(s.Store.CreateService(ctx, r), "services", r.ID)
 }
@@ -121,6 +124,10 @@ func (s *invalidatingStore) OpenSession(ctx context.Context, m *MCPSession, pool
 		s.changed("mcp_sessions", id)
 	}
 	return expired, s.after(err, "mcp_sessions", m.ID)
+}
+func (s *invalidatingStore) BindUnboundSession(ctx context.Context, m *MCPSession) (bool, error) {
+	ok, err := s.Store.BindUnboundSession(ctx, m)
+	return ok, s.after(err, "mcp_sessions", m.ID)
 }
 func (s *invalidatingStore) UpdateSessionBinding(ctx context.Context, m *MCPSession) error {
 	return s.after(s.Store.UpdateSessionBinding(ctx, m), "mcp_sessions", m.ID)

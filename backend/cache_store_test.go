@@ -16,14 +16,16 @@ import (
 // storeReads are the Store methods that change no row the core caches, besides the Get… and
 // List… lookups. Every other Store method counts as a write.
 var storeReads = map[string]string{
-	"Ping":                 "checks the connection",
-	"LockDeck":             "takes a row lock, writes nothing",
-	"DecksLinking":         "lookup",
-	"ToolPins":             "lookup",
-	"TokenByHash":          "lookup",
-	"PlaybooksDependingOn": "lookup",
-	"LinkedCards":          "lookup",
-	"Subscribe":            "listens to the change feed",
+	"Ping":                  "checks the connection",
+	"LockDeck":              "takes a row lock, writes nothing",
+	"DecksLinking":          "lookup",
+	"ToolPins":              "lookup",
+	"TokenByHash":           "lookup",
+	"PlaybooksDependingOn":  "lookup",
+	"LinkedCards":           "lookup",
+	"Subscribe":             "listens to the change feed",
+	"DeckChoosesCredential": "lookup",
+	"SamplingAllowed":       "lookup, read uncached on every call that could sample",
 
 	"LockPlaybook":       "takes a row lock, writes nothing",
 	"SignalsOfProposal":  "lookup",
@@ -38,6 +40,14 @@ var unwrappedWrites = map[string]string{
 	"UpdateSecretKeyState": "runs at start-up, before any request fills a cache, and re-seals values without changing them",
 	"CreateExecAudit":      "exec audits are not cached",
 	"FinishExecAudit":      "exec audits are not cached",
+	"CreateSignInCode":     "sign-in codes are not cached",
+	"ConsumeSignInCode":    "sign-in codes are not cached",
+
+	// The tool-call audit trail (audit.go).
+	"InsertToolCalls":        "tool-call audit entries are not cached",
+	"PruneToolCalls":         "tool-call audit entries are not cached",
+	"SetDeckArgumentCapture": "audit settings are read by the audit insert only, never cached",
+	"SetSamplingAllowed":     "sampling grants are read uncached (SamplingAllowed), never cached",
 
 	"CreateProposal":       "proposals are not cached",
 	"UpdateProposal":       "proposals are not cached",

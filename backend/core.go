@@ -42,6 +42,8 @@ type Config struct {
 	MaxSessionsPerToken int
 	// PlaybookFetchRetention is how long get_playbook fetch events are kept (default 90 days).
 	PlaybookFetchRetention time.Duration
+	// ToolCalls receives every proxied tool call (audit trail, metrics); nil records nothing.
+	ToolCalls ToolCallRecorder
 }
 
 // DefaultMaxSessionsPerToken is MaxSessionsPerToken when unset.

@@ -33,6 +33,10 @@ type Target struct {
 	// Revision changes whenever the service's configuration changes; the proxy reconnects
 	// when it sees a new one.
 	Revision string
+	// ConnKey, when set, keys the proxy's connection instead of ServiceID: a deck that presents
+	// another credential than the service's own gets a connection of its own, so no connection
+	// carrying one deck's secret serves another deck's call.
+	ConnKey string
 	// Admit, when set, vets the exact tool definition a call resolved, before its arguments
 	// are checked or anything is sent; its error is the call's (tool pinning, service_toolpins.go).
 	Admit func(DownstreamTool) error

@@ -26,6 +26,10 @@ type Store interface {
 	LockDeck(ctx context.Context, id string) error
 	// ListLinks returns the deck's links ordered by card type, then position.
 	ListLinks(ctx context.Context, deckID string) ([]CardLink, error)
+	// DeckChoosesCredential reports whether any deck presents its own credential to the service.
+	DeckChoosesCredential(ctx context.Context, serviceID string) (bool, error)
+	// SetDeckServiceSettings stores a deck's rules for one service; empty settings delete them.
+	SetDeckServiceSettings(ctx context.Context, deckID, serviceID string, st DeckServiceSettings) error
 	// ReplaceLinks sets the deck's cards of one type to exactly cardIDs, positions 0..n-1.
 	ReplaceLinks(ctx context.Context, deckID string, t CardType, cardIDs []string) error
 	// DecksLinking returns the decks on which the card is linked.
@@ -97,6 +101,10 @@ type Store interface {
 	// TokenByHash finds a token by the sha256 of its secret, revoked or not.
 	TokenByHash(ctx context.Context, hash []byte) (TokenRecord, error)
 	TouchToken(ctx context.Context, id string, at time.Time) error
+	// CreateSignInCode stores the sha256 of a one-time dashboard sign-in code.
+	CreateSignInCode(ctx context.Context, hash []byte, createdAt, expiresAt time.Time) error
+	// ConsumeSignInCode marks an unused, unexpired code used; NOT_FOUND otherwise.
+	ConsumeSignInCode(ctx context.Context, hash []byte, at time.Time) error
 
 	CreateSession(ctx context.Context, s *MCPSession) error
 	// OpenSession inserts a session with a badge the Store picks in the same statement (the
@@ -108,6 +116,8 @@ type Store interface {
 	// GetSession returns a session that exists and is not terminated.
 	GetSession(ctx context.Context, id string) (MCPSession, error)
 	UpdateSessionBinding(ctx context.Context, s *MCPSession) error
+	// BindUnboundSession binds a session only while it has no deck; false when it had one.
+	BindUnboundSession(ctx context.Context, s *MCPSession) (bool, error)
 	TouchSession(ctx context.Context, id string, at time.Time) error
 	TerminateSession(ctx context.Context, id string, at time.Time) error
 	// ListLiveSessions returns sessions not terminated and seen since the given time.
@@ -123,6 +133,21 @@ type Store interface {
 	CreateExecAudit(ctx context.Context, a *ExecAudit) error
 	FinishExecAudit(ctx context.Context, id int64, exitCode int, at time.Time) error
 	ListExecAudits(ctx context.Context) ([]ExecAudit, error)
+
+	// SetSamplingAllowed grants (a row) or withdraws sampling for a service on a deck.
+	SetSamplingAllowed(ctx context.Context, deckID, serviceID string, allowed bool) error
+	// SamplingAllowed reports whether the deck lets the service sample.
+	SamplingAllowed(ctx context.Context, deckID, serviceID string) (bool, error)
+	// InsertToolCalls writes audit entries in one round trip, filling token and deck names
+	// and keeping Arguments only for decks that capture them (audit.go).
+	InsertToolCalls(ctx context.Context, calls []ToolCall) error
+	// ListToolCalls returns the entries q selects, newest first.
+	ListToolCalls(ctx context.Context, q ToolCallQuery) ([]ToolCall, error)
+	// PruneToolCalls deletes entries older than before and says how many.
+	PruneToolCalls(ctx context.Context, before time.Time) (int64, error)
+	// SetDeckArgumentCapture turns argument capture on or off for one deck, for calls made
+	// from at on.
+	SetDeckArgumentCapture(ctx context.Context, deckID string, on bool, at time.Time) error
 
 	// LinkedCards loads a deck's cards for a snapshot in one database round trip, so a snapshot
 	// costs about the same for 3 cards or 100.

@@ -19,6 +19,9 @@ type CardLink struct {
 	CardType CardType `json:"card_type"`
 	CardID   string   `json:"card_id"`
 	Position int      `json:"position"`
+	// Settings are the deck's own rules for a linked service (deck_service_settings.go); nil
+	// when it has none. Only the core reads them.
+	Settings *DeckServiceSettings `json:"-"`
 }
 
 // ServiceType says how a downstream MCP server is reached.
@@ -102,6 +105,9 @@ type ServiceRecord struct {
 	// ToolsPinnedAt is when the service's tools were first pinned; nil until the first contact
 	// (or since pinning was turned off).
 	ToolsPinnedAt *time.Time
+	// DeckSettings are the rules of the deck a snapshot was loaded for (Store.LinkedCards); nil
+	// elsewhere and when the deck has none.
+	DeckSettings *DeckServiceSettings
 }
 
 // AuthScheme says how a credential's secret is presented to a downstream server.
@@ -189,6 +195,10 @@ type Token struct {
 	CreatedAt  time.Time  `json:"created_at"`
 	LastUsedAt *time.Time `json:"last_used_at,omitempty"`
 	RevokedAt  *time.Time `json:"revoked_at,omitempty"`
+	// Kind is "token" for API tokens and "dashboard" for a dashboard sign-in session.
+	Kind TokenKind `json:"kind"`
+	// ExpiresAt ends a dashboard session; API tokens do not expire.
+	ExpiresAt *time.Time `json:"expires_at,omitempty"`
 }
 
 // TokenRecord is a token as stored.

@@ -16,17 +16,21 @@ func (s *Service) snapshot(ctx context.Context, d Deck) (DeckSnapshot, error) {
 }
 
 // deckService is a service as a deck shows it: live health when the proxy knows better than the
-// store, and tool counts from the cached tool list (null when never fetched).
+// store, and tool counts from the cached tool list (null when never fetched), both after the
+// deck's own rules (its tool subset and its credential choice).
 func (s *Service) deckService(r *ServiceRecord) DeckService {
 	ds := DeckService{
 		ID: r.ID, Name: r.Name, Type: r.Type, Description: r.Description, URL: maskedURL(*r),
 		CredentialID: r.CredentialID, Health: r.Health,
 	}
+	if r.DeckSettings != nil && r.DeckSettings.CredentialID != "" {
+		ds.CredentialID = r.DeckSettings.CredentialID
+	}
 	if s.downstream != nil {
 		if st, ok := s.downstream.Status(r.ID); ok {
 			ds.Health = mergeHealth(r.Health, st.Health)
 			if st.Tools != nil {
-				on, off := toolCounts(st.Tools, r.DisabledTools)
+				on, off := toolCounts(st.Tools, r.DisabledTools, r.DeckSettings)
 				ds.EnabledToolCount, ds.DisabledToolCount = &on, &off
 			}
 		}
@@ -37,13 +41,13 @@ func (s *Service) deckService(r *ServiceRecord) DeckService {
 	return ds
 }
 
-func toolCounts(tools []DownstreamTool, disabled []string) (enabled, off int) {
+func toolCounts(tools []DownstreamTool, disabled []string, deck *DeckServiceSettings) (enabled, off int) {
 	isOff := make(map[string]bool, len(disabled))
 	for _, d := range disabled {
 		isOff[d] = true
 	}
 	for _, t := range tools {
-		if isOff[t.Name] {
+		if isOff[t.Name] || !deck.allows(t.Name) {
 			off++
 		} else {
 			enabled++

@@ -15,6 +15,7 @@ type deckViews struct {
 	playbooks   []PlaybookSummary
 	last        atomic.Pointer[[]DeckService]
 	idx         deckIndexOnce // what paging needs, built on first use (deck_page.go)
+	pages       pageCache     // rendered pages of this deck version (cache_pages.go)
 }
 
 func newDeckViews(cards LinkedCards) *deckViews {
@@ -33,7 +34,11 @@ func newDeckViews(cards LinkedCards) *deckViews {
 }
 
 // services renders the services with live health merged in (no I/O).
-func (v *deckViews) services(s *Service) []DeckService {
+func (v *deckViews) services(s *Service) []DeckService { return *v.rendered(s) }
+
+// rendered is services as the shared rendering it came from: the same pointer while nothing in
+// it changed, so it also tells whether pages made from it are still current (cache_pages.go).
+func (v *deckViews) rendered(s *Service) *[]DeckService {
 	if last := v.last.Load(); last != nil && len(*last) == len(v.records) {
 		same := true
 		for i := range v.records {
@@ -43,7 +48,7 @@ func (v *deckViews) services(s *Service) []DeckService {
 			}
 		}
 		if same {
-			return *last
+			return last
 		}
 	}
 	out := make([]DeckService, 0, len(v.records))
@@ -51,7 +56,7 @@ func (v *deckViews) services(s *Service) []DeckService {
 		out = append(out, s.deckService(&v.records[i]))
 	}
 	v.last.Store(&out)
-	return out
+	return &out
 }
 
 func sameDeckService(a, b DeckService) bool {

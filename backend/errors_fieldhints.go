@@ -5,6 +5,7 @@ package backend
 // field takes without reading the docs. Fields are named as callers spell them (REST and MCP).
 var fieldAccepts = map[string]string{
 	"action":                    "one of the actions listed in the message",
+	"allow_tools":               "a list of the service's tool names, the only ones the deck exposes; list_service_tools shows them",
 	"audit_id":                  "the positive id of an exec audit row, as `agent-deck exec` printed it",
 	"body":                      "markdown text, up to 256 KiB, without control characters other than newlines and tabs",
 	"card_id":                   "the id or the name (label, title) of a card; list_collection shows them",
@@ -16,6 +17,7 @@ var fieldAccepts = map[string]string{
 	"deckId":                    "a deck id or exact name; get_decks lists them",
 	"depends_on_credential_ids": "a list of credential ids (cred_…) or labels, at most 64",
 	"depends_on_service_ids":    "a list of service ids or names, at most 64",
+	"deny_tools":                "a list of the service's tool names the deck hides; list_service_tools shows them",
 	"description":               "plain text, up to 2000 characters",
 	"disabled_tools":            "a list of the service's tool names; list_service_tools shows them",
 	"docs_url":                  "an http:// or https:// URL, or empty",

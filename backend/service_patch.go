@@ -7,7 +7,8 @@ import (
 )
 
 // checkPatchScope enforces SPEC §10 on a service patch. On a service that carries any secret
-// (sealed headers, sealed env, URL userinfo, a linked credential) only an admin may change where
+// (sealed headers, sealed env, URL userinfo, a linked credential, or a credential a deck chose
+// for it) only an admin may change where
 // or how it is reached: an agent may change its description (and, elsewhere, its tool settings),
 // nothing else, so no agent can send a stored secret to a URL or command of its choosing. The
 // stored record decides, not the patched one: unlinking the credential and moving the URL in one
@@ -25,7 +26,15 @@ func (s *Service) checkPatchScope(ctx context.Context, rec ServiceRecord, p Serv
 			}
 		}
 	}
-	if !carriesSecret(rec) {
+	secret := carriesSecret(rec)
+	if !secret {
+		// A deck may present its own credential to the service (deck_service_settings.go).
+		var err error
+		if secret, err = s.store.DeckChoosesCredential(ctx, rec.ID); err != nil {
+			return storeErr("reading the decks' credentials for a service", err)
+		}
+	}
+	if !secret {
 		return checkLocalPatch(ctx, rec, p)
 	}
 	var stored storedSecrets

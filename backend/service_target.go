@@ -10,8 +10,20 @@ import (
 )
 
 // target builds what the proxy needs to reach a service, with its secret headers, local env and
-// linked credential decrypted. The result must never be logged or returned to a client.
+// linked credential decrypted, and teaches the Redactor its secrets. The result must never be
+// logged or returned to a client.
 func (s *Service) target(ctx context.Context, rec ServiceRecord) (Target, error) {
+	t, err := s.egressTarget(ctx, rec)
+	if err != nil {
+		return Target{}, err
+	}
+	s.cfg.Redactor.Learn(t.ServiceID, t.Secrets)
+	return t, nil
+}
+
+// egressTarget is target without teaching the Redactor, for a caller that learns the secrets
+// under a key of its own (a deck's credential choice, deck_service_settings.go).
+func (s *Service) egressTarget(ctx context.Context, rec ServiceRecord) (Target, error) {
 	sealedHeaders, err := s.openMap(FieldServiceHeaders, rec.ID, rec.SealedHeaders)
 	if err != nil {
 		return Target{}, err
@@ -70,7 +82,6 @@ func (s *Service) target(ctx context.Context, rec ServiceRecord) (Target, error)
 		t.Revision += "|" + cred.ID + "@" + cred.updatedAt
 	}
 	t.Secrets = targetSecrets(t, sealedHeaders, userinfo)
-	s.cfg.Redactor.Learn(t.ServiceID, t.Secrets)
 	return t, nil
 }
 

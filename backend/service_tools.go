@@ -52,12 +52,20 @@ func (s *Service) ListServiceTools(ctx context.Context, ref, deck string) ([]Too
 	if ref, err = s.reachableService(ctx, a, ref, deck); err != nil {
 		return nil, err
 	}
-	return s.listServiceTools(ctx, a, ref)
+	return s.listServiceTools(ctx, a, ref, deck)
 }
 
-func (s *Service) listServiceTools(ctx context.Context, a Actor, ref string) ([]ToolInfo, error) {
+// listServiceTools lists through deck (id or name; empty for none), whose rules hide tools.
+func (s *Service) listServiceTools(ctx context.Context, a Actor, ref, deck string) ([]ToolInfo, error) {
 	rec, t, err := s.serviceTarget(ctx, ref)
 	if err != nil {
+		return nil, err
+	}
+	sc, err := s.scopeOf(ctx, deck, rec.ID)
+	if err != nil {
+		return nil, err
+	}
+	if t, err = s.scopedTarget(ctx, sc, rec, t); err != nil {
 		return nil, err
 	}
 	tools, err := s.downstream.ListTools(ctx, t)
@@ -71,10 +79,11 @@ func (s *Service) listServiceTools(ctx context.Context, a Actor, ref string) ([]
 	}
 	out := make([]ToolInfo, 0, len(tools))
 	for _, tool := range tools {
-		if a.Kind == ActorAgent && !tool.Enabled {
+		enabled := tool.Enabled && sc.settings.allows(tool.Name)
+		if a.Kind == ActorAgent && !enabled {
 			continue
 		}
-		info := ToolInfo{Name: tool.Name, Enabled: tool.Enabled, Tool: tool.Raw}
+		info := ToolInfo{Name: tool.Name, Enabled: enabled, Tool: tool.Raw}
 		pins.markHeld(&info, tool, a.Scope == ScopeAdmin)
 		out = append(out, info)
 	}
@@ -172,25 +181,38 @@ func quoteNames(names []string) string {
 // CallServiceTool calls a downstream tool (REST): of any service for admins, of a service on
 // the deck named in in.Deck for agent tokens. Under agent:read only tools annotated
 // readOnlyHint: true may be called.
-func (s *Service) CallServiceTool(ctx context.Context, ref string, in CallInput) (CallResult, error) {
+func (s *Service) CallServiceTool(ctx context.Context, ref string, in CallInput) (res CallResult, err error) {
 	a, err := requireRead(ctx, "call service tools")
 	if err != nil {
 		return CallResult{}, err
 	}
+	ca := s.startCallAudit(ctx, a, "", ref, in)
+	defer func() { s.finishCallAudit(ca, res, err) }()
 	if ref, err = s.reachableService(ctx, a, ref, in.Deck); err != nil {
 		return CallResult{}, err
 	}
-	return s.callServiceTool(ctx, a, ref, in)
+	return s.callServiceTool(ctx, a, ca, ref, in)
 }
 
-func (s *Service) callServiceTool(ctx context.Context, a Actor, ref string, in CallInput) (CallResult, error) {
+func (s *Service) callServiceTool(ctx context.Context, a Actor, ca *callAudit, ref string, in CallInput) (CallResult, error) {
 	if strings.TrimSpace(in.ToolName) == "" {
 		return CallResult{}, invalid("tool_name", "the name of the tool to call is required").
 			WithHint(inWordsOf(ctx, "GET /api/v1/services/{service}/tools lists the service's tools",
 				"list_service_tools shows the service's tools"))
 	}
 	rec, t, err := s.serviceTarget(ctx, ref)
+	ca.resolved(rec)
 	if err != nil {
+		return CallResult{}, err
+	}
+	sc, err := s.scopeOf(ctx, in.Deck, rec.ID)
+	if err != nil {
+		return CallResult{}, err
+	}
+	if err := sc.admitTool(rec, in.ToolName); err != nil {
+		return CallResult{}, err
+	}
+	if t, err = s.scopedTarget(ctx, sc, rec, t); err != nil {
 		return CallResult{}, err
 	}
 	if a.Scope == ScopeAgentRead {

@@ -25,6 +25,7 @@ type BoundDeck struct {
 	DeckPage
 	Badge          string `json:"badge"`
 	DisplaySummary string `json:"display_summary"`
+	pageJSON       []byte // DeckPage as JSON, rendered once per deck version (cache_pages.go)
 }
 
 // OpenSessionInput starts an MCP session; Deck (id or name) and WorkspaceRoot pre-bind it.

@@ -112,11 +112,11 @@ func (s *Service) BoundDeck(ctx context.Context, sessionID string, in DeckPageIn
 		Badge   string `json:"badge"`
 		Summary string `json:"display_summary"`
 	}{sess.Badge, summary})
-	page, err := s.deckPage(ctx, d, in, reserved)
+	page, err := s.cachedDeckPage(ctx, d, v, in, reserved)
 	if err != nil {
 		return BoundDeck{}, err
 	}
-	return BoundDeck{DeckPage: page, Badge: sess.Badge, DisplaySummary: summary}, nil
+	return BoundDeck{DeckPage: page.page, Badge: sess.Badge, DisplaySummary: summary, pageJSON: page.json}, nil
 }
 
 // boundSession returns the caller's session, NOT_BOUND when it has no deck.

@@ -12,47 +12,53 @@ func (s *Service) BoundServiceTools(ctx context.Context, sessionID, serviceRef s
 	if err != nil {
 		return nil, err
 	}
-	id, err := s.boundServiceID(ctx, sessionID, serviceRef)
+	id, deck, err := s.boundServiceID(ctx, sessionID, serviceRef)
 	if err != nil {
 		return nil, err
 	}
-	return s.listServiceTools(ctx, a, id)
+	return s.listServiceTools(ctx, a, id, deck)
 }
 
 // CallBoundServiceTool calls a tool of a service on the session's bound deck. Only services on
 // that deck can be reached; everything else about the call is CallServiceTool's.
-func (s *Service) CallBoundServiceTool(ctx context.Context, sessionID, serviceRef string, in CallInput) (CallResult, error) {
+func (s *Service) CallBoundServiceTool(ctx context.Context, sessionID, serviceRef string, in CallInput) (res CallResult, err error) {
 	a, err := requireRead(ctx, "call service tools")
 	if err != nil {
 		return CallResult{}, err
 	}
-	id, err := s.boundServiceID(ctx, sessionID, serviceRef)
+	ca := s.startCallAudit(ctx, a, sessionID, serviceRef, in)
+	defer func() { s.finishCallAudit(ca, res, err) }()
+	id, deck, err := s.boundServiceID(ctx, sessionID, serviceRef)
 	if err != nil {
 		return CallResult{}, err
 	}
-	return s.callServiceTool(ctx, a, id, in)
+	in.Deck = deck // the bound deck's rules apply, whatever the agent sent
+	if ctx, err = s.gateSampling(ctx, sessionID, id); err != nil {
+		return CallResult{}, err
+	}
+	return s.callServiceTool(ctx, a, ca, id, in)
 }
 
-// boundServiceID resolves a service id or name among the bound deck's services;
-// NOT_ON_BOUND_DECK lists the services the deck does hold.
-func (s *Service) boundServiceID(ctx context.Context, sessionID, ref string) (string, error) {
+// boundServiceID resolves a service id or name among the bound deck's services, and returns
+// the bound deck's id; NOT_ON_BOUND_DECK lists the services the deck does hold.
+func (s *Service) boundServiceID(ctx context.Context, sessionID, ref string) (string, string, error) {
 	sess, err := s.boundSession(ctx, sessionID)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	links, err := s.deckLinks(ctx, sess.DeckID)
 	if err != nil {
-		return "", storeErr("listing deck cards", err)
+		return "", "", storeErr("listing deck cards", err)
 	}
 	ids := idsOfType(links, CardService)
 	ref = strings.TrimSpace(ref)
 	if ref != "" {
 		id, ok, err := findLinked(ctx, s.store, CardService, ids, ref)
 		if err != nil || ok {
-			return id, err
+			return id, sess.DeckID, err
 		}
 	}
-	return "", s.notOnBoundDeck(ctx, sess, CardService, ref, ids)
+	return "", "", s.notOnBoundDeck(ctx, sess, CardService, ref, ids)
 }
 
 // BoundPlaybook is get_playbook: a playbook on the session's bound deck, body included, with

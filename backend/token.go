@@ -2,9 +2,7 @@ package backend
 
 import (
 	"context"
-	"crypto/rand"
 	"crypto/sha256"
-	"encoding/base64"
 	"sort"
 	"strings"
 	"time"
@@ -42,17 +40,16 @@ func (s *Service) CreateToken(ctx context.Context, in TokenInput) (NewToken, err
 	if !in.Scope.Valid() {
 		return NewToken{}, invalidEnum("scope", in.Scope, scopes)
 	}
-	raw := make([]byte, 32)
-	if _, err := rand.Read(raw); err != nil {
-		return NewToken{}, Internal("generating a token", err)
+	secret, err := randomSecret(TokenPrefix)
+	if err != nil {
+		return NewToken{}, err
 	}
-	secret := TokenPrefix + base64.RawURLEncoding.EncodeToString(raw)
 	id, err := newUUID()
 	if err != nil {
 		return NewToken{}, err
 	}
 	rec := TokenRecord{
-		Token: Token{ID: id, Name: name, Scope: in.Scope, CreatedAt: s.clock()},
+		Token: Token{ID: id, Name: name, Scope: in.Scope, CreatedAt: s.clock(), Kind: TokenKindAPI},
 		Hash:  hashToken(secret),
 	}
 	if err := s.store.CreateToken(ctx, &rec); err != nil {
@@ -92,8 +89,13 @@ func (s *Service) RevokeToken(ctx context.Context, id string) error {
 }
 
 // Authenticate turns a bearer secret into the Actor it stands for; UNAUTHENTICATED when the
-// token is unknown or revoked.
+// token is unknown or revoked. Dashboard sessions are not bearer tokens: they work only as the
+// dashboard's cookie (AuthenticateDashboard), where the CSRF check applies.
 func (s *Service) Authenticate(ctx context.Context, secret string, kind ActorKind) (Actor, error) {
+	return s.authenticate(ctx, secret, kind, TokenKindAPI)
+}
+
+func (s *Service) authenticate(ctx context.Context, secret string, kind ActorKind, tokenKind TokenKind) (Actor, error) {
 	secret = strings.TrimSpace(secret)
 	if secret == "" {
 		return Actor{}, Errorf(CodeUnauthenticated, "a token is required").
@@ -101,7 +103,7 @@ func (s *Service) Authenticate(ctx context.Context, secret string, kind ActorKin
 	}
 	hash := hashToken(secret)
 	rec, err := s.tokenByHash(ctx, hash)
-	if isNotFound(err) {
+	if isNotFound(err) || err == nil && rec.Kind != tokenKind {
 		return Actor{}, Errorf(CodeUnauthenticated, "the token is not valid").
 			WithHint("create one with: agent-deck token create")
 	}
@@ -113,6 +115,10 @@ func (s *Service) Authenticate(ctx context.Context, secret string, kind ActorKin
 			WithHint("create a new one with: agent-deck token create")
 	}
 	now := s.clock()
+	if rec.ExpiresAt != nil && !now.Before(*rec.ExpiresAt) {
+		return Actor{}, Errorf(CodeUnauthenticated, "the dashboard session has expired").
+			WithHint("sign in again with: agent-deck dashboard")
+	}
 	if rec.LastUsedAt == nil || now.Sub(*rec.LastUsedAt) >= touchInterval {
 		if err := s.store.TouchToken(ctx, rec.ID, now); err != nil {
 			s.log.Warn("recording token use failed", "token_id", rec.ID, "error", err)

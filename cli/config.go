@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/urfave/cli/v2"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/agent-deck/agent-deck/backend"
 )
@@ -81,6 +82,12 @@ func serveFlags() []cli.Flag {
 			Value: backend.DefaultPlaybookFetchRetention, Usage: "get_playbook fetch events are deleted after this long"},
 		&cli.BoolFlag{Name: "allow-metadata-hosts", EnvVars: []string{"AGENT_DECK_ALLOW_METADATA_HOSTS"},
 			Usage: "let services use link-local and cloud-metadata hosts (169.254.169.254, metadata.google.internal, …)"},
+		&cli.BoolFlag{Name: "pprof", EnvVars: []string{"AGENT_DECK_PPROF"},
+			Usage: "serve Go runtime profiles at /debug/pprof/ to admin tokens"},
+		&cli.DurationFlag{Name: "audit-retention", EnvVars: []string{"AGENT_DECK_AUDIT_RETENTION"}, Value: backend.DefaultAuditRetention,
+			Usage: "tool-call audit entries older than this are deleted (checked hourly)"},
+		&cli.StringFlag{Name: "log-format", EnvVars: []string{"AGENT_DECK_LOG_FORMAT"}, Value: "text",
+			Usage: "text or json (one JSON object per line, for log shippers)"},
 	}
 }
 
@@ -103,8 +110,11 @@ type ServeConfig struct {
 	ResultHardCap       int   // bytes; 0 = 32 MiB
 	ResultDirCap        int64 // bytes; 0 = 1 GiB
 	LogLevel            string
-	AllowMetadataHosts  bool
-
+	// LogFormat is text (default) or json.
+	LogFormat          string
+	AllowMetadataHosts bool
+	// AuditRetention is how long tool-call audit entries are kept; 0 means 30 days.
+	AuditRetention time.Duration
 	// PlaybookFetchRetention is how long get_playbook fetch events are kept; 0 = 90 days.
 	PlaybookFetchRetention time.Duration
 
@@ -117,8 +127,14 @@ type ServeConfig struct {
 	AllowOrigins []string
 	// HTTP bounds slow and idle clients; the zero value takes the defaults.
 	HTTP HTTPLimits
+	// Pprof serves the Go runtime profiles at /debug/pprof/ to admin tokens (--pprof); off, the
+	// path does not exist.
+	Pprof bool
 	// Logger receives structured logs; nil logs text to stderr at LogLevel.
 	Logger *slog.Logger
+	// TracerProvider, when set, receives the spans (tests pass an in-process recorder);
+	// nil traces only when OTEL_EXPORTER_OTLP_ENDPOINT is set (tracing.go).
+	TracerProvider trace.TracerProvider
 }
 
 func serveConfigFrom(c *cli.Context) ServeConfig {
@@ -139,9 +155,12 @@ func serveConfigFrom(c *cli.Context) ServeConfig {
 		ResultHardCap:       c.Int("result-hard-cap"),
 		ResultDirCap:        c.Int64("result-dir-cap"),
 		LogLevel:            c.String("log-level"),
+		LogFormat:           c.String("log-format"),
 		AllowMetadataHosts:  c.Bool("allow-metadata-hosts"),
+		AuditRetention:      c.Duration("audit-retention"),
 		StrictPerms:         c.Bool("strict-perms"),
 		AllowOrigins:        c.StringSlice("allow-origin"),
+		Pprof:               c.Bool("pprof"),
 
 		PlaybookFetchRetention: c.Duration("playbook-fetch-retention"),
 	}
@@ -156,6 +175,12 @@ func (c ServeConfig) validate() error {
 	}
 	if c.MaxSessionsPerToken < 0 {
 		return fmt.Errorf("--max-sessions-per-token %d: expected a positive number of sessions", c.MaxSessionsPerToken)
+	}
+	if c.LogFormat != "" && c.LogFormat != "text" && c.LogFormat != "json" {
+		return fmt.Errorf("--log-format %q: expected text or json", c.LogFormat)
+	}
+	if c.AuditRetention < 0 {
+		return fmt.Errorf("--audit-retention %s: expected a positive duration such as 720h", c.AuditRetention)
 	}
 	if _, err := backend.NewOriginPolicy("", c.AllowOrigins); err != nil {
 		return errors.New(backend.AsError(err).Message)

@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/proxy"
 )
 
 // metrics counts what crosses the one port: requests per surface and status, and their latency.
@@ -20,6 +21,14 @@ type metrics struct {
 	registry *prometheus.Registry
 	requests *prometheus.CounterVec
 	latency  *prometheus.HistogramVec
+	// Proxied tool calls, by service name and tool name (enabled tools only, else "other").
+	toolCalls    *prometheus.CounterVec
+	toolErrors   *prometheus.CounterVec
+	toolDuration *prometheus.HistogramVec
+	// Local server starts and crashes and spilled results, by service name (proxy.Events).
+	localStarts  *prometheus.CounterVec
+	localCrashes *prometheus.CounterVec
+	spills       *prometheus.CounterVec
 }
 
 func newMetrics() *metrics {
@@ -31,13 +40,50 @@ func newMetrics() *metrics {
 		}, []string{"surface", "method", "status"}),
 		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "agent_deck_http_request_duration_seconds",
-			Help:    "Time to serve an HTTP request, by surface.",
+			Help:    "Time to serve an HTTP request, by surface; GET /mcp event streams are left out (they last as long as a session listens).",
 			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30},
 		}, []string{"surface"}),
 	}
+	m.toolCalls = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "agent_deck_tool_calls_total",
+		Help: "Proxied tool calls (REST and MCP), by service, tool and outcome (ok, is_error, error); unknown services and tools count as other.",
+	}, []string{"service", "tool", "outcome"})
+	m.toolErrors = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "agent_deck_tool_call_errors_total",
+		Help: "Proxied tool calls that failed with an Agent Deck error code, by service, tool and code.",
+	}, []string{"service", "tool", "code"})
+	m.toolDuration = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name:    "agent_deck_tool_call_duration_seconds",
+		Help:    "Time from a proxied tool call's arrival to its answer, by service and tool.",
+		Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60},
+	}, []string{"service", "tool"})
+	m.registry.MustRegister(m.toolCalls, m.toolErrors, m.toolDuration)
+	m.localStarts = newServiceCounter("agent_deck_local_server_starts_total", "Local MCP server processes started, by service.")
+	m.localCrashes = newServiceCounter("agent_deck_local_server_crashes_total", "Local MCP server processes that exited without the deck stopping them, by service.")
+	m.spills = newServiceCounter("agent_deck_results_spilled_total", "Tool results too large to return inline, written to <home>/tool-results, by service.")
+	bi := ReadBuildInfo()
+	build := prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "agent_deck_build_info", Help: "Always 1; the labels say which build is running (as `agent-deck version`).",
+		ConstLabels: prometheus.Labels{"version": bi.Version, "revision": bi.Revision, "go_version": bi.GoVersion},
+	})
+	build.Set(1)
+	m.registry.MustRegister(m.localStarts, m.localCrashes, m.spills, build)
 	m.registry.MustRegister(m.requests, m.latency,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
+}
+
+func newServiceCounter(name, help string) *prometheus.CounterVec {
+	return prometheus.NewCounterVec(prometheus.CounterOpts{Name: name, Help: help}, []string{"service"})
+}
+
+// proxyEvents feeds the proxy's counters.
+func (m *metrics) proxyEvents() proxy.Events {
+	return proxy.Events{
+		LocalStarted:  func(service string) { m.localStarts.WithLabelValues(service).Inc() },
+		LocalCrashed:  func(service string) { m.localCrashes.WithLabelValues(service).Inc() },
+		ResultSpilled: func(service string) { m.spills.WithLabelValues(service).Inc() },
+	}
 }
 
 // handler serves the registry in the Prometheus text format.
@@ -53,6 +99,9 @@ func (m *metrics) wrap(next http.Handler) http.Handler {
 		next.ServeHTTP(rec, r)
 		surface := surfaceOf(r.URL.Path)
 		m.requests.WithLabelValues(surface, methodLabel(r.Method), statusLabel(rec.status)).Inc()
+		if surface == "mcp" && r.Method == http.MethodGet {
+			return // a session's event stream, held as long as the client listens: not a latency
+		}
 		m.latency.WithLabelValues(surface).Observe(time.Since(start).Seconds())
 	})
 }
@@ -110,3 +159,38 @@ func (r *statusRecorder) Flush() {
 }
 
 func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
+
+// toolCallSink hands every finished tool call to the metrics and the audit log; neither blocks.
+type toolCallSink struct {
+	audit   *backend.AuditLog
+	metrics *metrics
+}
+
+func (k toolCallSink) RecordToolCall(tc backend.ToolCall) {
+	k.metrics.observeToolCall(tc)
+	k.audit.RecordToolCall(tc)
+}
+
+// observeToolCall counts a call. Labels stay bounded: a service is named only once resolved,
+// a tool only when it is an enabled tool of that service, and codes come from backend's table.
+func (m *metrics) observeToolCall(tc backend.ToolCall) {
+	service, tool := "other", "other"
+	if tc.ServiceID != "" {
+		service = tc.ServiceName
+		if tc.KnownTool {
+			tool = tc.Tool
+		}
+	}
+	m.toolCalls.WithLabelValues(service, tool, string(tc.Outcome)).Inc()
+	if tc.ErrorCode != "" {
+		m.toolErrors.WithLabelValues(service, tool, codeLabel(tc.ErrorCode)).Inc()
+	}
+	m.toolDuration.WithLabelValues(service, tool).Observe(tc.Duration.Seconds())
+}
+
+func codeLabel(c backend.Code) string {
+	if slices.Contains(backend.AllCodes, c) {
+		return string(c)
+	}
+	return "other"
+}

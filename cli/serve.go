@@ -30,7 +30,7 @@ func serveCommand() *cli.Command {
 		Flags: serveFlags(),
 		Action: func(c *cli.Context) error {
 			cfg := serveConfigFrom(c)
-			cfg.Logger = newLogger(c.App.ErrWriter, cfg.LogLevel)
+			cfg.Logger = newLogger(c.App.ErrWriter, cfg.LogLevel, cfg.LogFormat)
 			// This is the agent-deck binary: local servers are started through its launcher.
 			if exe, err := os.Executable(); err == nil {
 				cfg.Launcher = []string{exe, launchCommandName}
@@ -57,6 +57,8 @@ type Server struct {
 	url     string
 	token   string
 	svc     *backend.Service
+	metrics *metrics
+	tracing tracing
 	lock    *homeLock
 	dataDir string // the embedded cluster's data directory, "" with an external database
 	closers []closer
@@ -73,7 +75,7 @@ func Start(ctx context.Context, cfg ServeConfig) (srv *Server, err error) {
 		return nil, err
 	}
 	if cfg.Logger == nil {
-		cfg.Logger = newLogger(os.Stderr, cfg.LogLevel)
+		cfg.Logger = newLogger(os.Stderr, cfg.LogLevel, cfg.LogFormat)
 	}
 	// Every logger below derives from this one, so no log line at any level carries a secret
 	// the server holds for a service, whoever echoes it.
@@ -114,7 +116,17 @@ func Start(ctx context.Context, cfg ServeConfig) (srv *Server, err error) {
 	if err != nil {
 		return nil, err
 	}
+	s.metrics = newMetrics()
+	traces, stopTraces, err := newTracing(ctx, cfg.TracerProvider)
+	if err != nil {
+		return nil, err
+	}
+	s.tracing = traces
+	s.push("tracing", stopTraces)
 	px := proxy.New(proxy.Options{
+		Tracing:         traces.proxy(),
+		Events:          s.metrics.proxyEvents(),
+		Version:         ReadBuildInfo().Version,
 		Home:            cfg.Home,
 		Logger:          s.log.With("component", "proxy"),
 		IdleTimeout:     cfg.LocalIdleTimeout,
@@ -126,7 +138,10 @@ func Start(ctx context.Context, cfg ServeConfig) (srv *Server, err error) {
 	})
 	s.push("proxy", px.Close)
 
+	audit := backend.NewAuditLog(store, s.log.With("component", "audit"), backend.AuditConfig{Retention: cfg.AuditRetention})
+	s.runAudit(audit)
 	s.svc = backend.NewService(store, px, sealer, nil, s.log, backend.Config{
+		ToolCalls:           toolCallSink{audit: audit, metrics: s.metrics},
 		SessionIdleTimeout:  cfg.SessionIdleTimeout,
 		MaxSessionsPerToken: cfg.MaxSessionsPerToken,
 		DefaultDeck:         cfg.DefaultDeck,
@@ -136,6 +151,7 @@ func Start(ctx context.Context, cfg ServeConfig) (srv *Server, err error) {
 
 		PlaybookFetchRetention: cfg.PlaybookFetchRetention,
 	})
+	s.metrics.registry.MustRegister(newStateCollector(s.svc, store, audit, s.log.With("component", "metrics")))
 	if err := s.svc.CheckSecretKey(ctx); err != nil {
 		return nil, keyRefusal(err, cfg)
 	}
@@ -143,6 +159,26 @@ func Start(ctx context.Context, cfg ServeConfig) (srv *Server, err error) {
 		return nil, err
 	}
 	return s, s.listen(ctx)
+}
+
+// runAudit writes tool-call audit entries until the server closes; the closer waits for the
+// last entries to be written.
+func (s *Server) runAudit(audit *backend.AuditLog) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		audit.Run(ctx)
+	}()
+	s.push("tool-call audit", func(stop context.Context) error {
+		cancel()
+		select {
+		case <-done:
+			return nil
+		case <-stop.Done():
+			return stop.Err()
+		}
+	})
 }
 
 // openDatabase returns the database URL, starting the embedded cluster when none is configured,
@@ -195,21 +231,31 @@ func (s *Server) listen(ctx context.Context) error {
 		Profile: s.cfg.Profile,
 		Logger:  s.log.With("component", "mcp"),
 		Origins: origins,
+		Version: ReadBuildInfo().Version,
+		Tracer:  s.tracing.mcp(),
 	})
 	if err != nil {
 		ln.Close()
 		return err
 	}
-	met := newMetrics()
+	met := s.metrics
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", mcp)
-	mux.Handle("/", dashboardapi.NewRouter(s.svc, dashboardapi.Options{
+	dashboard := dashboardapi.Dashboard()
+	mux.Handle("GET /{$}", dashboard)
+	mux.Handle("GET /signin", dashboard)
+	mux.Handle("GET /web/", dashboard)
+	opts := dashboardapi.Options{
 		Logger:  s.log.With("component", "rest"),
 		Info:    s.info,
 		Metrics: met.handler(),
 		Origins: origins,
-	}))
-	hs := newHTTPServer(met.wrap(mux), s.cfg.HTTP)
+	}
+	if s.cfg.Pprof {
+		opts.Pprof = pprofHandler()
+	}
+	mux.Handle("/", dashboardapi.NewRouter(s.svc, opts))
+	hs := newHTTPServer(met.wrap(s.tracing.wrap(mux)), s.cfg.HTTP)
 	go func() {
 		if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			s.log.Error("http server stopped", "err", err)
@@ -291,10 +337,15 @@ func startExitCode(err error) int {
 	return 2
 }
 
-func newLogger(w interface{ Write([]byte) (int, error) }, level string) *slog.Logger {
+// newLogger logs at level to w, as text or, for log shippers, one JSON object per line.
+func newLogger(w interface{ Write([]byte) (int, error) }, level, format string) *slog.Logger {
 	var lv slog.Level
 	if err := lv.UnmarshalText([]byte(level)); err != nil {
 		lv = slog.LevelInfo
 	}
-	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: lv}))
+	opts := &slog.HandlerOptions{Level: lv}
+	if format == "json" {
+		return slog.New(slog.NewJSONHandler(w, opts))
+	}
+	return slog.New(slog.NewTextHandler(w, opts))
 }

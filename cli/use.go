@@ -25,7 +25,7 @@ type useFile struct {
 }
 
 const (
-	useFilePath = ".agent-deck/use.json"
+	useFilePath = backend.WorkspacePinFile
 	usePinsFile = "use-pins.json"
 )
 

@@ -38,17 +38,28 @@ func (a *api) deleteDeck(c *gin.Context) error {
 	return a.svc.DeleteDeck(ctx(c), c.Param("deck"))
 }
 
-func (a *api) deckSnapshot(c *gin.Context) (backend.DeckPage, error) {
+// DeckView is a deck page as the dashboard shows it: the page plus the deck's display_summary
+// line as agents bound to it see it (without a session's badge).
+type DeckView struct {
+	backend.DeckPage
+	DisplaySummary string `json:"display_summary"`
+}
+
+func (a *api) deckSnapshot(c *gin.Context) (DeckView, error) {
 	in := backend.DeckPageInput{CardType: backend.CardType(c.Query("card_type")), Query: c.Query("query"),
 		Cursor: c.Query("cursor")}
 	if v := c.Query("budget"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil {
-			return backend.DeckPage{}, badInput("budget", "query parameter budget must be a whole number of tokens, got %q", clipText(v, 40))
+			return DeckView{}, badInput("budget", "query parameter budget must be a whole number of tokens, got %q", clipText(v, 40))
 		}
 		in.Budget = n
 	}
-	return a.svc.DeckPage(ctx(c), c.Param("deck"), in)
+	page, err := a.svc.DeckPage(ctx(c), c.Param("deck"), in)
+	if err != nil {
+		return DeckView{}, err
+	}
+	return DeckView{DeckPage: page, DisplaySummary: backend.DisplaySummary(page.Name, page.Counts, "")}, nil
 }
 
 func (a *api) linkCard(c *gin.Context, in backend.LinkCardInput) (backend.CardsResult, error) {
@@ -70,4 +81,12 @@ func (a *api) reorderCards(c *gin.Context, in reorderRequest) (backend.CardsResu
 		CardType:       backend.CardType(c.Param("card_type")),
 		OrderedCardIDs: in.OrderedCardIDs,
 	})
+}
+
+func (a *api) getDeckServiceSettings(c *gin.Context) (backend.DeckServiceSettingsResult, error) {
+	return a.svc.GetDeckServiceSettings(ctx(c), c.Param("deck"), c.Param("service"))
+}
+
+func (a *api) updateDeckServiceSettings(c *gin.Context, in backend.DeckServiceSettingsInput) (backend.DeckServiceSettingsResult, error) {
+	return a.svc.UpdateDeckServiceSettings(ctx(c), c.Param("deck"), c.Param("service"), in)
 }

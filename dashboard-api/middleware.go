@@ -95,10 +95,20 @@ func (a *api) checkOrigin(c *gin.Context) {
 	c.Next()
 }
 
-// authenticate turns the bearer token into the request's Actor. Scope checks are the Service's;
-// this only establishes who is calling. Any refusal of the token is a 401; only a failure to
-// check it (database down) is not.
+// authenticate turns the bearer token (or, without an Authorization header, the dashboard's
+// session cookie) into the request's Actor. Scope checks are the Service's; this only
+// establishes who is calling. Any refusal of the token is a 401; only a failure to check it
+// (database down) is not.
 func (a *api) authenticate(c *gin.Context) {
+	if cookie, err := c.Request.Cookie(SessionCookie); err == nil && cookie.Value != "" && c.GetHeader("Authorization") == "" {
+		if err := a.authenticateCookie(c, cookie.Value); err != nil {
+			a.writeError(c, err)
+			c.Abort()
+			return
+		}
+		c.Next()
+		return
+	}
 	secret, ok := bearerToken(c.GetHeader("Authorization"))
 	if !ok {
 		a.writeError(c, backend.Errorf(backend.CodeUnauthenticated, "a bearer token is required").

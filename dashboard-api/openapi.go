@@ -26,6 +26,8 @@ var pathParamDocs = map[string]map[string]any{
 	"exec":    {"description": "exec audit id", "schema": map[string]any{"type": "integer", "minimum": 1}},
 
 	"proposal": {"description": "proposal id", "schema": map[string]any{"type": "string", "format": "uuid"}},
+	"profile": {"description": "Go runtime profile (serve --pprof): heap, goroutine, profile, trace, …",
+		"schema": map[string]any{"type": "string"}},
 }
 
 // enumValues lists the closed sets of the backend's string types, shown as enums.

@@ -3,6 +3,8 @@ package dashboardapi
 import (
 	"maps"
 	"reflect"
+
+	"github.com/agent-deck/agent-deck/backend"
 )
 
 // apiLicense is the license object of the OpenAPI document. Agent Deck is not published under an
@@ -38,6 +40,7 @@ var fieldDocs = map[string]string{
 	"label":             "Unique label, case-insensitive; the env name and id derive from it",
 	"scheme":            "How the secret is sent: bearer, header (in header_name) or http_basic_user",
 	"header_name":       "HTTP header that carries the secret (scheme header)",
+	"allowed":           "true lets the service ask the agent's model for completions (MCP sampling) on this deck; false takes it back",
 	"env_name":          "Environment variable the secret is exposed as (exec, local services); derived from the label when omitted",
 	"tags":              "Free tags, at most 32 of at most 40 characters",
 	"docs_url":          "Where to get or manage the key",
@@ -72,14 +75,31 @@ var fieldDocs = map[string]string{
 	"remaining":      "Cards not shown yet",
 	"cursor":         "Pass as cursor to get the next page",
 
-	"reason":    "Why the proposal was rejected; optional, at most 2000 characters",
-	"ids":       "Feedback signal ids",
-	"signals":   "Feedback signals to record: playbook_id (optional), rationale, evidence",
-	"rationale": "Why the agent proposed the change or recorded the signal",
-	"evidence":  "failure_summary, user_feedback_excerpt, corrected_output_hint: short excerpts shown to the reviewer",
+	"reason":      "Why the proposal was rejected; optional, at most 2000 characters",
+	"ids":         "Feedback signal ids",
+	"signals":     "Feedback signals to record: playbook_id (optional), rationale, evidence",
+	"rationale":   "Why the agent proposed the change or recorded the signal",
+	"evidence":    "failure_summary, user_feedback_excerpt, corrected_output_hint: short excerpts shown to the reviewer",
+	"allow_tools": "The only tools of the service the deck exposes (on top of its disabled tools); [] removes the allow-list",
+	"deny_tools":  "Tools of the service the deck hides; [] removes the deny-list. At most one of allow_tools and deny_tools is set",
+
+	// The tool-call audit trail.
+	"capture_arguments": "Keep the (redacted) arguments of tool calls made through this deck in the audit trail",
+	"next_cursor":       "Pass as cursor to get the next page; absent on the last page",
 }
 
-var typeFieldDocs = map[reflect.Type]map[string]string{}
+var typeFieldDocs = map[reflect.Type]map[string]string{
+	reflect.TypeFor[backend.ToolCall](): {
+		"id":           "Entry id, increasing with time",
+		"arguments":    "The call's arguments with secrets masked; only for decks that capture arguments",
+		"outcome":      "ok, is_error (the tool answered with isError) or error (error_code says why)",
+		"duration_ms":  "Milliseconds from the call's arrival to its answer",
+		"result_bytes": "Size of the downstream result in bytes (0 when the call failed)",
+		"session_id":   "MCP session of the call; absent for REST calls",
+		"deck_name":    "Deck the call went through (for a refused REST call, the deck as named)",
+		"service_name": "Service called (for a refused call, the service as named)",
+	},
+}
 
 // describe adds the description of t's property name to its schema, when there is one.
 func describe(schema map[string]any, t reflect.Type, name string) map[string]any {

@@ -147,7 +147,7 @@ func handlerName(fn any) string {
 // limit, the handler, and the response.
 func (a *api) adapt(r route) gin.HandlerFunc {
 	if r.serve != nil {
-		return r.serve
+		return a.guard(r)
 	}
 	limit := r.bodyLimit
 	if limit <= 0 {
@@ -179,6 +179,20 @@ func (a *api) adapt(r route) gin.HandlerFunc {
 			return
 		}
 		a.render(c, r, out)
+	}
+}
+
+// guard runs a route that serves itself (metrics, profiles) after its scope check.
+func (a *api) guard(r route) gin.HandlerFunc {
+	if r.scope == "" {
+		return r.serve
+	}
+	return func(c *gin.Context) {
+		if err := backend.Authorize(c.Request.Context(), r.scope, r.action()); err != nil {
+			a.writeError(c, err)
+			return
+		}
+		r.serve(c)
 	}
 }
 

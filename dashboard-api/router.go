@@ -33,6 +33,9 @@ type Options struct {
 	Ready func(ctx context.Context) error
 	// Metrics, when set, is served at GET /metrics, behind bearer auth like the API.
 	Metrics http.Handler
+	// Pprof, when set, is served at GET /debug/pprof/… to admin tokens only (serve --pprof);
+	// unset, those paths are 404.
+	Pprof http.Handler
 	// Info, when set, answers GET /api/v1/info (any token): what `agent-deck status` shows
 	// about the running server (address, database kind, profile). It must hold no secret.
 	Info func(ctx context.Context) (map[string]any, error)

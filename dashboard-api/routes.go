@@ -67,6 +67,8 @@ func (a *api) routes() []route {
 		withBody(http.MethodPost, v1+"/decks/:deck/cards", "Link a card to the deck (at a position, or last); a linked card moves", http.StatusOK, a.linkCard),
 		noBody(http.MethodDelete, v1+"/decks/:deck/cards/:card_type/:card_id", "Unlink a card; warns which playbooks on the deck depend on it", a.unlinkCard),
 		withBody(http.MethodPut, v1+"/decks/:deck/cards/:card_type/order", "Set the full order of one card type on the deck", http.StatusOK, a.reorderCards),
+		noBody(http.MethodGet, v1+"/decks/:deck/services/:service/settings", "The deck's rules for a service it links: its tool subset and credential", a.getDeckServiceSettings),
+		withBody(http.MethodPatch, v1+"/decks/:deck/services/:service/settings", "Change the deck's tool subset (allow or deny list) or credential for a linked service; agent tokens may only narrow the tools", http.StatusOK, a.updateDeckServiceSettings),
 
 		noBody(http.MethodGet, v1+"/services", "List services (secret headers and local env masked)", a.listServices),
 		withBody(http.MethodPost, v1+"/services", "Register a downstream MCP server", http.StatusCreated, a.createService),
@@ -114,6 +116,11 @@ func (a *api) routes() []route {
 			withQuery(queryParam{name: "dry_run", boolean: true, description: "report without changing anything"}).
 			withLimit(a.opts.MaxImportBytes).withDocs(bundleDoc, nil).adminOnly(),
 
+		noBody(http.MethodPost, v1+"/dashboard/signin-codes", "A one-time dashboard sign-in code (valid 2 minutes); admin", a.createSignInCode).adminOnly(),
+		withBody(http.MethodPost, v1+"/dashboard/session", "Exchange a one-time sign-in code for a dashboard session cookie", http.StatusCreated, a.signIn).withPublic(),
+		noBody(http.MethodGet, v1+"/dashboard/session", "The dashboard session of the cookie, with its CSRF token", a.dashboardSession),
+		noContent(http.MethodDelete, v1+"/dashboard/session", "Sign the dashboard out (revokes the cookie's session)", a.signOut),
+
 		withBody(http.MethodPost, v1+"/exec", "Resolve credential secrets for `agent-deck exec` and open an audit row; admin", http.StatusCreated, a.startExec).adminOnly(),
 		bodyNoContent(http.MethodPost, v1+"/exec/:exec/finish", "Record the exit code of an exec; admin", a.finishExec).adminOnly(),
 		noBody(http.MethodGet, v1+"/exec", "The exec audit trail; admin", a.listExecAudits).adminOnly(),
@@ -129,6 +136,10 @@ func (a *api) routes() []route {
 		withBody(http.MethodPost, v1+"/signals/discard", "Discard feedback signals, all or none; admin", http.StatusOK, a.discardSignals).adminOnly(),
 		withBody(http.MethodPost, v1+"/signals/import", "Record feedback signals in bulk, all or none; admin", http.StatusCreated, a.importSignals).adminOnly(),
 		noBody(http.MethodGet, v1+"/playbook-usage", "How often agents fetched each playbook within the fetch retention; admin", a.playbookUsage).adminOnly(),
+		withBody(http.MethodPut, v1+"/decks/:deck/services/:service/sampling", "Allow or forbid a service on the deck to ask the agent's model for completions (MCP sampling; off by default); admin", http.StatusOK, a.setDeckSampling).adminOnly(),
+		noBody(http.MethodGet, v1+"/tool-calls", "The tool-call audit trail, newest first, filtered and paged; admin", a.listToolCalls).
+			withQuery(toolCallQueryParams...).adminOnly(),
+		withBody(http.MethodPut, v1+"/decks/:deck/audit", "Turn argument capture on or off for calls through the deck (arguments are redacted); admin", http.StatusOK, a.setDeckArgumentCapture).adminOnly(),
 	}
 	if a.opts.Info != nil {
 		table = append(table, noBody(http.MethodGet, v1+"/info", "What this server is: address, database, profile", a.info).
@@ -137,7 +148,26 @@ func (a *api) routes() []route {
 	if a.opts.Metrics != nil {
 		table = append(table, metricsRoute(a.opts.Metrics))
 	}
+	if a.opts.Pprof != nil {
+		table = append(table, pprofRoutes(a.opts.Pprof)...)
+	}
 	return table
+}
+
+// pprofRoutes serve the Go runtime profiles (serve --pprof) to admin tokens: a profile shows
+// the process's memory, command line and call paths, so no agent may read one.
+func pprofRoutes(h http.Handler) []route {
+	doc := map[string]any{"type": "string", "format": "binary",
+		"description": "A Go runtime profile (net/http/pprof); ?seconds= sets the CPU profile's length."}
+	serve := gin.WrapH(h)
+	return []route{
+		{method: http.MethodGet, path: "/debug/pprof/", summary: "Index of the Go runtime profiles; admin",
+			op: "pprofIndex", status: http.StatusOK, responseDoc: doc, contentType: "text/html",
+			scope: backend.ScopeAdmin, serve: serve},
+		{method: http.MethodGet, path: "/debug/pprof/:profile", summary: "One Go runtime profile; admin",
+			op: "pprofProfile", status: http.StatusOK, responseDoc: doc, contentType: "application/octet-stream",
+			scope: backend.ScopeAdmin, serve: serve},
+	}
 }
 
 // metricsRoute serves the composition root's metrics handler behind bearer auth.

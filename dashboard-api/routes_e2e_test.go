@@ -89,6 +89,7 @@ func routeScenario() []step {
 	steps = append(steps, deckSteps(ok, created)...)
 	steps = append(steps, cardSteps(ok, created, downstream)...)
 	steps = append(steps, adminSteps(ok, created, gone)...)
+	steps = append(steps, dashboardSessionSteps(ok, created)...)
 	steps = append(steps, learnSteps(ok, created)...)
 	return steps
 }
@@ -190,6 +191,12 @@ func cardSteps(ok, created, downstream []int) []step {
 				}
 			}},
 		{"link service", "POST", "/api/v1/decks/Job/cards", map[string]any{"card_type": "service", "card_id": "Echo"}, ok, nil},
+		{"allow sampling", "PUT", "/api/v1/decks/Job/services/Echo/sampling", map[string]any{"allowed": true}, ok,
+			func(t *testing.T, r response, _ map[string]string) {
+				if s := decode[backend.DeckSampling](t, r); !s.Allowed || s.ServiceName != "Echo" || s.DeckName != "Job" {
+					t.Errorf("sampling %+v", s)
+				}
+			}},
 		{"link credential", "POST", "/api/v1/decks/Job/cards",
 			map[string]any{"card_type": "credential", "card_id": "cred_github", "position": 0}, ok, nil},
 		{"link playbook", "POST", "/api/v1/decks/{deck_id}/cards", map[string]any{"card_type": "playbook", "card_id": "pb_deploy"}, ok, nil},
@@ -202,6 +209,15 @@ func cardSteps(ok, created, downstream []int) []step {
 			}},
 		{"reorder", "PUT", "/api/v1/decks/Job/cards/service/order",
 			map[string]any{"ordered_card_ids": []string{"Echo"}}, ok, nil},
+		{"deck service settings", "PATCH", "/api/v1/decks/Job/services/Echo/settings",
+			map[string]any{"deny_tools": []string{"write"}, "credential_id": "cred_github"}, ok, nil},
+		{"read deck service settings", "GET", "/api/v1/decks/Job/services/Echo/settings", nil, ok,
+			func(t *testing.T, r response, _ map[string]string) {
+				st := decode[backend.DeckServiceSettingsResult](t, r)
+				if !slices.Equal(st.DenyTools, []string{"write"}) || st.CredentialID != "cred_github" {
+					t.Errorf("deck service settings %+v", st)
+				}
+			}},
 		{"unlink warns", "DELETE", "/api/v1/decks/Job/cards/credential/cred_github", nil, ok,
 			func(t *testing.T, r response, _ map[string]string) {
 				res := decode[backend.CardsResult](t, r)
@@ -256,6 +272,8 @@ func adminSteps(ok, created, gone []int) []step {
 				t.Errorf("audits %+v", as)
 			}
 		}},
+		{"capture arguments", "PUT", "/api/v1/decks/Job/audit", map[string]any{"capture_arguments": true}, ok, nil},
+		{"tool calls", "GET", "/api/v1/tool-calls?deck=Job&since=1h", nil, ok, nil},
 		{"delete playbook", "DELETE", "/api/v1/playbooks/pb_deploy", nil, gone, nil},
 		{"delete credential", "DELETE", "/api/v1/credentials/cred_github", nil, gone, nil},
 		{"delete service", "DELETE", "/api/v1/services/Echo", nil, gone, nil},

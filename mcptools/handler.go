@@ -12,6 +12,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/agent-deck/agent-deck/backend"
 )
@@ -36,6 +37,8 @@ type Options struct {
 	MaxBodyBytes int64
 	// Origins decides which browser origins may call /mcp; the zero value accepts local ones.
 	Origins backend.OriginPolicy
+	// Tracer makes a span of every tool call; nil traces nothing (tracing.go).
+	Tracer trace.TracerProvider
 }
 
 // Handler is the /mcp endpoint: Streamable HTTP with sessions kept in Postgres.
@@ -48,6 +51,10 @@ type Handler struct {
 	mcp     *server.MCPServer
 	http    *server.StreamableHTTPServer
 	visible map[visibility]map[string]bool
+	roots   *rootsBinder
+	levels  logLevels
+	buffers bufferPool // JSON answers held to be sent in one write (response.go)
+	tracer  trace.Tracer
 }
 
 type visibility struct {
@@ -66,7 +73,7 @@ func NewHandler(svc *backend.Service, opts Options) (*Handler, error) {
 		profile = p
 	}
 	h := &Handler{svc: svc, log: opts.Logger, profile: profile, maxBody: opts.MaxBodyBytes,
-		origins: opts.Origins, visible: map[visibility]map[string]bool{}}
+		origins: opts.Origins, visible: map[visibility]map[string]bool{}, tracer: newTracer(opts.Tracer)}
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
 	}
@@ -82,6 +89,7 @@ func NewHandler(svc *backend.Service, opts Options) (*Handler, error) {
 			h.visible[visibility{p, ro}] = set
 		}
 	}
+	h.roots = newRootsBinder(svc, h.log)
 	h.mcp = h.newMCPServer(opts.Version)
 	idle := opts.IdleTimeout
 	if idle <= 0 {
@@ -111,8 +119,17 @@ func (h *Handler) newMCPServer(version string) *server.MCPServer {
 		}
 		return nil
 	})
+	hooks.AddAfterSetLevel(func(ctx context.Context, _ any, req *mcp.SetLevelRequest, _ *mcp.EmptyResult) {
+		if cs := server.ClientSessionFromContext(ctx); cs != nil {
+			h.levels.set(cs.SessionID(), req.Params.Level)
+		}
+	})
+	hooks.AddOnUnregisterSession(func(_ context.Context, cs server.ClientSession) {
+		h.levels.drop(cs.SessionID())
+	})
 	s := server.NewMCPServer("agent-deck", version,
 		server.WithToolCapabilities(false),
+		server.WithLogging(),
 		server.WithInstructions(Instructions),
 		server.WithToolFilter(h.filterTools),
 		server.WithHooks(hooks),
@@ -120,12 +137,14 @@ func (h *Handler) newMCPServer(version string) *server.MCPServer {
 	for _, spec := range Tools() {
 		s.AddTool(spec.MCPTool(), h.toolHandler(spec))
 	}
+	h.roots.register(s)
 	return s
 }
 
 // Close drops this process's in-memory session state and stops its sweeper. Session rows stay:
 // clients continue on the next start or on another replica.
 func (h *Handler) Close(ctx context.Context) error {
+	defer h.roots.close()
 	return h.http.Shutdown(ctx)
 }
 
@@ -169,6 +188,8 @@ func (h *Handler) httpContext(ctx context.Context, _ *http.Request) context.Cont
 func (h *Handler) toolHandler(spec ToolSpec) server.ToolHandlerFunc {
 	return func(ctx context.Context, req mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
 		start := time.Now()
+		ctx, endSpan := h.toolSpan(ctx, spec.Name)
+		defer func() { endSpan(res) }() // after the recover below has set res
 		defer func() {
 			if p := recover(); p != nil {
 				res = errorResult(ctx, h.log, spec.Name, backend.Internal("tool "+spec.Name, fmt.Errorf("panic: %v", p)))
@@ -183,6 +204,7 @@ func (h *Handler) toolHandler(spec ToolSpec) server.ToolHandlerFunc {
 		if err != nil {
 			return errorResult(ctx, h.log, spec.Name, err), nil
 		}
+		ctx = h.withRelay(ctx, req)
 		c := &call{svc: h.svc, sessionID: sessionIDFrom(ctx), spec: &spec, vals: vals}
 		out, err := spec.run(ctx, c)
 		if err != nil {

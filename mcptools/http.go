@@ -50,7 +50,14 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.writeUnknownTool(w, st)
 		return
 	}
-	h.http.ServeHTTP(w, r.WithContext(withState(backend.WithActor(r.Context(), st.actor), st)))
+	ctx := withState(backend.WithActor(r.Context(), st.actor), st)
+	if r.Method != http.MethodPost {
+		h.http.ServeHTTP(w, r.WithContext(ctx)) // GET is the SSE stream; DELETE has no body
+		return
+	}
+	jw := &jsonResponse{ResponseWriter: w, buffers: &h.buffers}
+	defer jw.finish()
+	h.http.ServeHTTP(jw, r.WithContext(ctx))
 }
 
 // prepare builds the request's state; on failure it returns the HTTP status to answer with.
@@ -144,17 +151,24 @@ type lookupResult struct {
 }
 
 // lookupSession starts reading the session row while the token is checked; nil when id is "".
-// The read runs as a read-only agent: whatever the token turns out to be, it can do no more.
+// A session this replica has cached is read inline: a goroutine would cost a hand-off and a
+// wake-up per call to save nothing. The read runs as a read-only agent: whatever the token
+// turns out to be, it can do no more.
 func (h *Handler) lookupSession(ctx context.Context, id string) <-chan lookupResult {
 	if id == "" {
 		return nil
 	}
 	out := make(chan lookupResult, 1)
-	go func() {
+	read := func() {
 		ctx := backend.WithActor(ctx, backend.Actor{Scope: backend.ScopeAgentRead, Kind: backend.ActorAgent})
 		sess, err := h.svc.LookupSession(ctx, id)
 		out <- lookupResult{sess, err}
-	}()
+	}
+	if h.svc.SessionCached(id) {
+		read()
+	} else {
+		go read()
+	}
 	return out
 }
 

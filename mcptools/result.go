@@ -12,9 +12,17 @@ import (
 	"github.com/agent-deck/agent-deck/backend"
 )
 
-// jsonResult renders a Service answer as one compact JSON text block.
+// jsonResult renders a Service answer as one compact JSON text block. A bound deck carries its
+// page pre-rendered and is asked for its bytes directly: encoding/json would scan and copy them
+// once more.
 func jsonResult(v any) (*mcp.CallToolResult, error) {
-	b, err := json.Marshal(v)
+	var b []byte
+	var err error
+	if d, ok := v.(backend.BoundDeck); ok {
+		b, err = d.MarshalJSON()
+	} else {
+		b, err = json.Marshal(v)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -28,6 +28,7 @@ const maxToolPages = 100
 type callParams struct {
 	Name      string          `json:"name"`
 	Arguments json.RawMessage `json:"arguments"`
+	Meta      map[string]any  `json:"_meta,omitempty"`
 }
 
 // op is one request to a service with what its target implies, worked out once at the start:
@@ -85,7 +86,11 @@ func (p *Proxy) CallTool(ctx context.Context, t backend.Target, tool string, arg
 		return backend.CallResult{}, err
 	}
 
-	raw, ph, err := o.send(ctx, "tools/call", callParams{Name: tool, Arguments: args}, phaseCall)
+	params := callParams{Name: tool, Arguments: args}
+	defer p.withProgress(ctx, &params)()
+	sctx, endSpan := p.downstreamSpan(ctx, t, "tools/call", tool)
+	raw, ph, err := o.send(sctx, "tools/call", params, phaseCall)
+	endSpan(err)
 	if err != nil {
 		var rpc *rpcError
 		if errors.As(err, &rpc) && (rpc.code == -32601 || rpc.code == -32602) {

@@ -38,6 +38,9 @@ type conn struct {
 	death     error
 	closeOnce sync.Once
 
+	// lane is set on a connection of one agent session (relay.go); nil on the shared one.
+	lane *lane
+
 	client *client.Client
 	tr     transport.Interface
 	child  *child
@@ -96,16 +99,30 @@ func (c *conn) handshake(ctx context.Context, tr transport.Interface) error {
 	if err := c.client.Start(ctx); err != nil {
 		return err
 	}
+	if bi, ok := tr.(transport.BidirectionalInterface); ok {
+		bi.SetRequestHandler(c.onRequest)
+	}
 	req := mcp.InitializeRequest{}
 	req.Params.ProtocolVersion = protocolVersion
 	req.Params.ClientInfo = mcp.Implementation{Name: "agent-deck", Version: c.svc.p.opts.Version}
-	_, err := c.client.Initialize(ctx, req)
-	return err
+	req.Params.Capabilities = c.capabilities()
+	if _, err := c.client.Initialize(ctx, req); err != nil {
+		return err
+	}
+	if c.lane != nil {
+		c.setLevel(ctx, c.lane.level)
+	}
+	return nil
 }
 
 func (c *conn) onNotification(n mcp.JSONRPCNotification) {
-	if n.Method == string(mcp.MethodNotificationToolsListChanged) {
+	switch {
+	case n.Method == string(mcp.MethodNotificationToolsListChanged):
 		c.svc.toolsChanged()
+	case n.Method == string(mcp.MethodNotificationProgress):
+		c.routeProgress(n)
+	case c.lane != nil:
+		c.onLaneMessage(n)
 	}
 }
 
@@ -153,6 +170,12 @@ func (c *conn) release() {
 func (c *conn) request(ctx context.Context, method string, params any) (json.RawMessage, error) {
 	idText := "adk-" + strconv.FormatInt(c.ids.Add(1), 10)
 	id := mcp.NewRequestId(idText)
+	if c.lane != nil {
+		if r := backend.RelayFrom(ctx); r != nil && method == "tools/call" {
+			c.syncLevel(ctx, r)
+			defer c.lane.enter(r)()
+		}
+	}
 	var rec statusRecorder
 	if !c.local {
 		ctx = withRecorder(ctx, &rec)

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -60,6 +61,10 @@ type child struct {
 	mu       sync.Mutex
 	waitErr  error
 	stopOnce sync.Once
+	// service names the service for Events; stopping is set once the proxy ends the child, so
+	// an exit before that is a crash.
+	service  string
+	stopping atomic.Bool
 }
 
 // openLocal starts the service's command and runs the handshake over its stdio.
@@ -69,8 +74,11 @@ func (c *conn) openLocal(t backend.Target) error {
 	if err != nil {
 		return err
 	}
+	ch.service = t.ServiceName
+	c.svc.p.opts.Events.localStarted(ch.service)
 	c.child = ch
 	if !c.svc.p.goOwned(func() { c.watch(ch) }) {
+		ch.stopping.Store(true)
 		ch.signal(syscall.SIGKILL) // closing down meanwhile: reap it here
 		c.watch(ch)
 		return errClosed
@@ -87,6 +95,9 @@ func (c *conn) watch(ch *child) {
 	ch.waitErr = err
 	ch.mu.Unlock()
 	close(ch.exited)
+	if !ch.stopping.Load() {
+		c.svc.p.opts.Events.localCrashed(ch.service)
+	}
 	ch.signal(syscall.SIGKILL)
 	c.markDead(&exitedError{state: ch.state()})
 	// Let the reader drain what the server wrote before exiting, then stop it.
@@ -250,6 +261,7 @@ func (ch *child) state() string {
 // second, SIGKILL after two more (at once when ctx ends). The group is killed last in every
 // case, so nothing the server started survives it.
 func (ch *child) stop(ctx context.Context) {
+	ch.stopping.Store(true)
 	ch.stopOnce.Do(func() {
 		_ = ch.stdin.Close()
 		steps := []struct {

@@ -1,7 +1,8 @@
 // Package proxy reaches the downstream MCP servers behind Agent Deck's service cards: remote
 // ones over Streamable HTTP (or SSE), local ones as supervised child processes over stdio. It
-// keeps one shared connection per service, caches tool lists raw, validates arguments before
-// forwarding, and classifies every failure. It implements backend.Downstream.
+// keeps one shared connection per service (and per credential a deck chooses for it), caches tool
+// lists raw, validates arguments before forwarding, and classifies every failure. It implements
+// backend.Downstream.
 package proxy
 
 import (
@@ -53,6 +54,10 @@ type Options struct {
 	Launcher []string
 	// Version is announced to downstream servers as the client version (default "dev").
 	Version string
+	// Events receives local server starts and crashes and result spills (events.go).
+	Events Events
+	// Tracing makes a span of each downstream call and propagates its context (tracing.go).
+	Tracing Tracing
 }
 
 // Backoff is the range of delays between reconnect attempts.
@@ -73,6 +78,10 @@ type Proxy struct {
 	wg     sync.WaitGroup
 	// spillMu serialises keeping the spill folder under its cap.
 	spillMu sync.Mutex
+
+	// progress maps a downstream progress token to its call (relay.go).
+	progress   sync.Map
+	progressMu sync.Mutex
 
 	mu       sync.Mutex
 	closed   bool
@@ -151,19 +160,28 @@ func (p *Proxy) goOwned(fn func()) bool {
 	return true
 }
 
-// service returns the state of t's service, creating it on first use.
+// service returns the state of t's connection, creating it on first use. Connections are keyed
+// by t.ConnKey when set (a deck presenting its own credential), else by the service id.
 func (p *Proxy) service(t backend.Target) (*service, error) {
+	key := connKey(t)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {
 		return nil, errClosed
 	}
-	s := p.services[t.ServiceID]
+	s := p.services[key]
 	if s == nil {
 		s = newService(p, t.ServiceID, t.ServiceName)
-		p.services[t.ServiceID] = s
+		p.services[key] = s
 	}
 	return s, nil
+}
+
+func connKey(t backend.Target) string {
+	if t.ConnKey != "" {
+		return t.ConnKey
+	}
+	return t.ServiceID
 }
 
 func (p *Proxy) lookup(id string) *service {
@@ -181,13 +199,19 @@ func (p *Proxy) Status(serviceID string) (backend.DownstreamStatus, bool) {
 	return s.status(), true
 }
 
-// Forget closes the service's connection (stopping its local server) and drops its caches.
+// Forget closes the service's connections, its own and those of decks presenting their own
+// credential (stopping its local servers), and drops their caches.
 func (p *Proxy) Forget(serviceID string) {
 	p.mu.Lock()
-	s := p.services[serviceID]
-	delete(p.services, serviceID)
+	var gone []*service
+	for key, s := range p.services {
+		if s.id == serviceID {
+			gone = append(gone, s)
+			delete(p.services, key)
+		}
+	}
 	p.mu.Unlock()
-	if s != nil {
+	for _, s := range gone {
 		s.detach()
 	}
 }
@@ -227,6 +251,9 @@ func (p *Proxy) Close(ctx context.Context) error {
 			if c := s.takeConn(); c != nil {
 				c.shutdown(ctx)
 			}
+			for _, c := range s.takeLanes() {
+				c.shutdown(ctx)
+			}
 		}()
 	}
 	wg.Wait()
@@ -250,6 +277,7 @@ func (p *Proxy) reapIdle(now time.Time) {
 	p.mu.Unlock()
 	for _, s := range all {
 		s.reapIfIdle(now, p.opts.IdleTimeout)
+		s.reapIdleLanes(now, p.opts.IdleTimeout)
 	}
 }
 

@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"go.opentelemetry.io/otel/propagation"
+
 	"github.com/agent-deck/agent-deck/backend"
 	"github.com/mark3labs/mcp-go/client/transport"
 )
@@ -134,7 +136,8 @@ func (c *conn) httpClient() *http.Client {
 		TLSHandshakeTimeout:   timeout,
 		ExpectContinueTimeout: time.Second,
 	}
-	return &http.Client{Transport: statusTransport{base: tr, max: int64(c.svc.p.opts.ResultHardCap), onCut: c.bodyCut}}
+	return &http.Client{Transport: statusTransport{base: tr, max: int64(c.svc.p.opts.ResultHardCap), onCut: c.bodyCut,
+		prop: c.svc.p.opts.Tracing.Propagator}}
 }
 
 // bodyCut handles a response body cut at the hard cap. A POST's answer is reported by its own
@@ -197,9 +200,12 @@ type statusTransport struct {
 	base  http.RoundTripper
 	max   int64
 	onCut func(*http.Request)
+	// prop, when set, sends the request's trace context along (tracing.go).
+	prop propagation.TextMapPropagator
 }
 
 func (s statusTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	req = withTraceContext(s.prop, req)
 	resp, err := s.base.RoundTrip(req)
 	if err != nil {
 		return resp, err

@@ -183,6 +183,7 @@ func (p *Proxy) spill(service, tool string, raw []byte, isError bool) ([]byte, e
 		return nil, fmt.Errorf("close spill file: %w", err)
 	}
 	p.capResults(name)
+	p.opts.Events.resultSpilled(service)
 	d := spillDescriptor{Spilled: true, Path: path, MimeType: mime, Size: len(data)}
 	text, _ := json.Marshal(d)
 	return json.Marshal(map[string]any{

@@ -30,6 +30,8 @@ type service struct {
 	scrub    *scrubber
 	disabled map[string]bool
 	conn     *conn
+	// lanes are the connections of agent sessions that need their own (relay.go), by session.
+	lanes    map[string]*conn
 	failures int
 	// timeouts counts consecutive call timeouts.
 	timeouts int
@@ -111,6 +113,9 @@ func (s *service) newerConnLocked(ts *toolSet) bool {
 // taken: the caller must call release. A local server found dead fails this one caller fast
 // (it reports the death); the next caller starts a fresh one. force ignores restart backoff.
 func (s *service) connFor(ctx context.Context, t backend.Target, fp string, force bool) (*conn, error) {
+	if r := backend.RelayFrom(ctx); r != nil && r.Wants().Lane() {
+		return s.laneFor(ctx, t, fp, r)
+	}
 	c, drop, err := s.pick(t, fp, force)
 	for _, old := range drop {
 		s.p.closeAsync(old)
@@ -178,6 +183,12 @@ func (s *service) openFailed(c *conn, err error) {
 // reportDead is called by a caller whose request failed because the connection is gone: the
 // connection is dropped so the next caller opens a new one (after backoff, if failures repeat).
 func (s *service) reportDead(c *conn, err error) {
+	if c.lane != nil {
+		if s.dropLane(c) {
+			s.p.closeAsync(c)
+		}
+		return
+	}
 	s.mu.Lock()
 	mine := s.conn == c
 	if mine {
@@ -223,6 +234,9 @@ func (s *service) takeConn() *conn {
 // detach closes the connection in the background (service forgotten).
 func (s *service) detach() {
 	if c := s.takeConn(); c != nil {
+		s.p.closeAsync(c)
+	}
+	for _, c := range s.takeLanes() {
 		s.p.closeAsync(c)
 	}
 }

@@ -130,6 +130,7 @@ func frontDoorCall(t *testing.T, srv *cli.Server, token, method, path string, bo
 	for i := 0; i+1 < len(headers); i += 2 {
 		req.Header.Set(headers[i], headers[i+1])
 	}
+	req.Close = true // no reused connection racing a shortened idle timeout
 	resp, err := (&http.Client{Timeout: frontDoorWait}).Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -194,6 +195,9 @@ func (m *mcpRawSession) post(body []byte) (int, []byte, http.Header) {
 		req.Header.Set("Mcp-Session-Id", m.session)
 		req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
 	}
+	// A fresh connection each time: tests that shorten the server's idle timeout would otherwise
+	// race it, the client reusing a connection the server is closing (EOF on a POST).
+	req.Close = true
 	resp, err := (&http.Client{Timeout: frontDoorWait}).Do(req)
 	if err != nil {
 		m.t.Fatal(err)

@@ -16,5 +16,6 @@ func TestAttacksMCP(t *testing.T) {
 		{"a web page on a foreign origin calls MCP", attackForeignOriginMCP},
 		{"an outage reaches the agent as a generic error without its own message", attackMCPOutageHidden},
 		{"agent decides its own playbook proposal through MCP", attackMCPAcceptOwnProposal},
+		{"agent bound to one deck reaches a service with another deck's credential", attackMCPReachOtherDeckCredential},
 	})
 }

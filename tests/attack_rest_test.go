@@ -20,5 +20,10 @@ func TestAttacksREST(t *testing.T) {
 		{"invalid UTF-8 or a lone surrogate in a body is silently replaced and stored", attackRESTBadText},
 		{"a web page on a foreign origin calls the REST API", attackForeignOriginREST},
 		{"agent accepts or rejects its own playbook proposal over REST", attackRESTAcceptOwnProposal},
+		{"agent chooses the credential a deck presents to a service", attackRESTChooseDeckCredential},
+		{"agent repoints a service a deck presents its own credential to", attackRESTRepointServiceWithDeckCredential},
+		{"a cross-origin form post rides the dashboard cookie", attackDashboardCrossOriginFormPost},
+		{"a dashboard request from its own origin without the CSRF header", attackDashboardMissingCSRF},
+		{"a used dashboard sign-in code is exchanged again", attackDashboardReusedCode},
 	})
 }

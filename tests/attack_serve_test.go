@@ -13,5 +13,7 @@ func TestAttacksServe(t *testing.T) {
 		{"killing the embedded postgres takes the deck down for good", attackKillEmbeddedPostgres(shared)},
 		{"a local server's grandchild outlives a killed serve", attackOrphanOutlivesKilledServe},
 		{"a root serve opens up the home and every parent", attackRootServeOpensUpHome(shared)},
+		{"read runtime profiles from a server started without --pprof", attackPprofOffByDefault},
+		{"read runtime profiles with an agent token or none", attackPprofAgentToken},
 	})
 }

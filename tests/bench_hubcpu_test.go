@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -24,16 +25,18 @@ const (
 // spends (utime+stime from /proc/<pid>/stat) per call made through /mcp by 16 concurrent
 // sessions: call_service_tool of the Go peer's echo (a real downstream process) and
 // get_bound_deck on a deck of 100 cards. On a small machine this, not latency, is the ceiling.
+// With AGENT_DECK_BENCH_PPROF=dir it also saves a CPU profile of the server for each row.
 func BenchmarkMCPHubCPU(b *testing.B) {
-	srv := startServeBench(b, "AGENT_DECK_DATABASE_URL="+pgtest.NewDB(b))
+	profDir := os.Getenv("AGENT_DECK_BENCH_PPROF")
+	env := []string{"AGENT_DECK_DATABASE_URL=" + pgtest.NewDB(b)}
+	if profDir != "" {
+		env = append(env, "AGENT_DECK_PPROF=true")
+	}
+	srv := startServeBench(b, env...)
 	peer := startHTTPPeer(b)
-	var svc, card struct{ ID string }
-	srv.rest(b, http.StatusCreated, "POST", "/api/v1/decks", `{"name":"cpu"}`, nil)
-	srv.rest(b, http.StatusCreated, "POST", "/api/v1/services",
-		fmt.Sprintf(`{"name":"peer","type":"mcp","url":%q}`, peer), &svc)
-	srv.rest(b, http.StatusOK, "POST", "/api/v1/decks/cpu/cards",
-		fmt.Sprintf(`{"card_type":"service","card_id":%q}`, svc.ID), nil)
+	svcID := srv.seedPeerDeck(b, "cpu", peer)
 	srv.rest(b, http.StatusCreated, "POST", "/api/v1/decks", `{"name":"hundred"}`, nil)
+	var card struct{ ID string }
 	for i := range 100 {
 		var typ, body, path string
 		switch i % 3 {
@@ -51,18 +54,8 @@ func BenchmarkMCPHubCPU(b *testing.B) {
 		srv.rest(b, http.StatusOK, "POST", "/api/v1/decks/hundred/cards",
 			fmt.Sprintf(`{"card_type":%q,"card_id":%q}`, typ, card.ID), nil)
 	}
-	var tok struct{ Secret string }
-	srv.rest(b, http.StatusCreated, "POST", "/api/v1/tokens", `{"name":"bench","scope":"agent"}`, &tok)
 	ctx := context.Background()
-	sessions := func(deck string) []*client.Client {
-		clients := mcpClients(b, srv.url+"/mcp", map[string]string{"Authorization": "Bearer " + tok.Secret}, 16)
-		for _, c := range clients {
-			if err := mcpEcho(ctx, c, "bind_workspace", map[string]any{"workspaceRoot": "/" + deck, "deckId": deck}); err != nil {
-				b.Fatal(err)
-			}
-		}
-		return clients
-	}
+	sessions := func(deck string) []*client.Client { return srv.boundSessions(b, deck, 16) }
 	for _, bc := range []struct {
 		name     string
 		deck     string
@@ -70,7 +63,7 @@ func BenchmarkMCPHubCPU(b *testing.B) {
 		op       func(*client.Client) error
 	}{
 		{"call_service_tool-echo/16-sessions", "cpu", hubCPUEchoTargetMS, func(c *client.Client) error {
-			return mcpEcho(ctx, c, "call_service_tool", map[string]any{"serviceId": svc.ID, "toolName": "echo",
+			return mcpEcho(ctx, c, "call_service_tool", map[string]any{"serviceId": svcID, "toolName": "echo",
 				"arguments": map[string]any{"message": "bench"}})
 		}},
 		{"get_bound_deck-100-cards/16-sessions", "hundred", hubCPUBoundDeckTargetMS, func(c *client.Client) error {
@@ -82,16 +75,70 @@ func BenchmarkMCPHubCPU(b *testing.B) {
 			mcpMeasure(b, clients, 64, bc.op) // warm connections and caches
 			n := max(b.N, 500)
 			b.ResetTimer()
+			prof := srv.cpuProfile(b, profDir, strings.ReplaceAll(bc.name, "/", "_"))
 			before := processCPU(b, srv.cmd.Process.Pid)
 			r := mcpMeasure(b, clients, n, bc.op)
 			after := processCPU(b, srv.cmd.Process.Pid)
 			b.StopTimer()
+			prof()
 			b.ReportMetric(float64(after-before)*1000/clockTicks/float64(n), "hub-cpu-ms/call")
 			b.ReportMetric(bc.targetMS, "hub-cpu-ms/call-max")
 			b.ReportMetric(ms(r.p50), "p50-ms")
 			b.ReportMetric(ms(r.p99), "p99-ms")
 			b.ReportMetric(r.perSec, "calls/s")
 		})
+	}
+}
+
+// seedPeerDeck creates deck name holding the Go peer at peerURL as a service, through the real
+// server's REST API, and returns the service's id.
+func (s *benchServer) seedPeerDeck(b *testing.B, name, peerURL string) string {
+	b.Helper()
+	var svc struct{ ID string }
+	s.rest(b, http.StatusCreated, "POST", "/api/v1/decks", fmt.Sprintf(`{"name":%q}`, name), nil)
+	s.rest(b, http.StatusCreated, "POST", "/api/v1/services",
+		fmt.Sprintf(`{"name":"peer-%s","type":"mcp","url":%q}`, name, peerURL), &svc)
+	s.rest(b, http.StatusOK, "POST", "/api/v1/decks/"+name+"/cards",
+		fmt.Sprintf(`{"card_type":"service","card_id":%q}`, svc.ID), nil)
+	return svc.ID
+}
+
+// boundSessions opens k MCP sessions to the real server with a new agent token, each bound to
+// deck.
+func (s *benchServer) boundSessions(b *testing.B, deck string, k int) []*client.Client {
+	b.Helper()
+	var tok struct{ Secret string }
+	s.rest(b, http.StatusCreated, "POST", "/api/v1/tokens", fmt.Sprintf(`{"name":"bench-%s","scope":"agent"}`, deck), &tok)
+	clients := mcpClients(b, s.url+"/mcp", map[string]string{"Authorization": "Bearer " + tok.Secret}, k)
+	for _, c := range clients {
+		if err := mcpEcho(context.Background(), c, "bind_workspace", map[string]any{"workspaceRoot": "/" + deck, "deckId": deck}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return clients
+}
+
+// cpuProfile, when dir is set (AGENT_DECK_BENCH_PPROF=dir), starts a 3-second CPU profile of the
+// server through its /debug/pprof and returns a func that waits for it and saves it as
+// dir/name.pprof, for `go tool pprof`. Give the row enough calls (-benchtime) to outlast it.
+func (s *benchServer) cpuProfile(b *testing.B, dir, name string) (wait func()) {
+	if dir == "" {
+		return func() {}
+	}
+	done := make(chan []byte, 1)
+	go func() {
+		a := restRequest(b, s.url, s.token, http.MethodGet, "/debug/pprof/profile?seconds=3", nil)
+		if a.Status != http.StatusOK {
+			b.Errorf("CPU profile: %d %s", a.Status, a.Body)
+		}
+		done <- a.Body
+	}()
+	return func() {
+		path := filepath.Join(dir, name+".pprof")
+		if err := os.WriteFile(path, <-done, 0o600); err != nil {
+			b.Error(err)
+		}
+		b.Logf("server CPU profile: go tool pprof %s", path)
 	}
 }
 

@@ -126,7 +126,7 @@ _agent_deck_complete; printf '%s\n' "${COMPREPLY[@]}"`)
 		if err != nil {
 			t.Fatalf("bash: %v\n%s", err, out)
 		}
-		if got, want := strings.Fields(string(out)), []string{"deck", "decks", "create"}; !slices.Equal(got, want) {
+		if got, want := strings.Fields(string(out)), []string{"deck", "decks", "create", "credential"}; !slices.Equal(got, want) {
 			t.Errorf("completions %q, want %q", got, want)
 		}
 	})

@@ -17,6 +17,7 @@ import (
 	tiktoken_loader "github.com/pkoukk/tiktoken-go-loader"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/postgres/pgtest"
 	"github.com/agent-deck/agent-deck/mcptools"
 )
 
@@ -95,28 +96,22 @@ const (
 )
 
 // BenchmarkMCPProxyOverhead measures, side by side, an echo call made directly to the Go test
-// peer and the same call made as call_service_tool through the deck's /mcp, at 1 and 16
-// concurrent sessions. Each deck row reports what it adds over the direct row of the same
-// concurrency (added-p50-ms, added-p99-ms, and at 16 sessions x-of-direct-calls/s), each beside
-// its target.
+// peer (its own process) and the same call made as call_service_tool through /mcp of the real
+// agent-deck binary (another process), at 1 and 16 concurrent sessions of a Go client. Each deck
+// row reports what it adds over the direct row of the same concurrency (added-p50-ms,
+// added-p99-ms, and at 16 sessions x-of-direct-calls/s), each beside its target.
 func BenchmarkMCPProxyOverhead(b *testing.B) {
-	s := startMCPStack(b, mcpStackOptions{})
+	srv := startServeBench(b, "AGENT_DECK_DATABASE_URL="+pgtest.NewDB(b))
 	peer := startHTTPPeer(b)
-	f := s.seedDeck(b, "bench", peer)
-	tok := s.token(backend.ScopeAgent)
+	svcID := srv.seedPeerDeck(b, "bench", peer)
 	direct := mcpClients(b, peer, nil, 16)
-	deck := mcpClients(b, s.URL+"/mcp", map[string]string{"Authorization": "Bearer " + tok}, 16)
+	deck := srv.boundSessions(b, "bench", 16)
 	ctx := context.Background()
-	for _, c := range deck {
-		if err := mcpEcho(ctx, c, "bind_workspace", map[string]any{"workspaceRoot": "/bench", "deckId": "bench"}); err != nil {
-			b.Fatal(err)
-		}
-	}
 	callDirect := func(c *client.Client) error {
 		return mcpEcho(ctx, c, "echo", map[string]any{"message": "bench"})
 	}
 	callDeck := func(c *client.Client) error {
-		return mcpEcho(ctx, c, "call_service_tool", map[string]any{"serviceId": f.Service.ID, "toolName": "echo",
+		return mcpEcho(ctx, c, "call_service_tool", map[string]any{"serviceId": svcID, "toolName": "echo",
 			"arguments": map[string]any{"message": "bench"}})
 	}
 	results := map[string]mcpLatency{}

@@ -107,7 +107,7 @@ func TestMCPTypeScriptClient(t *testing.T) {
 // mcpConformanceScenarios are the scenarios of @modelcontextprotocol/conformance that apply to a
 // hub; docs/conformance.md says why the others do not.
 var mcpConformanceScenarios = []string{
-	"server-initialize", "ping", "tools-list", "server-sse-polling", "server-sse-multiple-streams",
+	"server-initialize", "ping", "tools-list", "logging-set-level", "server-sse-multiple-streams",
 	"dns-rebinding-protection",
 }
 

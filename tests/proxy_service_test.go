@@ -80,8 +80,8 @@ func TestProxyServiceTools(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if enabled, _ := toolNames(tools); len(enabled) != 15 { // every tool of tests/peer/tools.go
-		t.Fatalf("admin sees %d enabled tools, want 15", len(enabled))
+	if enabled, _ := toolNames(tools); len(enabled) != 22 { // every tool of tests/peer (tools.go and relay_tools.go)
+		t.Fatalf("admin sees %d enabled tools, want 22", len(enabled))
 	}
 	steps := []struct {
 		name string
@@ -153,15 +153,15 @@ func stepListing(t *testing.T, d *proxyDeck) {
 	}
 	_, off := toolNames(all)
 	slices.Sort(off)
-	if !slices.Equal(off, []string{"crash", "write_note"}) || len(all) != 15 {
+	if !slices.Equal(off, []string{"crash", "write_note"}) || len(all) != 22 {
 		t.Errorf("admin: %d tools, disabled %v", len(all), off)
 	}
 	mine, err := d.stack.svc.ListServiceTools(agentCtx, d.service.ID, proxyDeckName)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(mine) != 13 || !strings.Contains(string(mine[0].Tool), `"inputSchema"`) {
-		t.Errorf("agent sees %d tools (want 13), first %s", len(mine), mine[0].Tool)
+	if len(mine) != 20 || !strings.Contains(string(mine[0].Tool), `"inputSchema"`) {
+		t.Errorf("agent sees %d tools (want 20), first %s", len(mine), mine[0].Tool)
 	}
 	_, err = d.stack.svc.CallServiceTool(agentCtx, d.service.ID, backend.CallInput{ToolName: "crash", Deck: proxyDeckName})
 	if backend.ErrorCode(err) != backend.CodeToolDisabled {

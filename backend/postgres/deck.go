@@ -102,14 +102,23 @@ func (s *Store) ListLinks(ctx context.Context, deckID string) ([]backend.CardLin
 		return []backend.CardLink{}, nil
 	}
 	rows, err := s.db.Query(ctx, `
-		SELECT deck_id::text, card_type, card_id, position FROM deck_cards
-		WHERE deck_id = $1 ORDER BY `+cardTypeOrder+`, position`, u)
+		SELECT l.deck_id::text, l.card_type, l.card_id, l.position,
+			st.allow_tools, st.deny_tools, COALESCE(st.credential_id, ''), st.deck_id IS NOT NULL
+		FROM deck_cards l LEFT JOIN deck_service_settings st
+			ON st.deck_id = l.deck_id AND st.service_id = l.service_id
+		WHERE l.deck_id = $1 ORDER BY `+cardTypeOrder+`, l.position`, u)
 	if err != nil {
 		return nil, classify("list deck cards", err)
 	}
 	links, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (backend.CardLink, error) {
 		var l backend.CardLink
-		err := r.Scan(&l.DeckID, &l.CardType, &l.CardID, &l.Position)
+		var st backend.DeckServiceSettings
+		var has bool
+		err := r.Scan(&l.DeckID, &l.CardType, &l.CardID, &l.Position, &st.AllowTools, &st.DenyTools,
+			&st.CredentialID, &has)
+		if has {
+			l.Settings = &st
+		}
 		return l, err
 	})
 	if err != nil {

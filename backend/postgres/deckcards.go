@@ -15,8 +15,10 @@ const (
 	linkedServicesQuery = `
 		SELECT s.id::text, s.name, s.type, s.url, s.transport, s.description, COALESCE(s.credential_id, ''),
 			s.disabled_tools, s.timeout_seconds, s.health_status, s.health_last_error, s.health_last_success_at,
-			s.health_last_checked_at, s.sealed_userinfo, count(*) OVER ()
+			s.health_last_checked_at, s.sealed_userinfo,
+			st.allow_tools, st.deny_tools, COALESCE(st.credential_id, ''), st.deck_id IS NOT NULL, count(*) OVER ()
 		FROM deck_cards l JOIN services s ON s.id = l.service_id
+			LEFT JOIN deck_service_settings st ON st.deck_id = l.deck_id AND st.service_id = l.service_id
 		WHERE l.deck_id = $1 AND l.card_type = 'service' ORDER BY l.position`
 	linkedCredentialsQuery = `
 		SELECT c.id, c.label, c.scheme, c.header_name, c.env_name, c.tags, c.docs_url,
@@ -82,9 +84,14 @@ func collectCounted[T any](rows pgx.Rows, scan func(row pgx.Rows, total *int) (T
 func scanLinkedService(row pgx.Rows, total *int) (backend.ServiceRecord, error) {
 	var r backend.ServiceRecord
 	var typ, transport, health string
+	var st backend.DeckServiceSettings
+	var has bool
 	err := row.Scan(&r.ID, &r.Name, &typ, &r.URL, &transport, &r.Description, &r.CredentialID,
 		&r.DisabledTools, &r.TimeoutSeconds, &health, &r.Health.LastError, &r.Health.LastSuccessAt,
-		&r.Health.LastCheckedAt, &r.SealedUserinfo, total)
+		&r.Health.LastCheckedAt, &r.SealedUserinfo, &st.AllowTools, &st.DenyTools, &st.CredentialID, &has, total)
+	if has {
+		r.DeckSettings = &st
+	}
 	r.Type, r.Transport, r.Health.Status = backend.ServiceType(typ), backend.Transport(transport), backend.HealthStatus(health)
 	r.DisabledTools = strs(r.DisabledTools)
 	return r, err

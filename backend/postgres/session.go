@@ -180,3 +180,23 @@ func (s *Store) ExpireSessions(ctx context.Context, seenBefore time.Time) (int, 
 	}
 	return int(tag.RowsAffected()), nil
 }
+
+// BindUnboundSession binds a live session that has no deck yet; it reports false, changing
+// nothing, when the session is bound already (or gone), so a later binding never overrides an
+// explicit one.
+func (s *Store) BindUnboundSession(ctx context.Context, m *backend.MCPSession) (bool, error) {
+	const q = `
+		WITH m AS (
+			UPDATE mcp_sessions SET workspace_root = $2, deck_id = $3
+			WHERE id = $1 AND terminated_at IS NULL AND deck_id IS NULL RETURNING deck_id
+		)
+		SELECT COALESCE(d.name, '') FROM m LEFT JOIN decks d ON d.id = m.deck_id`
+	err := s.db.QueryRow(ctx, q, m.ID, m.WorkspaceRoot, nullString(m.DeckID)).Scan(&m.DeckName)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return false, nil
+	}
+	if err != nil {
+		return false, classify("bind session", err)
+	}
+	return true, nil
+}

@@ -14,24 +14,28 @@ import (
 // session shares the token row, and one write per request would serialize them on it.
 const touchGranularity = "5 seconds"
 
-const tokenColumns = `t.id::text, t.name, t.scope, t.hash, t.created_at, t.last_used_at, t.revoked_at`
+const tokenColumns = `t.id::text, t.name, t.scope, t.hash, t.created_at, t.last_used_at, t.revoked_at, t.kind, t.expires_at`
 
 func scanToken(row pgx.Row) (backend.TokenRecord, error) {
 	var t backend.TokenRecord
-	var scope string
-	err := row.Scan(&t.ID, &t.Name, &scope, &t.Hash, &t.CreatedAt, &t.LastUsedAt, &t.RevokedAt)
+	var scope, kind string
+	err := row.Scan(&t.ID, &t.Name, &scope, &t.Hash, &t.CreatedAt, &t.LastUsedAt, &t.RevokedAt, &kind, &t.ExpiresAt)
 	t.Scope = backend.Scope(scope)
+	t.Kind = backend.TokenKind(kind)
 	return t, err
 }
 
 // CreateToken inserts the token (its sha256 hash only), filling id and created_at when empty.
 func (s *Store) CreateToken(ctx context.Context, t *backend.TokenRecord) error {
 	const q = `
-		INSERT INTO tokens (id, name, scope, hash, created_at)
-		VALUES (COALESCE($1::uuid, gen_random_uuid()), $2, $3, $4, COALESCE($5::timestamptz, now()))
-		RETURNING id::text, created_at`
-	err := s.db.QueryRow(ctx, q, nullString(asUUID(t.ID)), t.Name, string(t.Scope), t.Hash, nullTime(t.CreatedAt)).
-		Scan(&t.ID, &t.CreatedAt)
+		INSERT INTO tokens (id, name, scope, hash, created_at, kind, expires_at)
+		VALUES (COALESCE($1::uuid, gen_random_uuid()), $2, $3, $4, COALESCE($5::timestamptz, now()),
+			COALESCE(NULLIF($6, ''), 'token'), $7)
+		RETURNING id::text, created_at, kind`
+	var kind string
+	err := s.db.QueryRow(ctx, q, nullString(asUUID(t.ID)), t.Name, string(t.Scope), t.Hash, nullTime(t.CreatedAt),
+		string(t.Kind), t.ExpiresAt).Scan(&t.ID, &t.CreatedAt, &kind)
+	t.Kind = backend.TokenKind(kind)
 	return classify("create token", err)
 }
 
@@ -86,4 +90,26 @@ func (s *Store) TouchToken(ctx context.Context, id string, at time.Time) error {
 	_, err := s.db.Exec(ctx, `UPDATE tokens SET last_used_at = $2
 		WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < $2::timestamptz - interval '`+touchGranularity+`')`, u, at)
 	return classify("touch token", err)
+}
+
+// CreateSignInCode stores a one-time sign-in code's hash and forgets codes that expired a day ago.
+func (s *Store) CreateSignInCode(ctx context.Context, hash []byte, createdAt, expiresAt time.Time) error {
+	_, err := s.db.Exec(ctx, `
+		WITH gone AS (DELETE FROM dashboard_signin_codes WHERE expires_at < $2::timestamptz - interval '1 day')
+		INSERT INTO dashboard_signin_codes (hash, created_at, expires_at) VALUES ($1, $2, $3)`,
+		hash, createdAt, expiresAt)
+	return classify("create sign-in code", err)
+}
+
+// ConsumeSignInCode marks the code used, once: an unknown, used or expired code is NOT_FOUND.
+func (s *Store) ConsumeSignInCode(ctx context.Context, hash []byte, at time.Time) error {
+	tag, err := s.db.Exec(ctx, `UPDATE dashboard_signin_codes SET used_at = $2
+		WHERE hash = $1 AND used_at IS NULL AND expires_at > $2`, hash, at)
+	if err != nil {
+		return classify("consume sign-in code", err)
+	}
+	if tag.RowsAffected() == 0 {
+		return backend.Errorf(backend.CodeNotFound, "sign-in code not found")
+	}
+	return nil
 }

@@ -209,3 +209,15 @@ func (c *Client) LinkCard(ctx context.Context, deck string, ref backend.CardRef)
 	var out backend.CardsResult
 	return out, c.Do(ctx, http.MethodPost, "/decks/"+esc(deck)+"/cards", nil, backend.LinkCardInput{CardRef: ref}, &out)
 }
+
+// DeckServiceSettings reads a deck's rules for a service it links.
+func (c *Client) DeckServiceSettings(ctx context.Context, deck, service string) (backend.DeckServiceSettingsResult, error) {
+	var out backend.DeckServiceSettingsResult
+	return out, c.Do(ctx, http.MethodGet, "/decks/"+esc(deck)+"/services/"+esc(service)+"/settings", nil, nil, &out)
+}
+
+// UpdateDeckServiceSettings changes a deck's rules for a service it links.
+func (c *Client) UpdateDeckServiceSettings(ctx context.Context, deck, service string, in backend.DeckServiceSettingsInput) (backend.DeckServiceSettingsResult, error) {
+	var out backend.DeckServiceSettingsResult
+	return out, c.Do(ctx, http.MethodPatch, "/decks/"+esc(deck)+"/services/"+esc(service)+"/settings", nil, in, &out)
+}

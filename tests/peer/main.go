@@ -43,7 +43,7 @@ func main() {
 	}
 	fmt.Fprintf(os.Stderr, "peer: starting pid=%d transport=%s\n", os.Getpid(), *transport)
 	var opts []server.ServerOption
-	opts = append(opts, server.WithToolCapabilities(true))
+	opts = append(opts, server.WithToolCapabilities(true), server.WithLogging(), server.WithElicitation())
 	if *pageSize > 0 {
 		opts = append(opts, server.WithPaginationLimit(*pageSize))
 	}

@@ -95,7 +95,7 @@ func tools(s *server.MCPServer) []toolSpec {
 
 func addTools(s *server.MCPServer) {
 	var all []server.ServerTool
-	for _, t := range tools(s) {
+	for _, t := range append(tools(s), relayTools(s)...) {
 		all = append(all, server.ServerTool{Tool: t.tool(), Handler: t.handler})
 	}
 	s.AddTools(all...)

@@ -1,0 +1,325 @@
+package backend
+
+import (
+	"context"
+	"slices"
+	"strings"
+)
+
+// DeckServiceSettings are a deck's own rules for one service it links: which of the service's
+// tools the deck exposes and which credential its calls present. One service can so be
+// read-only on one deck and full on another, or use a work token on one deck and a personal one
+// on another. At most one of AllowTools and DenyTools is set; both narrow what the service's own
+// disabled tools leave.
+type DeckServiceSettings struct {
+	// AllowTools, when not empty, are the only tools the deck exposes.
+	AllowTools []string `json:"allow_tools"`
+	// DenyTools are tools the deck hides.
+	DenyTools []string `json:"deny_tools"`
+	// CredentialID, when set, is presented instead of the service's own credential.
+	CredentialID string `json:"credential_id,omitempty"`
+}
+
+// Empty says the deck has no rule for the service.
+func (st DeckServiceSettings) Empty() bool {
+	return len(st.AllowTools) == 0 && len(st.DenyTools) == 0 && st.CredentialID == ""
+}
+
+// allows says whether the deck exposes the tool; a nil *DeckServiceSettings allows everything.
+func (st *DeckServiceSettings) allows(tool string) bool {
+	if st == nil {
+		return true
+	}
+	if len(st.AllowTools) > 0 && !slices.Contains(st.AllowTools, tool) {
+		return false
+	}
+	return !slices.Contains(st.DenyTools, tool)
+}
+
+// rule describes the deck's tool rule in words, for a refusal.
+func (st *DeckServiceSettings) rule(deck string) string {
+	if len(st.AllowTools) > 0 {
+		return "deck " + quoteClip(deck) + " allows only " + quoteNames(capList(st.AllowTools))
+	}
+	return "deck " + quoteClip(deck) + " denies " + quoteNames(capList(st.DenyTools))
+}
+
+// DeckServiceSettingsInput changes a deck's rules for a service it links; a field left out
+// keeps its value. Setting one list clears the other. An empty credential_id goes back to the
+// service's own credential.
+type DeckServiceSettingsInput struct {
+	AllowTools   *[]string `json:"allow_tools,omitempty"`
+	DenyTools    *[]string `json:"deny_tools,omitempty"`
+	CredentialID *string   `json:"credential_id,omitempty"`
+}
+
+// DeckServiceSettingsResult is a deck's rules for one service, after any change.
+type DeckServiceSettingsResult struct {
+	DeckID      string `json:"deck_id"`
+	DeckName    string `json:"deck_name"`
+	ServiceID   string `json:"service_id"`
+	ServiceName string `json:"service_name"`
+	DeckServiceSettings
+	Warnings []Warning `json:"warnings,omitempty"`
+}
+
+// GetDeckServiceSettings returns a deck's rules for a service it links.
+func (s *Service) GetDeckServiceSettings(ctx context.Context, deckRef, serviceRef string) (DeckServiceSettingsResult, error) {
+	if _, err := requireRead(ctx, "read a deck's service settings"); err != nil {
+		return DeckServiceSettingsResult{}, err
+	}
+	d, rec, cur, err := s.deckServiceLink(ctx, deckRef, serviceRef)
+	if err != nil {
+		return DeckServiceSettingsResult{}, err
+	}
+	return settingsResult(d, rec, cur), nil
+}
+
+// UpdateDeckServiceSettings changes a deck's rules for a service it links. Choosing the
+// credential is admin only (it decides which secret reaches the service's URL, SPEC §10); an
+// agent token may narrow the deck's tools but never widen them.
+func (s *Service) UpdateDeckServiceSettings(ctx context.Context, deckRef, serviceRef string, in DeckServiceSettingsInput) (DeckServiceSettingsResult, error) {
+	a, err := requireWrite(ctx, "change a deck's service settings")
+	if err != nil {
+		return DeckServiceSettingsResult{}, err
+	}
+	if in.CredentialID != nil && a.Scope != ScopeAdmin {
+		return DeckServiceSettingsResult{}, Errorf(CodeForbidden,
+			"scope %q may not choose the credential a deck presents to a service; that is admin only", a.Scope).
+			WithDetail("field", "credential_id").
+			WithHint("ask an admin to run: agent-deck deck credential DECK SERVICE CREDENTIAL")
+	}
+	next, err := mergeDeckSettingsInput(in)
+	if err != nil {
+		return DeckServiceSettingsResult{}, err
+	}
+	d, rec, cur, err := s.deckServiceLink(ctx, deckRef, serviceRef)
+	if err != nil {
+		return DeckServiceSettingsResult{}, err
+	}
+	if next.AllowTools == nil && next.DenyTools == nil {
+		next.AllowTools, next.DenyTools = cur.AllowTools, cur.DenyTools
+	}
+	next.CredentialID = cur.CredentialID
+	if in.CredentialID != nil {
+		if next.CredentialID, err = s.deckCredentialID(ctx, *in.CredentialID); err != nil {
+			return DeckServiceSettingsResult{}, err
+		}
+	}
+	if a.Scope != ScopeAdmin && widens(cur, next) {
+		return DeckServiceSettingsResult{}, Errorf(CodeForbidden,
+			"scope %q may narrow the tools deck %s exposes of %s, not widen them", a.Scope, quoteClip(d.Name), quoteClip(rec.Name)).
+			WithDetail("field", "allow_tools").WithDetail("allow_tools", orEmpty(cur.AllowTools)).
+			WithDetail("deny_tools", orEmpty(cur.DenyTools)).
+			WithHint("allow fewer of the tools allowed now, or deny more; an admin token may widen")
+	}
+	warning, err := s.checkDeckToolNames(ctx, rec, next)
+	if err != nil {
+		return DeckServiceSettingsResult{}, err
+	}
+	if err := s.store.SetDeckServiceSettings(ctx, d.ID, rec.ID, next); err != nil {
+		return DeckServiceSettingsResult{}, storeErr("saving a deck's service settings", err)
+	}
+	res := settingsResult(d, rec, next)
+	if warning != nil {
+		res.Warnings = []Warning{*warning}
+	}
+	return res, nil
+}
+
+// mergeDeckSettingsInput validates the tool lists of a change; nil lists mean "unchanged".
+func mergeDeckSettingsInput(in DeckServiceSettingsInput) (DeckServiceSettings, error) {
+	var out DeckServiceSettings
+	allow, deny := in.AllowTools != nil && len(*in.AllowTools) > 0, in.DenyTools != nil && len(*in.DenyTools) > 0
+	if allow && deny {
+		return out, invalid("allow_tools", "and deny_tools cannot both be set: a deck either allows some tools or denies some").
+			WithHint("send allow_tools (the only tools the deck exposes) or deny_tools (tools it hides), and the other as []")
+	}
+	if in.AllowTools == nil && in.DenyTools == nil {
+		return out, nil
+	}
+	var err error
+	if out.AllowTools, err = cleanToolNames("allow_tools", deref(in.AllowTools)); err != nil {
+		return out, err
+	}
+	if out.DenyTools, err = cleanToolNames("deny_tools", deref(in.DenyTools)); err != nil {
+		return out, err
+	}
+	return out, nil
+}
+
+func deref(p *[]string) []string {
+	if p == nil {
+		return nil
+	}
+	return *p
+}
+
+// widens says whether next exposes a tool cur hides: the allowed set of next must be a subset
+// of cur's whatever the service's tools are.
+func widens(cur, next DeckServiceSettings) bool {
+	switch {
+	case len(cur.AllowTools) > 0:
+		if len(next.AllowTools) == 0 {
+			return true
+		}
+		for _, t := range next.AllowTools {
+			if !slices.Contains(cur.AllowTools, t) {
+				return true
+			}
+		}
+		return false
+	case len(next.AllowTools) > 0:
+		for _, t := range next.AllowTools {
+			if slices.Contains(cur.DenyTools, t) {
+				return true
+			}
+		}
+		return false
+	default:
+		for _, t := range cur.DenyTools {
+			if !slices.Contains(next.DenyTools, t) {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// deckServiceLink resolves a deck and a service it links, with the deck's current rules for it.
+// A service the deck does not link is NOT_FOUND naming the services it does.
+func (s *Service) deckServiceLink(ctx context.Context, deckRef, serviceRef string) (Deck, ServiceRecord, DeckServiceSettings, error) {
+	d, err := s.deckByRef(ctx, s.store, deckRef)
+	if err != nil {
+		return Deck{}, ServiceRecord{}, DeckServiceSettings{}, err
+	}
+	rec, err := serviceByRef(ctx, s.store, serviceRef)
+	if err != nil {
+		return Deck{}, ServiceRecord{}, DeckServiceSettings{}, err
+	}
+	links, err := s.store.ListLinks(ctx, d.ID)
+	if err != nil {
+		return Deck{}, ServiceRecord{}, DeckServiceSettings{}, storeErr("listing deck cards", err)
+	}
+	for _, l := range links {
+		if l.CardType == CardService && l.CardID == rec.ID {
+			var cur DeckServiceSettings
+			if l.Settings != nil {
+				cur = *l.Settings
+			}
+			return d, rec, cur, nil
+		}
+	}
+	names, err := describeCards(ctx, s.store, CardService, idsOfType(links, CardService))
+	if err != nil {
+		return Deck{}, ServiceRecord{}, DeckServiceSettings{}, err
+	}
+	return Deck{}, ServiceRecord{}, DeckServiceSettings{}, Errorf(CodeNotFound,
+		"service %s is not on deck %s; services on the deck: %s", quoteClip(rec.Name), quoteClip(d.Name), knownList(names)).
+		WithDetail("field", "service").WithDetail("on_deck", capList(names)).
+		WithHint("link the service to the deck first; a deck's rules apply to the services it links")
+}
+
+// deckCredentialID resolves the credential a deck chooses (id or label); "" is the service's own.
+func (s *Service) deckCredentialID(ctx context.Context, ref string) (string, error) {
+	if strings.TrimSpace(ref) == "" {
+		return "", nil
+	}
+	c, err := credentialByRef(ctx, s.store, ref)
+	if err != nil {
+		return "", err
+	}
+	return c.ID, nil
+}
+
+// checkDeckToolNames refuses tool names the service does not list, as tool settings do.
+func (s *Service) checkDeckToolNames(ctx context.Context, rec ServiceRecord, st DeckServiceSettings) (*Warning, error) {
+	field, names := "allow_tools", st.AllowTools
+	if len(names) == 0 {
+		field, names = "deny_tools", st.DenyTools
+	}
+	if len(names) == 0 || s.downstream == nil {
+		return nil, nil
+	}
+	tools, reason := s.existingTools(ctx, rec)
+	if reason != "" {
+		return &Warning{Code: "TOOLS_UNCHECKED", Message: "kept " + quoteNames(names) +
+			" without checking that " + rec.Name + " has such tools: " + reason}, nil
+	}
+	if unknown := notIn(names, tools); len(unknown) > 0 {
+		ranked := byCloseness(unknown[0], tools)
+		return nil, invalid(field, "%s has no tool named %s; its tools, closest first: %s",
+			rec.Name, quoteNames(unknown), strings.Join(capList(ranked), ", ")).
+			WithDetail("unknown", unknown).WithDetail("accepted", capList(ranked))
+	}
+	return nil, nil
+}
+
+func settingsResult(d Deck, rec ServiceRecord, st DeckServiceSettings) DeckServiceSettingsResult {
+	st.AllowTools, st.DenyTools = orEmpty(st.AllowTools), orEmpty(st.DenyTools)
+	return DeckServiceSettingsResult{DeckID: d.ID, DeckName: d.Name, ServiceID: rec.ID, ServiceName: rec.Name,
+		DeckServiceSettings: st}
+}
+
+// deckScope is the deck a call reaches a service through, with the deck's rules for it.
+type deckScope struct {
+	name     string
+	settings *DeckServiceSettings
+}
+
+// scopeOf finds the rules of the deck named by deckRef for the service; no deck, no rules.
+func (s *Service) scopeOf(ctx context.Context, deckRef, serviceID string) (deckScope, error) {
+	if strings.TrimSpace(deckRef) == "" {
+		return deckScope{}, nil
+	}
+	d, err := s.deckByRefCached(ctx, deckRef)
+	if err != nil {
+		return deckScope{}, err
+	}
+	links, err := s.deckLinks(ctx, d.ID)
+	if err != nil {
+		return deckScope{}, storeErr("listing deck cards", err)
+	}
+	for _, l := range links {
+		if l.CardType == CardService && l.CardID == serviceID {
+			return deckScope{name: d.Name, settings: l.Settings}, nil
+		}
+	}
+	return deckScope{name: d.Name}, nil
+}
+
+// admitTool refuses a tool the deck's rules hide, naming the rule.
+func (sc deckScope) admitTool(rec ServiceRecord, tool string) error {
+	if sc.settings.allows(tool) {
+		return nil
+	}
+	return Errorf(CodeForbidden, "tool %s of %s is not available on this deck: %s",
+		quoteClip(tool), rec.Name, sc.settings.rule(sc.name)).
+		WithDetail("service_id", rec.ID).WithDetail("tool", tool).WithDetail("deck", sc.name).
+		WithHint("call one of the tools list_service_tools shows; an admin can change the deck's rule with: agent-deck deck tools")
+}
+
+// scopedTarget applies the deck's credential choice to the service's target: a deck choosing
+// another credential than the service's gets a target of its own, with its own connection key
+// so no connection carrying one credential serves a call made with another.
+func (s *Service) scopedTarget(ctx context.Context, sc deckScope, rec ServiceRecord, t Target) (Target, error) {
+	if sc.settings == nil || sc.settings.CredentialID == "" || sc.settings.CredentialID == rec.CredentialID {
+		return t, nil
+	}
+	key := rec.ID + "|credential:" + sc.settings.CredentialID
+	if _, ct, ok := s.cachedServiceTarget(key); ok {
+		s.cfg.Redactor.Learn(key, ct.Secrets)
+		return ct, nil
+	}
+	gen, _ := s.cache.generation()
+	r := rec
+	r.CredentialID = sc.settings.CredentialID
+	ct, err := s.egressTarget(ctx, r)
+	if err != nil {
+		return Target{}, err
+	}
+	ct.ConnKey = key
+	s.cfg.Redactor.Learn(key, ct.Secrets)
+	cachePut(s.cache, serviceMap, gen, key, serviceEntry{rec: rec, target: ct})
+	return ct, nil
+}

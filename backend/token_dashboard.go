@@ -1,0 +1,139 @@
+package backend
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/base64"
+	"strings"
+	"time"
+)
+
+// TokenKind tells API tokens from dashboard sign-in sessions; both are rows of the token list,
+// so a person revokes a browser's session where they revoke a token.
+type TokenKind string
+
+// Token kinds.
+const (
+	TokenKindAPI       TokenKind = "token"
+	TokenKindDashboard TokenKind = "dashboard"
+)
+
+// Dashboard sign-in lifetimes: a code is for the browser that `agent-deck dashboard` opens
+// right away; a session lasts a working day.
+const (
+	SignInCodeTTL       = 2 * time.Minute
+	DashboardSessionTTL = 12 * time.Hour
+)
+
+// SignInCodePrefix starts every one-time sign-in code.
+const SignInCodePrefix = "adc_"
+
+// signInCodeLen is the length of every code: the prefix and 32 random bytes in base64url (43).
+const signInCodeLen = len(SignInCodePrefix) + 43
+
+// SignInCode is a one-time code that a browser exchanges for a dashboard session.
+type SignInCode struct {
+	Code      string    `json:"code"`
+	ExpiresAt time.Time `json:"expires_at"`
+}
+
+// DashboardSession is a fresh dashboard session: Secret goes into an HttpOnly cookie and is
+// never shown; CSRF is what the page sends back in a header on every state-changing request.
+type DashboardSession struct {
+	Token
+	Secret string `json:"-"`
+	CSRF   string `json:"csrf_token"`
+}
+
+// CreateSignInCode makes a one-time dashboard sign-in code. Admin only: the session it becomes
+// is an admin session.
+func (s *Service) CreateSignInCode(ctx context.Context) (SignInCode, error) {
+	if _, err := requireAdmin(ctx, "sign in to the dashboard"); err != nil {
+		return SignInCode{}, err
+	}
+	code, err := randomSecret(SignInCodePrefix)
+	if err != nil {
+		return SignInCode{}, err
+	}
+	now := s.clock()
+	exp := now.Add(SignInCodeTTL)
+	if err := s.store.CreateSignInCode(ctx, hashToken(code), now, exp); err != nil {
+		return SignInCode{}, storeErr("creating a sign-in code", err)
+	}
+	return SignInCode{Code: code, ExpiresAt: exp}, nil
+}
+
+// StartDashboardSession exchanges a one-time sign-in code for a short-lived admin session.
+// A code works once and only before it expires.
+func (s *Service) StartDashboardSession(ctx context.Context, code string) (DashboardSession, error) {
+	code = strings.TrimSpace(code)
+	if code == "" {
+		return DashboardSession{}, invalid("code", "a sign-in code is required").
+			WithHint("run agent-deck dashboard, or paste an admin token on the sign-in page")
+	}
+	now := s.clock()
+	// Only a well-formed code costs a database query; anything else is answered like an unknown one.
+	var err error = Errorf(CodeNotFound, "not a sign-in code")
+	if strings.HasPrefix(code, SignInCodePrefix) && len(code) == signInCodeLen {
+		err = s.store.ConsumeSignInCode(ctx, hashToken(code), now)
+	}
+	if isNotFound(err) {
+		return DashboardSession{}, Errorf(CodeUnauthenticated, "the sign-in code is not valid: it is unknown, used or expired").
+			WithHint("run agent-deck dashboard again for a new one")
+	}
+	if err != nil {
+		return DashboardSession{}, storeErr("checking a sign-in code", err)
+	}
+	secret, err := randomSecret(TokenPrefix)
+	if err != nil {
+		return DashboardSession{}, err
+	}
+	exp := now.Add(DashboardSessionTTL)
+	rec := TokenRecord{
+		Token: Token{Name: "dashboard session", Scope: ScopeAdmin, CreatedAt: now,
+			Kind: TokenKindDashboard, ExpiresAt: &exp},
+		Hash: hashToken(secret),
+	}
+	if err := s.store.CreateToken(ctx, &rec); err != nil {
+		return DashboardSession{}, storeErr("starting a dashboard session", err)
+	}
+	return DashboardSession{Token: rec.Token, Secret: secret, CSRF: DashboardCSRF(secret)}, nil
+}
+
+// AuthenticateDashboard turns a dashboard session cookie into its Actor; API tokens are not
+// accepted here, nor sessions past their expiry.
+func (s *Service) AuthenticateDashboard(ctx context.Context, secret string) (Actor, error) {
+	return s.authenticate(ctx, secret, ActorUser, TokenKindDashboard)
+}
+
+// DashboardCSRF is the CSRF token of the dashboard session with this secret: derived from the
+// secret, so it is per session and needs no storage, and it reveals nothing of the secret.
+func DashboardCSRF(secret string) string {
+	sum := sha256.Sum256([]byte("agent-deck dashboard csrf\x00" + secret))
+	return base64.RawURLEncoding.EncodeToString(sum[:])
+}
+
+// CheckDashboardCSRF refuses a state-changing request of a dashboard session whose CSRF header
+// is missing or wrong.
+func CheckDashboardCSRF(secret, header string) error {
+	want := DashboardCSRF(secret)
+	if subtle.ConstantTimeCompare([]byte(want), []byte(strings.TrimSpace(header))) == 1 {
+		return nil
+	}
+	return Errorf(CodeForbidden, "the request lacks the dashboard session's CSRF token").
+		WithHint("send the csrf_token of GET /api/v1/dashboard/session in the " + HeaderCSRF + " header")
+}
+
+// HeaderCSRF carries a dashboard session's CSRF token on state-changing requests.
+const HeaderCSRF = "X-Agent-Deck-CSRF"
+
+// randomSecret returns prefix + 32 random bytes, base64url.
+func randomSecret(prefix string) (string, error) {
+	raw := make([]byte, 32)
+	if _, err := rand.Read(raw); err != nil {
+		return "", Internal("generating a secret", err)
+	}
+	return prefix + base64.RawURLEncoding.EncodeToString(raw), nil
+}

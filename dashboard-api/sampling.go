@@ -1,0 +1,13 @@
+package dashboardapi
+
+import (
+	"github.com/gin-gonic/gin"
+
+	"github.com/agent-deck/agent-deck/backend"
+)
+
+// setDeckSampling grants or withdraws sampling for a service on a deck; both come from the path.
+func (a *api) setDeckSampling(c *gin.Context, in backend.DeckSamplingInput) (backend.DeckSampling, error) {
+	in.Deck, in.Service = c.Param("deck"), c.Param("service")
+	return a.svc.SetDeckSampling(ctx(c), in)
+}

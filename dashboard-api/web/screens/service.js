@@ -1,0 +1,143 @@
+// Service detail: health, check now, the downstream tools with on/off switches, and a form
+// built from a tool's JSON Schema that calls it and shows the result.
+import { get, post, put, seg } from '../api.js';
+import { busy, empty, errorBox, field, fill, h, health, toast, when } from '../ui.js';
+
+export async function serviceScreen(main, ref) {
+  const svc = await get('/services/' + seg(ref));
+  const healthBox = h('div.panel', { 'aria-labelledby': 'health-title' });
+  const toolsBox = h('section', { 'aria-labelledby': 'tools-title' });
+  const tryBox = h('section.panel', { 'aria-labelledby': 'try-title' });
+  fill(main,
+    h('p', {}, h('a', { href: '#/collection' }, '← Collection')),
+    h('h1', {}, svc.name),
+    h('p.muted', {}, h('code', {}, svc.id), ' · ', svc.type === 'local-mcp' ? `local: ${svc.local_command} ${(svc.local_args || []).join(' ')}` : svc.url),
+    svc.description ? h('p', {}, svc.description) : null,
+    healthBox, toolsBox, tryBox);
+  drawHealth(healthBox, svc);
+  await loadTools(svc, toolsBox, tryBox);
+}
+
+function drawHealth(box, svc) {
+  const hl = svc.health || {};
+  const check = h('button.primary', { type: 'button', onclick: async () => {
+    check.disabled = true;
+    try {
+      svc.health = await post(`/services/${seg(svc.id)}/check`);
+      toast(`Checked ${svc.name}: ${svc.health.status}`);
+    } catch (err) {
+      toast(err.message, true);
+      svc = await get('/services/' + seg(svc.id));
+    }
+    drawHealth(box, svc);
+  } }, 'Check now');
+  fill(box, h('div.row.spread', {}, h('h2', { id: 'health-title' }, 'Health'), check),
+    h('p', {}, health(hl), ' · last check ', when(hl.last_checked_at), ' · last success ', when(hl.last_success_at)),
+    hl.last_error ? h('div.error', {}, hl.last_error) : null,
+    hl.stderr ? [h('h3', {}, 'Standard error (tail, secrets masked)'), h('pre', {}, hl.stderr)] : null);
+}
+
+async function loadTools(svc, box, tryBox) {
+  let tools;
+  try {
+    tools = await get(`/services/${seg(svc.id)}/tools`);
+  } catch (err) {
+    fill(box, h('h2', { id: 'tools-title' }, 'Tools'), errorBox(err));
+    fill(tryBox, h('h2', { id: 'try-title' }, 'Try a tool'), h('p.muted', {}, 'The tools could not be listed.'));
+    return;
+  }
+  const disabled = new Set(svc.disabled_tools || []);
+  const rows = tools.map((t) => {
+    const def = t.tool || {};
+    const sw = h('input', { type: 'checkbox', role: 'switch', checked: t.enabled, 'aria-label': `Enable ${t.name}` });
+    sw.addEventListener('change', async () => {
+      if (sw.checked) disabled.delete(t.name); else disabled.add(t.name);
+      try {
+        await put(`/services/${seg(svc.id)}/tool-settings`, { disabled_tools: [...disabled] });
+        toast(`${t.name} ${sw.checked ? 'enabled' : 'disabled'}`);
+      } catch (err) { sw.checked = !sw.checked; toast(err.message, true); }
+    });
+    const approve = t.held ? h('button', { type: 'button', onclick: async () => {
+      try { await post(`/services/${seg(svc.id)}/approve`, { tools: [t.name] }); toast(`Approved ${t.name}`); loadTools(svc, box, tryBox); } catch (err) { toast(err.message, true); }
+    } }, 'Approve') : null;
+    return h('tr', { 'data-tool': t.name }, h('td', {}, h('code', {}, t.name)), h('td', {}, def.description || ''),
+      h('td', {}, t.held ? h('span.health.auth_required', {}, 'Held: ', t.held_reason || 'changed') : null, approve),
+      h('td', {}, h('label.switch', {}, sw, h('span', {}, t.enabled ? 'On' : 'Off'))));
+  });
+  fill(box, h('h2', { id: 'tools-title' }, `Tools (${tools.length})`),
+    tools.length ? h('div.table-wrap', {}, h('table', {}, h('thead', {}, h('tr', {}, h('th', {}, 'Tool'), h('th', {}, 'Description'), h('th', {}, 'State'), h('th', {}, 'Enabled'))), h('tbody', {}, rows)))
+      : empty('This server lists no tools. Check its health above.'));
+  for (const sw of box.querySelectorAll('input[role=switch]')) sw.addEventListener('change', () => { sw.nextElementSibling.textContent = sw.checked ? 'On' : 'Off'; });
+  drawTry(svc, tools, tryBox);
+}
+
+function drawTry(svc, tools, box) {
+  const pick = h('select', { 'aria-label': 'Tool to try' }, tools.map((t) => h('option', { value: t.name }, t.name)));
+  const formBox = h('div');
+  const out = h('div', { 'aria-live': 'polite' });
+  const draw = () => {
+    const t = tools.find((x) => x.name === pick.value);
+    fill(formBox, t ? toolForm(svc, t, out) : null);
+    fill(out);
+  };
+  pick.addEventListener('change', draw);
+  fill(box, h('h2', { id: 'try-title' }, 'Try a tool'), tools.length ? field('Tool', pick) : h('p.muted', {}, 'No tool to try.'), formBox, out);
+  draw();
+}
+
+/** A form from the tool's input schema: one control per property. */
+function toolForm(svc, tool, out) {
+  const schema = (tool.tool && tool.tool.inputSchema) || {};
+  const props = schema.properties || {};
+  const required = new Set(schema.required || []);
+  const controls = Object.entries(props).map(([name, p]) => [name, p, control(name, p, required.has(name))]);
+  const form = h('form.stack', {
+    onsubmit: async (e) => {
+      e.preventDefault();
+      const res = await busy(form, () => {
+        const args = {};
+        for (const [name, p, el] of controls) {
+          const v = readControl(name, p, el);
+          if (v !== undefined) args[name] = v;
+        }
+        return post(`/services/${seg(svc.id)}/call`, { tool_name: tool.name, arguments: args });
+      });
+      if (res) fill(out, result(res));
+    },
+  }, controls.map(([name, p, el]) => field(name + (required.has(name) ? ' (required)' : ''), el, p.description)),
+  h('div.row', {}, h('button.primary', { type: 'submit' }, `Call ${tool.name}`)));
+  return form;
+}
+
+function control(name, p, required) {
+  const type = Array.isArray(p.type) ? p.type.find((t) => t !== 'null') : p.type;
+  if (p.enum) return h('select', { name, required }, required ? null : h('option', { value: '' }, '—'), p.enum.map((v) => h('option', { value: JSON.stringify(v) }, String(v))));
+  if (type === 'boolean') return h('input', { type: 'checkbox', name, checked: p.default === true });
+  if (type === 'number' || type === 'integer') return h('input', { type: 'number', name, required, step: type === 'integer' ? '1' : 'any', value: p.default ?? '' });
+  if (type === 'object' || type === 'array') return h('textarea', { name, required, placeholder: type === 'array' ? '[ … ] (JSON)' : '{ … } (JSON)' }, p.default ? JSON.stringify(p.default) : '');
+  return h('input', { name, required, value: p.default ?? '' });
+}
+
+function readControl(name, p, el) {
+  const type = Array.isArray(p.type) ? p.type.find((t) => t !== 'null') : p.type;
+  if (p.enum) return el.value === '' ? undefined : JSON.parse(el.value);
+  if (type === 'boolean') return el.checked;
+  if (el.value === '') return undefined;
+  if (type === 'number' || type === 'integer') return Number(el.value);
+  if (type === 'object' || type === 'array') {
+    try { return JSON.parse(el.value); } catch { throw new Error(`${name}: expected JSON (${type})`); }
+  }
+  return el.value;
+}
+
+/** A CallToolResult: text, images, other content as JSON, structured content, isError. */
+function result(res) {
+  const items = (res.content || []).map((c) => {
+    if (c.type === 'text') return h('pre', {}, c.text);
+    if (c.type === 'image' && /^image\/(png|jpeg|gif|webp)$/.test(c.mimeType || '')) return h('img', { src: `data:${c.mimeType};base64,${c.data}`, alt: 'Image returned by the tool' });
+    return h('pre', {}, JSON.stringify(c, null, 2));
+  });
+  return h('div.panel' + (res.isError ? '.error' : ''), { 'data-result': res.isError ? 'error' : 'ok' },
+    h('h3', {}, res.isError ? 'The tool reported an error (isError)' : 'Result'), items,
+    res.structuredContent ? [h('h3', {}, 'Structured content'), h('pre', {}, JSON.stringify(res.structuredContent, null, 2))] : null);
+}

@@ -1,0 +1,1 @@
+DROP TABLE deck_service_settings;

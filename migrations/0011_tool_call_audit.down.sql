@@ -1,0 +1,2 @@
+DROP TABLE deck_audit_settings;
+DROP TABLE tool_calls;

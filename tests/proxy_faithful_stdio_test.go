@@ -1,0 +1,77 @@
+package tests
+
+import (
+	"context"
+	"io"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/cli"
+)
+
+// TestProxyFaithfulStdio: through `agent-deck mcp-stdio`, a stdio client that declared
+// elicitation gets a downstream's progress, log messages and elicitation request, and answers it.
+func TestProxyFaithfulStdio(t *testing.T) {
+	s, services := startFaithfulDeck(t)
+	a := &faithfulAgent{t: t, name: "stdio"}
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		_ = cli.RunMCPStdio(ctx, cli.StdioBridgeOptions{URL: s.URL + "/mcp", Token: s.token(backend.ScopeAgent),
+			Deck: "faithful"}, inR, outW, io.Discard)
+		outW.Close()
+	})
+	t.Cleanup(func() { cancel(); inW.Close(); wg.Wait() })
+	a.c = client.NewClient(transport.NewIO(outR, inW, io.NopCloser(strings.NewReader(""))), client.WithElicitationHandler(a))
+	if err := a.c.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	a.c.OnNotification(func(n mcp.JSONRPCNotification) {
+		a.mu.Lock()
+		a.notes = append(a.notes, n)
+		a.mu.Unlock()
+	})
+	cctx, ccancel := context.WithTimeout(ctx, time.Minute)
+	defer ccancel()
+	init := mcp.InitializeRequest{}
+	init.Params.ProtocolVersion = "2025-06-18"
+	init.Params.ClientInfo = mcp.Implementation{Name: "faithful-stdio", Version: "1"}
+	if _, err := a.c.Initialize(cctx, init); err != nil {
+		t.Fatal(err)
+	}
+	//lint:ignore SA1019 the session speaks 2025-06-18, which has logging/setLevel
+	if err := a.c.SetLevel(cctx, mcp.SetLevelRequest{Params: mcp.SetLevelParams{Level: mcp.LoggingLevelWarning}}); err != nil {
+		t.Fatalf("logging/setLevel: %v", err)
+	}
+	for _, service := range services {
+		t.Run(service, func(t *testing.T) {
+			a.t = t
+			a.mu.Lock()
+			a.notes = nil
+			a.mu.Unlock()
+			if res := a.peer(service, "progress", map[string]any{"count": 2, "tag": "bridge"}, 7); mcpText(res) != "sent 2" {
+				t.Errorf("progress = %s", mcpText(res))
+			}
+			if got := a.waitSeen("notifications/progress", 2); len(got) != 2 || !strings.Contains(got[0], `"progressToken":7`) {
+				t.Errorf("progress through the bridge: %v", got)
+			}
+			a.peer(service, "notify_log", map[string]any{"tag": "bridge"}, nil)
+			if got := a.waitSeen("notifications/message", 2); len(got) != 2 || strings.Contains(strings.Join(got, " "), `"info"`) {
+				t.Errorf("log messages at warning and above through the bridge: %v", got)
+			}
+			res := a.peer(service, "elicit", map[string]any{"message": "Through the bridge?"}, nil)
+			if res.IsError || !strings.Contains(mcpText(res), "user of stdio") {
+				t.Errorf("elicitation through the bridge = %s", mcpText(res))
+			}
+		})
+	}
+}
