@@ -40,6 +40,8 @@ type Config struct {
 	// MaxSessionsPerToken caps one token's live MCP sessions (default 200); opening one more
 	// expires the token's least recently seen session.
 	MaxSessionsPerToken int
+	// PlaybookFetchRetention is how long get_playbook fetch events are kept (default 90 days).
+	PlaybookFetchRetention time.Duration
 	// ToolCalls receives every proxied tool call (audit trail, metrics); nil records nothing.
 	ToolCalls ToolCallRecorder
 }
@@ -74,6 +76,9 @@ func NewService(store Store, downstream Downstream, sealer Sealer, clock Clock, 
 	}
 	if cfg.SessionIdleTimeout <= 0 {
 		cfg.SessionIdleTimeout = 24 * time.Hour
+	}
+	if cfg.PlaybookFetchRetention <= 0 {
+		cfg.PlaybookFetchRetention = DefaultPlaybookFetchRetention
 	}
 	if cfg.MaxSessionsPerToken <= 0 {
 		cfg.MaxSessionsPerToken = DefaultMaxSessionsPerToken

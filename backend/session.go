@@ -75,6 +75,7 @@ func (s *Service) OpenSession(ctx context.Context, in OpenSessionInput) (MCPSess
 	if err := s.expireIdle(ctx); err != nil && ErrorCode(err) != CodeConflict {
 		return MCPSession{}, err
 	}
+	s.pruneFetches(ctx)
 	for attempt := 0; ; attempt++ {
 		expired, err := s.store.OpenSession(ctx, &sess, shuffledBadgePool(), s.cfg.MaxSessionsPerToken)
 		if err == nil {

@@ -78,6 +78,8 @@ func serveFlags() []cli.Flag {
 			Usage: "a browser origin (scheme://host[:port]) allowed to call /mcp and /api/v1 besides local ones; repeatable or comma-separated"},
 		&cli.StringFlag{Name: "log-level", EnvVars: []string{"AGENT_DECK_LOG_LEVEL"}, Value: "info",
 			Usage: "debug, info, warn or error"},
+		&cli.DurationFlag{Name: "playbook-fetch-retention", EnvVars: []string{"AGENT_DECK_PLAYBOOK_FETCH_RETENTION"},
+			Value: backend.DefaultPlaybookFetchRetention, Usage: "get_playbook fetch events are deleted after this long"},
 		&cli.BoolFlag{Name: "allow-metadata-hosts", EnvVars: []string{"AGENT_DECK_ALLOW_METADATA_HOSTS"},
 			Usage: "let services use link-local and cloud-metadata hosts (169.254.169.254, metadata.google.internal, …)"},
 		&cli.BoolFlag{Name: "pprof", EnvVars: []string{"AGENT_DECK_PPROF"},
@@ -113,6 +115,9 @@ type ServeConfig struct {
 	AllowMetadataHosts bool
 	// AuditRetention is how long tool-call audit entries are kept; 0 means 30 days.
 	AuditRetention time.Duration
+	// PlaybookFetchRetention is how long get_playbook fetch events are kept; 0 = 90 days.
+	PlaybookFetchRetention time.Duration
+
 	// Launcher is the argv prefix local servers are started through (proxy.Options.Launcher).
 	// serve sets it to its own binary; an embedding (tests calling Start) may leave it empty.
 	Launcher []string
@@ -156,6 +161,8 @@ func serveConfigFrom(c *cli.Context) ServeConfig {
 		StrictPerms:         c.Bool("strict-perms"),
 		AllowOrigins:        c.StringSlice("allow-origin"),
 		Pprof:               c.Bool("pprof"),
+
+		PlaybookFetchRetention: c.Duration("playbook-fetch-retention"),
 	}
 }
 

@@ -148,6 +148,8 @@ func Start(ctx context.Context, cfg ServeConfig) (srv *Server, err error) {
 		DefaultWorkspace:    cfg.DefaultWorkspace,
 		AllowMetadataHosts:  cfg.AllowMetadataHosts,
 		Redactor:            redactor,
+
+		PlaybookFetchRetention: cfg.PlaybookFetchRetention,
 	})
 	s.metrics.registry.MustRegister(newStateCollector(s.svc, store, audit, s.log.With("component", "metrics")))
 	if err := s.svc.CheckSecretKey(ctx); err != nil {
