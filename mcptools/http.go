@@ -51,6 +51,14 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ctx := withState(backend.WithActor(r.Context(), st.actor), st)
+	if h.serveFast(w, r, ctx, st) {
+		return
+	}
+	defer func() {
+		if st.session != nil {
+			h.idleClock.saw(st.session.ID)
+		}
+	}()
 	if r.Method != http.MethodPost {
 		h.http.ServeHTTP(w, r.WithContext(ctx)) // GET is the SSE stream; DELETE has no body
 		return
@@ -206,19 +214,31 @@ func (h *Handler) peekBody(w http.ResponseWriter, r *http.Request, st *reqState)
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	var peek struct {
-		ID     json.RawMessage `json:"id"`
-		Method string          `json:"method"`
-		Params struct {
-			Name       json.RawMessage `json:"name"`
-			ClientInfo struct {
-				Name string `json:"name"`
-			} `json:"clientInfo"`
-		} `json:"params"`
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Method  string          `json:"method"`
+		Result  json.RawMessage `json:"result"`
+		Error   json.RawMessage `json:"error"`
+		Params  json.RawMessage `json:"params"`
+	}
+	var params struct {
+		Name       json.RawMessage `json:"name"`
+		ClientInfo struct {
+			Name string `json:"name"`
+		} `json:"clientInfo"`
 	}
 	if t := bytes.TrimSpace(body); len(t) > 0 && t[0] == '{' && json.Unmarshal(t, &peek) == nil {
-		st.method, st.clientName, st.requestID = peek.Method, peek.Params.ClientInfo.Name, peek.ID
+		st.method, st.requestID = peek.Method, peek.ID
+		if len(peek.Params) > 0 && json.Unmarshal(peek.Params, &params) == nil {
+			st.clientName = params.ClientInfo.Name
+		}
 		if st.method == string(mcp.MethodToolsCall) {
-			_ = json.Unmarshal(peek.Params.Name, &st.toolName)
+			_ = json.Unmarshal(params.Name, &st.toolName)
+			if fastTools[st.toolName] {
+				st.call = &fastCall{jsonrpc: peek.JSONRPC, params: peek.Params,
+					other: peek.Result != nil || peek.Error != nil}
+				_ = json.Unmarshal(peek.ID, &st.call.id)
+			}
 		}
 	}
 	return 0, nil

@@ -18,7 +18,8 @@ import (
 func jsonResult(v any) (*mcp.CallToolResult, error) {
 	var b []byte
 	var err error
-	if d, ok := v.(backend.BoundDeck); ok {
+	d, deck := v.(backend.BoundDeck)
+	if deck {
 		b, err = d.MarshalJSON()
 	} else {
 		b, err = json.Marshal(v)
@@ -26,7 +27,29 @@ func jsonResult(v any) (*mcp.CallToolResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent(string(b))}}, nil
+	text := mcp.NewTextContent(string(b))
+	if deck {
+		if q, ok := d.AppendQuotedJSON(nil); ok {
+			return &mcp.CallToolResult{Content: []mcp.Content{quotedText{TextContent: text, quoted: q}}}, nil
+		}
+	}
+	return &mcp.CallToolResult{Content: []mcp.Content{text}}, nil
+}
+
+// quotedText is a text block whose text is already escaped as a JSON string: MarshalJSON writes
+// exactly what encoding/json writes for the embedded TextContent, without escaping it again.
+type quotedText struct {
+	mcp.TextContent
+	quoted []byte // the text as a JSON string, quotes included
+}
+
+// MarshalJSON writes {"type":"text","text":...} with the pre-escaped text.
+func (q quotedText) MarshalJSON() ([]byte, error) { return q.appendJSON(nil), nil }
+
+func (q quotedText) appendJSON(dst []byte) []byte {
+	dst = append(dst, `{"type":"text","text":`...)
+	dst = append(dst, q.quoted...)
+	return append(dst, '}')
 }
 
 // errorBody is the JSON of every failed tool call (SPEC §4.3).

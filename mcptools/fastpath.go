@@ -1,0 +1,150 @@
+package mcptools
+
+import (
+	"context"
+	"encoding/json"
+	"mime"
+	"net/http"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// fastTools are the tools whose plain calls skip mcp-go's transport: quick reads whose answer
+// comes from a cache (get_bound_deck serves a pre-rendered, pre-escaped page). For them the
+// transport's own work — parsing the body three more times, a notification forwarder goroutine
+// per request, encoding the answer and scanning the 20 KB text again — cost more CPU than the
+// call. Calls that may run long stay on the transport, which can cancel them on
+// notifications/cancelled.
+var fastTools = map[string]bool{"get_bound_deck": true}
+
+// fastCall is what peekBody keeps of a tools/call body for the fast path.
+type fastCall struct {
+	jsonrpc string
+	id      any             // decoded as mcp-go decodes it, so the answer's id is the same
+	params  json.RawMessage // nil when absent
+	other   bool            // the message also carries result or error: not a plain request
+}
+
+// serveFast answers a plain JSON-RPC tools/call of a fast tool on a live session: it runs the
+// same tool handler the transport would, with the same context (actor, request state, session),
+// and writes the bytes the transport would write (TestFastPathParity). It returns false, having
+// written nothing, for anything else: the transport then handles the request as usual.
+func (h *Handler) serveFast(w http.ResponseWriter, r *http.Request, ctx context.Context, st *reqState) bool {
+	handler, ok := h.fast[st.toolName]
+	if !ok || st.call == nil || st.session == nil || st.openErr != nil || r.Method != http.MethodPost {
+		return false
+	}
+	fc := st.call
+	if fc.jsonrpc != mcp.JSONRPC_VERSION || fc.id == nil || fc.other || len(fc.params) == 0 {
+		return false
+	}
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+		return false // the transport answers with its error
+	}
+	var params mcp.CallToolParams
+	if json.Unmarshal(fc.params, &params) != nil || params.Name != st.toolName || params.Meta != nil ||
+		params.Task != nil || params.InputResponses != nil || params.RequestState != "" {
+		return false // progress tokens, tasks and multi-round trips need the transport
+	}
+	if !h.idleClock.fresh(st.session.ID) {
+		return false // let the transport see the session now and then, or it sweeps it as idle
+	}
+	res, _ := handler(h.httpContext(ctx, r), mcp.CallToolRequest{
+		Request: mcp.Request{Method: string(mcp.MethodToolsCall)}, Params: params})
+	if res == nil {
+		return false
+	}
+	body, err := appendResponse(nil, fc.id, res)
+	if err != nil {
+		return false
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(body)
+	return true
+}
+
+// appendResponse appends the JSON-RPC answer to request id with result res, as mcp-go's
+// transport encodes it (json.Encoder: a trailing newline). A result of one pre-escaped text block
+// is copied in, not encoded and scanned again.
+func appendResponse(dst []byte, id any, res *mcp.CallToolResult) ([]byte, error) {
+	env, err := json.Marshal(mcp.NewJSONRPCResultResponse(mcp.NewRequestId(id), json.RawMessage("0")))
+	if err != nil {
+		return nil, err
+	}
+	dst = append(dst, env[:len(env)-2]...) // `{"jsonrpc":"2.0","id":...,"result":`
+	if q, ok := plainQuoted(res); ok {
+		dst = append(dst, `{"content":[`...)
+		dst = q.appendJSON(dst)
+		dst = append(dst, "]}"...)
+	} else {
+		b, err := json.Marshal(res)
+		if err != nil {
+			return nil, err
+		}
+		dst = append(dst, b...)
+	}
+	return append(dst, "}\n"...), nil
+}
+
+// plainQuoted is res's one pre-escaped text block when res has nothing else to encode.
+func plainQuoted(res *mcp.CallToolResult) (quotedText, bool) {
+	if len(res.Content) != 1 || res.IsError || res.Meta != nil || res.ResultType != "" ||
+		res.StructuredContent != nil || len(res.RawStructuredContent) > 0 ||
+		len(res.InputRequests) > 0 || res.RequestState != "" {
+		return quotedText{}, false
+	}
+	q, ok := res.Content[0].(quotedText)
+	if !ok || q.Annotations != nil || q.Meta != nil {
+		return quotedText{}, false
+	}
+	return q, true
+}
+
+// idleClock notes when the transport last saw each session. mcp-go sweeps a session's
+// in-memory state once it has not seen it for its idle time; the fast path hands a session to
+// the transport at least every half of that, so a busy session is never swept.
+type idleClock struct {
+	every time.Duration
+	seen  sync.Map // session id -> *atomic.Int64 (unix nanoseconds)
+	puts  atomic.Int64
+}
+
+// saw records that the transport handles a request of session id now.
+func (c *idleClock) saw(id string) {
+	if id == "" {
+		return
+	}
+	now := time.Now().UnixNano()
+	if v, ok := c.seen.Load(id); ok {
+		v.(*atomic.Int64).Store(now)
+		return
+	}
+	t := new(atomic.Int64)
+	t.Store(now)
+	c.seen.Store(id, t)
+	if c.puts.Add(1)%1024 == 0 {
+		c.forgetOld(now)
+	}
+}
+
+// fresh reports whether the transport saw session id within the last half idle time.
+func (c *idleClock) fresh(id string) bool {
+	v, ok := c.seen.Load(id)
+	return ok && time.Now().UnixNano()-v.(*atomic.Int64).Load() < int64(c.every/2)
+}
+
+// forgetOld drops sessions not seen for a whole idle time: the transport has swept them too.
+func (c *idleClock) forgetOld(now int64) {
+	c.seen.Range(func(k, v any) bool {
+		if now-v.(*atomic.Int64).Load() > int64(c.every) {
+			c.seen.Delete(k)
+		}
+		return true
+	})
+}
