@@ -3,6 +3,7 @@ package mcptools
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"mime"
 	"net/http"
 	"strconv"
@@ -13,13 +14,13 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
-// fastTools are the tools whose plain calls skip mcp-go's transport: quick reads whose answer
-// comes from a cache (get_bound_deck serves a pre-rendered, pre-escaped page). For them the
-// transport's own work — parsing the body three more times, a notification forwarder goroutine
-// per request, encoding the answer and scanning the 20 KB text again — cost more CPU than the
-// call. Calls that may run long stay on the transport, which can cancel them on
-// notifications/cancelled.
-var fastTools = map[string]bool{"get_bound_deck": true}
+// fastTools are the tools whose plain calls skip mcp-go's transport: the two on the path of
+// every agent turn, get_bound_deck (a pre-rendered, pre-escaped page from a cache) and
+// call_service_tool (a proxied call). For them the transport's own work — parsing the body
+// three more times, a notification forwarder goroutine per request, encoding the answer and
+// scanning it again — cost more CPU than the call. Neither tool sends notifications; a call in
+// flight is cancelled by notifications/cancelled as on the transport (cancelInflight).
+var fastTools = map[string]bool{"get_bound_deck": true, "call_service_tool": true}
 
 // fastCall is what peekBody keeps of a tools/call body for the fast path.
 type fastCall struct {
@@ -53,7 +54,12 @@ func (h *Handler) serveFast(w http.ResponseWriter, r *http.Request, ctx context.
 	if !h.idleClock.fresh(st.session.ID) {
 		return false // let the transport see the session now and then, or it sweeps it as idle
 	}
-	res, _ := handler(h.httpContext(ctx, r), mcp.CallToolRequest{
+	ctx, cancel := context.WithCancel(h.httpContext(ctx, r))
+	defer cancel()
+	key, call := inflightKey(st.session.ID, fc.id), &inflightCall{cancel}
+	h.inflight.Store(key, call)
+	defer h.inflight.CompareAndDelete(key, call)
+	res, _ := handler(ctx, mcp.CallToolRequest{
 		Request: mcp.Request{Method: string(mcp.MethodToolsCall)}, Params: params})
 	if res == nil {
 		return false
@@ -148,3 +154,23 @@ func (c *idleClock) forgetOld(now int64) {
 		return true
 	})
 }
+
+// inflightKey names a request of a session the way notifications/cancelled names it: by its
+// JSON-RPC id, decoded as mcp-go decodes it (a number and a string of the same digits differ).
+func inflightKey(session string, id any) string {
+	return fmt.Sprintf("%s %T %v", session, id, id)
+}
+
+// cancelInflight cancels the fast-path call of session named by a notifications/cancelled; the
+// notification then goes on to the transport, which cancels its own calls of that id.
+func (h *Handler) cancelInflight(session string, id any) {
+	if id == nil {
+		return
+	}
+	if call, ok := h.inflight.Load(inflightKey(session, id)); ok {
+		call.(*inflightCall).cancel()
+	}
+}
+
+// inflightCall is one fast-path call that notifications/cancelled can stop.
+type inflightCall struct{ cancel context.CancelFunc }

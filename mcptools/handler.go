@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -51,6 +52,7 @@ type Handler struct {
 	buffers   bufferPool                        // JSON answers held to be sent in one write (response.go)
 	fast      map[string]server.ToolHandlerFunc // handlers of fastTools (fastpath.go)
 	idleClock idleClock                         // when the transport last saw each session
+	inflight  sync.Map                          // fast-path calls in flight: inflightKey -> *inflightCall
 }
 
 type visibility struct {

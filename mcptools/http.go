@@ -54,6 +54,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if h.serveFast(w, r, ctx, st) {
 		return
 	}
+	if st.method == string(mcp.MethodNotificationCancelled) && st.session != nil {
+		h.cancelInflight(st.session.ID, st.cancelOf)
+	}
 	defer func() {
 		if st.session != nil {
 			h.idleClock.saw(st.session.ID)
@@ -223,6 +226,7 @@ func (h *Handler) peekBody(w http.ResponseWriter, r *http.Request, st *reqState)
 	}
 	var params struct {
 		Name       json.RawMessage `json:"name"`
+		RequestID  json.RawMessage `json:"requestId"` // of notifications/cancelled
 		ClientInfo struct {
 			Name string `json:"name"`
 		} `json:"clientInfo"`
@@ -231,6 +235,9 @@ func (h *Handler) peekBody(w http.ResponseWriter, r *http.Request, st *reqState)
 		st.method, st.requestID = peek.Method, peek.ID
 		if len(peek.Params) > 0 && json.Unmarshal(peek.Params, &params) == nil {
 			st.clientName = params.ClientInfo.Name
+		}
+		if st.method == string(mcp.MethodNotificationCancelled) && params.RequestID != nil {
+			_ = json.Unmarshal(params.RequestID, &st.cancelOf)
 		}
 		if st.method == string(mcp.MethodToolsCall) {
 			_ = json.Unmarshal(params.Name, &st.toolName)

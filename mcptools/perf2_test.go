@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -22,16 +21,18 @@ func TestMain(m *testing.M) {
 	pgtest.Main(m)
 }
 
-// noDownstream is a proxy that reaches nothing: the decks of these tests are read, never called.
+// noDownstream stands in for the proxy: one tool, echo, and every call answers with the same result,
+// kept byte for byte (content with characters JSON escapes, structured content, key order).
 type noDownstream struct{}
 
-var errNoDownstream = errors.New("no downstream in this test")
+const downstreamResult = `{"content":[{"type":"text","text":"echo: <hi> & \u00e9"}],"structuredContent":{"b":1,"a":[2]}}`
 
 func (noDownstream) ListTools(context.Context, backend.Target) ([]backend.DownstreamTool, error) {
-	return nil, errNoDownstream
+	return []backend.DownstreamTool{{Name: "echo", Enabled: true, InputSchema: json.RawMessage(`{"type":"object"}`),
+		Raw: json.RawMessage(`{"name":"echo","inputSchema":{"type":"object"}}`)}}, nil
 }
 func (noDownstream) CallTool(context.Context, backend.Target, string, json.RawMessage) (backend.CallResult, error) {
-	return backend.CallResult{}, errNoDownstream
+	return backend.CallResult{Raw: json.RawMessage(downstreamResult)}, nil
 }
 func (noDownstream) Check(context.Context, backend.Target) backend.Health { return backend.Health{} }
 func (noDownstream) Status(string) (backend.DownstreamStatus, bool) {
@@ -81,6 +82,12 @@ func newFastFixture(t *testing.T) *fastFixture {
 			CardType: backend.CardCredential, CardID: cred.ID}})
 		must(err)
 	}
+	svcCard, err := svc.CreateService(admin, backend.ServiceInput{Name: "peer", Type: backend.ServiceRemote,
+		URL: "http://127.0.0.1:9/mcp"})
+	must(err)
+	_, err = svc.LinkCard(admin, backend.LinkCardInput{CardRef: backend.CardRef{Deck: "fast",
+		CardType: backend.CardService, CardID: svcCard.ID}})
+	must(err)
 	tok, err := svc.CreateToken(admin, backend.TokenInput{Name: "fast", Scope: backend.ScopeAgent})
 	must(err)
 	h, err := NewHandler(svc, Options{})
@@ -129,7 +136,8 @@ func (f *fastFixture) open(t *testing.T, deck string) string {
 	return id
 }
 
-// TestPerf2FastPathParity holds issue 9 item 2 (second round): a plain get_bound_deck call is
+// TestPerf2FastPathParity holds issue 9 item 2 (second round): a plain get_bound_deck or
+// call_service_tool call is
 // answered without mcp-go's transport, with the same bytes the transport writes for the same
 // request — bound or not, with bad arguments, with ids of every JSON kind — and anything the
 // fast path does not cover goes to the transport.
@@ -163,8 +171,18 @@ func TestPerf2FastPathParity(t *testing.T) {
 		{"notification", bound, `{"jsonrpc":"2.0","method":"tools/call","params":` + plain + `}`, "", false, false},
 		{"wrong JSON-RPC version", bound, `{"jsonrpc":"1.0","id":15,"method":"tools/call","params":` + plain + `}`, "", false, false},
 		{"not JSON content type", bound, call("16", plain), "text/plain", false, false},
+		{"proxied call", bound, call("21", `{"name":"call_service_tool","arguments":{"serviceId":"peer","toolName":"echo","arguments":{"message":"hi"}}}`), "", false, true},
+		{"proxied call to a service not on the deck", bound, call("22", `{"name":"call_service_tool","arguments":{"serviceId":"nope","toolName":"echo"}}`), "", false, true},
+		{"proxied call without a bound deck", unbound, call("23", `{"name":"call_service_tool","arguments":{"serviceId":"peer","toolName":"echo"}}`), "", false, true},
+		{"proxied call missing its tool", bound, call("24", `{"name":"call_service_tool","arguments":{"serviceId":"peer"}}`), "", false, true},
 		{"other tool", bound, call("17", `{"name":"list_decks"}`), "", false, false},
 		{"session the transport has not seen lately", bound, call("18", plain), "", true, false},
+	}
+	answers := map[string]string{ // what some answers must hold, so parity is not of two failures
+		"bound deck":   `display_summary`,
+		"proxied call": `"structuredContent":{"b":1,"a":[2]}`,
+		"proxied call to a service not on the deck": `NOT_ON_BOUND_DECK`,
+		"unbound session": `NOT_BOUND`,
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -200,6 +218,9 @@ func TestPerf2FastPathParity(t *testing.T) {
 			lib, got := libRec.Body.Bytes(), fastRec.Body.Bytes()
 			if libRec.Code != fastRec.Code || !bytes.Equal(lib, got) {
 				t.Fatalf("fast path answered %d\n%s\nthe transport %d\n%s", fastRec.Code, got, libRec.Code, lib)
+			}
+			if want := answers[tc.name]; want != "" && !bytes.Contains(got, []byte(want)) {
+				t.Errorf("answer lacks %s:\n%s", want, got)
 			}
 			for _, hdr := range []string{"Content-Type", "Content-Length"} {
 				if a, b := fastRec.Header().Get(hdr), libRec.Header().Get(hdr); a != b {
