@@ -5,8 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"mime"
+	"net"
 	"net/http"
+	"net/netip"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -42,6 +45,9 @@ func (h *Handler) serveFast(w http.ResponseWriter, r *http.Request, ctx context.
 	fc := st.call
 	if fc.jsonrpc != mcp.JSONRPC_VERSION || fc.id == nil || fc.other || len(fc.params) == 0 {
 		return false
+	}
+	if !passesRebindingGuard(r) {
+		return false // the transport refuses it
 	}
 	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
 		return false // the transport answers with its error
@@ -174,3 +180,23 @@ func (h *Handler) cancelInflight(session string, id any) {
 
 // inflightCall is one fast-path call that notifications/cancelled can stop.
 type inflightCall struct{ cancel context.CancelFunc }
+
+// passesRebindingGuard is the transport's DNS-rebinding guard: on a loopback listener, only a
+// request whose Host names a loopback address gets through.
+func passesRebindingGuard(r *http.Request) bool {
+	local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	return !ok || local == nil || !loopbackHost(local.String()) || loopbackHost(r.Host)
+}
+
+// loopbackHost reports whether addr (host, host:port or [ip]:port) is localhost or a loopback IP.
+func loopbackHost(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		host = strings.Trim(addr, "[]")
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.IsLoopback()
+}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -153,30 +154,33 @@ func TestPerf2FastPathParity(t *testing.T) {
 		session     string
 		body        string
 		contentType string
-		stale       bool // the transport has not seen the session for half its idle time
+		stale       bool   // the transport has not seen the session for half its idle time
+		host        string // a Host header on a loopback listener (DNS rebinding)
 		wantFast    bool
 	}{
-		{"bound deck", bound, call("7", plain), "", false, true},
-		{"bound deck with arguments", bound, call("8", `{"name":"get_bound_deck","arguments":{"card_type":"playbook"}}`), "", false, true},
-		{"bound deck next page", bound, call("9", `{"name":"get_bound_deck","arguments":{"query":"book 3"}}`), "", false, true},
-		{"string id that needs escaping", bound, call(`"a\"b<c>é"`, plain), "", false, true},
-		{"large number id", bound, call("12345678901234567890", plain), "", false, true},
-		{"fraction id", bound, call("1.50", plain), "", false, true},
-		{"arguments of the wrong type", bound, call("10", `{"name":"get_bound_deck","arguments":{"card_type":5}}`), "", false, true},
-		{"unknown argument value", bound, call("11", `{"name":"get_bound_deck","arguments":{"card_type":"nope"}}`), "", false, true},
-		{"unbound session", unbound, call("12", plain), "", false, true},
-		{"progress token", bound, call("13", `{"name":"get_bound_deck","_meta":{"progressToken":"p"}}`), "", false, false},
-		{"task", bound, call("14", `{"name":"get_bound_deck","task":{}}`), "", false, false},
-		{"null id", bound, call("null", plain), "", false, false},
-		{"notification", bound, `{"jsonrpc":"2.0","method":"tools/call","params":` + plain + `}`, "", false, false},
-		{"wrong JSON-RPC version", bound, `{"jsonrpc":"1.0","id":15,"method":"tools/call","params":` + plain + `}`, "", false, false},
-		{"not JSON content type", bound, call("16", plain), "text/plain", false, false},
-		{"proxied call", bound, call("21", `{"name":"call_service_tool","arguments":{"serviceId":"peer","toolName":"echo","arguments":{"message":"hi"}}}`), "", false, true},
-		{"proxied call to a service not on the deck", bound, call("22", `{"name":"call_service_tool","arguments":{"serviceId":"nope","toolName":"echo"}}`), "", false, true},
-		{"proxied call without a bound deck", unbound, call("23", `{"name":"call_service_tool","arguments":{"serviceId":"peer","toolName":"echo"}}`), "", false, true},
-		{"proxied call missing its tool", bound, call("24", `{"name":"call_service_tool","arguments":{"serviceId":"peer"}}`), "", false, true},
-		{"other tool", bound, call("17", `{"name":"list_decks"}`), "", false, false},
-		{"session the transport has not seen lately", bound, call("18", plain), "", true, false},
+		{"bound deck", bound, call("7", plain), "", false, "", true},
+		{"bound deck with arguments", bound, call("8", `{"name":"get_bound_deck","arguments":{"card_type":"playbook"}}`), "", false, "", true},
+		{"bound deck next page", bound, call("9", `{"name":"get_bound_deck","arguments":{"query":"book 3"}}`), "", false, "", true},
+		{"string id that needs escaping", bound, call(`"a\"b<c>é"`, plain), "", false, "", true},
+		{"large number id", bound, call("12345678901234567890", plain), "", false, "", true},
+		{"fraction id", bound, call("1.50", plain), "", false, "", true},
+		{"arguments of the wrong type", bound, call("10", `{"name":"get_bound_deck","arguments":{"card_type":5}}`), "", false, "", true},
+		{"unknown argument value", bound, call("11", `{"name":"get_bound_deck","arguments":{"card_type":"nope"}}`), "", false, "", true},
+		{"unbound session", unbound, call("12", plain), "", false, "", true},
+		{"progress token", bound, call("13", `{"name":"get_bound_deck","_meta":{"progressToken":"p"}}`), "", false, "", false},
+		{"task", bound, call("14", `{"name":"get_bound_deck","task":{}}`), "", false, "", false},
+		{"null id", bound, call("null", plain), "", false, "", false},
+		{"notification", bound, `{"jsonrpc":"2.0","method":"tools/call","params":` + plain + `}`, "", false, "", false},
+		{"wrong JSON-RPC version", bound, `{"jsonrpc":"1.0","id":15,"method":"tools/call","params":` + plain + `}`, "", false, "", false},
+		{"not JSON content type", bound, call("16", plain), "text/plain", false, "", false},
+		{"proxied call", bound, call("21", `{"name":"call_service_tool","arguments":{"serviceId":"peer","toolName":"echo","arguments":{"message":"hi"}}}`), "", false, "", true},
+		{"proxied call to a service not on the deck", bound, call("22", `{"name":"call_service_tool","arguments":{"serviceId":"nope","toolName":"echo"}}`), "", false, "", true},
+		{"proxied call without a bound deck", unbound, call("23", `{"name":"call_service_tool","arguments":{"serviceId":"peer","toolName":"echo"}}`), "", false, "", true},
+		{"proxied call missing its tool", bound, call("24", `{"name":"call_service_tool","arguments":{"serviceId":"peer"}}`), "", false, "", true},
+		{"other tool", bound, call("17", `{"name":"list_decks"}`), "", false, "", false},
+		{"session the transport has not seen lately", bound, call("18", plain), "", true, "", false},
+		{"loopback host", bound, call("25", plain), "", false, "localhost:4000", true},
+		{"DNS rebinding", bound, call("19", plain), "", false, "evil.example:4000", false},
 	}
 	answers := map[string]string{ // what some answers must hold, so parity is not of two failures
 		"bound deck":   `display_summary`,
@@ -196,7 +200,16 @@ func TestPerf2FastPathParity(t *testing.T) {
 			}
 			// The fast path's decision and bytes, on the request as ServeHTTP prepares it.
 			fastRec := httptest.NewRecorder()
-			r := f.request(tc.session, tc.body, ct)
+			mk := func() *http.Request {
+				r := f.request(tc.session, tc.body, ct)
+				if tc.host != "" {
+					r.Host = tc.host
+					r = r.WithContext(context.WithValue(r.Context(), http.LocalAddrContextKey,
+						&net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 4000}))
+				}
+				return r
+			}
+			r := mk()
 			st, _, err := f.h.prepare(fastRec, r)
 			if err != nil {
 				t.Fatal(err)
@@ -213,7 +226,7 @@ func TestPerf2FastPathParity(t *testing.T) {
 			fast := f.h.fast
 			f.h.fast = map[string]server.ToolHandlerFunc{}
 			libRec := httptest.NewRecorder()
-			f.h.ServeHTTP(libRec, f.request(tc.session, tc.body, ct))
+			f.h.ServeHTTP(libRec, mk())
 			f.h.fast = fast
 			lib, got := libRec.Body.Bytes(), fastRec.Body.Bytes()
 			if libRec.Code != fastRec.Code || !bytes.Equal(lib, got) {
