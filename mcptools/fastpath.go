@@ -3,6 +3,7 @@ package mcptools
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"mime"
 	"net"
@@ -35,9 +36,9 @@ type fastCall struct {
 
 // serveFast answers a plain JSON-RPC tools/call of a fast tool on a live session: it runs the
 // same tool handler the transport would, with the same context (actor, request state, session),
-// and writes the bytes the transport would write (TestFastPathParity). It returns false, having
+// and writes the bytes the transport would write (TestPerf2FastPathParity). It returns false, having
 // written nothing, for anything else: the transport then handles the request as usual.
-func (h *Handler) serveFast(w http.ResponseWriter, r *http.Request, ctx context.Context, st *reqState) bool {
+func (h *Handler) serveFast(ctx context.Context, w http.ResponseWriter, r *http.Request, st *reqState) bool {
 	handler, ok := h.fast[st.toolName]
 	if !ok || st.call == nil || st.session == nil || st.openErr != nil || r.Method != http.MethodPost {
 		return false
@@ -67,12 +68,16 @@ func (h *Handler) serveFast(w http.ResponseWriter, r *http.Request, ctx context.
 	defer h.inflight.CompareAndDelete(key, call)
 	res, _ := handler(ctx, mcp.CallToolRequest{
 		Request: mcp.Request{Method: string(mcp.MethodToolsCall)}, Params: params})
-	if res == nil {
-		return false
+	// From here the call has run: the request is answered here whatever happens, as the
+	// transport answers it — nothing when the client is gone, an empty body when the answer
+	// cannot be encoded.
+	if r.Context().Err() != nil {
+		return true
 	}
 	body, err := appendResponse(nil, fc.id, res)
 	if err != nil {
-		return false
+		h.log.ErrorContext(ctx, "MCP answer could not be encoded", "tool", st.toolName, "error", err)
+		body = nil
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
@@ -85,6 +90,9 @@ func (h *Handler) serveFast(w http.ResponseWriter, r *http.Request, ctx context.
 // transport encodes it (json.Encoder: a trailing newline). A result of one pre-escaped text block
 // is copied in, not encoded and scanned again.
 func appendResponse(dst []byte, id any, res *mcp.CallToolResult) ([]byte, error) {
+	if res == nil {
+		return nil, errors.New("no result")
+	}
 	env, err := json.Marshal(mcp.NewJSONRPCResultResponse(mcp.NewRequestId(id), json.RawMessage("0")))
 	if err != nil {
 		return nil, err

@@ -51,7 +51,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ctx := withState(backend.WithActor(r.Context(), st.actor), st)
-	if h.serveFast(w, r, ctx, st) {
+	if h.serveFast(ctx, w, r, st) {
 		return
 	}
 	if st.method == string(mcp.MethodNotificationCancelled) && st.session != nil {

@@ -215,7 +215,7 @@ func TestPerf2FastPathParity(t *testing.T) {
 				t.Fatal(err)
 			}
 			ctx := withState(backend.WithActor(r.Context(), st.actor), st)
-			served := f.h.serveFast(fastRec, r, ctx, st)
+			served := f.h.serveFast(ctx, fastRec, r, st)
 			if served != tc.wantFast {
 				t.Fatalf("served by the fast path = %v, want %v", served, tc.wantFast)
 			}
