@@ -116,11 +116,15 @@ func (b BoundDeck) MarshalJSON() ([]byte, error) {
 	return append(out, '}'), nil
 }
 
+// Prerendered reports whether the bound deck carries its page pre-rendered and pre-escaped, so
+// AppendQuotedJSON copies rather than encodes.
+func (b BoundDeck) Prerendered() bool { return len(b.pageJSON) >= 2 && b.pageQuoted != nil }
+
 // AppendQuotedJSON appends the answer's JSON text (what MarshalJSON returns) as a JSON string,
 // quotes included, byte for byte what encoding/json writes for that string; the page's part is
 // escaped once per rendered page. ok is false for a bound deck without a pre-rendered page.
 func (b BoundDeck) AppendQuotedJSON(dst []byte) (out []byte, ok bool) {
-	if len(b.pageJSON) < 2 || b.pageQuoted == nil {
+	if !b.Prerendered() {
 		return dst, false
 	}
 	tail, err := json.Marshal(struct {

@@ -74,7 +74,8 @@ func (h *Handler) serveFast(ctx context.Context, w http.ResponseWriter, r *http.
 	if r.Context().Err() != nil {
 		return true
 	}
-	body, err := appendResponse(nil, fc.id, res)
+	buf := answerBuffers.Get().(*[]byte)
+	body, err := appendResponse((*buf)[:0], fc.id, res)
 	if err != nil {
 		h.log.ErrorContext(ctx, "MCP answer could not be encoded", "tool", st.toolName, "error", err)
 		body = nil
@@ -83,8 +84,16 @@ func (h *Handler) serveFast(ctx context.Context, w http.ResponseWriter, r *http.
 	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(body)
+	if cap(body) <= 256<<10 {
+		*buf = body[:0]
+		answerBuffers.Put(buf)
+	}
 	return true
 }
+
+// answerBuffers reuse the buffers fast-path answers are encoded into (a bound deck is ~20 KB):
+// an allocation of that size per call was a large part of the garbage collector's work.
+var answerBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 32<<10); return &b }}
 
 // appendResponse appends the JSON-RPC answer to request id with result res, as mcp-go's
 // transport encodes it (json.Encoder: a trailing newline). A result of one pre-escaped text block
@@ -100,7 +109,9 @@ func appendResponse(dst []byte, id any, res *mcp.CallToolResult) ([]byte, error)
 	dst = append(dst, env[:len(env)-2]...) // `{"jsonrpc":"2.0","id":...,"result":`
 	if q, ok := plainQuoted(res); ok {
 		dst = append(dst, `{"content":[`...)
-		dst = q.appendJSON(dst)
+		if dst, err = q.appendJSON(dst); err != nil {
+			return nil, err
+		}
 		dst = append(dst, "]}"...)
 	} else {
 		b, err := json.Marshal(res)
