@@ -26,12 +26,13 @@ import (
 // flight is cancelled by notifications/cancelled as on the transport (cancelInflight).
 var fastTools = map[string]bool{"get_bound_deck": true, "call_service_tool": true}
 
-// fastCall is what peekBody keeps of a tools/call body for the fast path.
+// fastCall is what peekBody keeps of a tools/call body for the fast path, from its one decode.
 type fastCall struct {
 	jsonrpc string
 	id      any             // decoded as mcp-go decodes it, so the answer's id is the same
-	params  json.RawMessage // nil when absent
+	args    json.RawMessage // params.arguments as sent, nil when absent
 	other   bool            // the message also carries result or error: not a plain request
+	extra   bool            // params carry _meta (a progress token), a task or multi-round-trip fields
 }
 
 // serveFast answers a plain JSON-RPC tools/call of a fast tool on a live session: it runs the
@@ -44,7 +45,7 @@ func (h *Handler) serveFast(ctx context.Context, w http.ResponseWriter, r *http.
 		return false
 	}
 	fc := st.call
-	if fc.jsonrpc != mcp.JSONRPC_VERSION || fc.id == nil || fc.other || len(fc.params) == 0 {
+	if fc.jsonrpc != mcp.JSONRPC_VERSION || fc.id == nil || fc.other || fc.extra {
 		return false
 	}
 	if !passesRebindingGuard(r) {
@@ -53,11 +54,8 @@ func (h *Handler) serveFast(ctx context.Context, w http.ResponseWriter, r *http.
 	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
 		return false // the transport answers with its error
 	}
-	var params mcp.CallToolParams
-	if json.Unmarshal(fc.params, &params) != nil || params.Name != st.toolName || params.Meta != nil ||
-		params.Task != nil || params.InputResponses != nil || params.RequestState != "" {
-		return false // progress tokens, tasks and multi-round trips need the transport
-	}
+	// The tool handler reads the arguments as sent (RawArguments), as it does on the transport.
+	params := mcp.CallToolParams{Name: st.toolName, RawArguments: fc.args}
 	if !h.idleClock.fresh(st.session.ID) {
 		return false // let the transport see the session now and then, or it sweeps it as idle
 	}

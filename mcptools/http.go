@@ -216,34 +216,39 @@ func (h *Handler) peekBody(w http.ResponseWriter, r *http.Request, st *reqState)
 			WithHint("send the whole body at once; a slow body is cut off")
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
+	// One decode of the body gives what this endpoint and the fast path need.
 	var peek struct {
 		JSONRPC string          `json:"jsonrpc"`
 		ID      json.RawMessage `json:"id"`
 		Method  string          `json:"method"`
 		Result  json.RawMessage `json:"result"`
 		Error   json.RawMessage `json:"error"`
-		Params  json.RawMessage `json:"params"`
-	}
-	var params struct {
-		Name       json.RawMessage `json:"name"`
-		RequestID  json.RawMessage `json:"requestId"` // of notifications/cancelled
-		ClientInfo struct {
-			Name string `json:"name"`
-		} `json:"clientInfo"`
+		Params  struct {
+			Name       json.RawMessage `json:"name"`
+			Arguments  json.RawMessage `json:"arguments"`
+			RequestID  json.RawMessage `json:"requestId"` // of notifications/cancelled
+			ClientInfo struct {
+				Name string `json:"name"`
+			} `json:"clientInfo"`
+			// Present, these need the transport (fastpath.go).
+			Meta           json.RawMessage `json:"_meta"`
+			Task           json.RawMessage `json:"task"`
+			InputResponses json.RawMessage `json:"inputResponses"`
+			RequestState   json.RawMessage `json:"requestState"`
+		} `json:"params"`
 	}
 	if t := bytes.TrimSpace(body); len(t) > 0 && t[0] == '{' && json.Unmarshal(t, &peek) == nil {
-		st.method, st.requestID = peek.Method, peek.ID
-		if len(peek.Params) > 0 && json.Unmarshal(peek.Params, &params) == nil {
-			st.clientName = params.ClientInfo.Name
-		}
-		if st.method == string(mcp.MethodNotificationCancelled) && params.RequestID != nil {
-			_ = json.Unmarshal(params.RequestID, &st.cancelOf)
+		p := &peek.Params
+		st.method, st.clientName, st.requestID = peek.Method, p.ClientInfo.Name, peek.ID
+		if st.method == string(mcp.MethodNotificationCancelled) && p.RequestID != nil {
+			_ = json.Unmarshal(p.RequestID, &st.cancelOf)
 		}
 		if st.method == string(mcp.MethodToolsCall) {
-			_ = json.Unmarshal(params.Name, &st.toolName)
+			_ = json.Unmarshal(p.Name, &st.toolName)
 			if fastTools[st.toolName] {
-				st.call = &fastCall{jsonrpc: peek.JSONRPC, params: peek.Params,
-					other: peek.Result != nil || peek.Error != nil}
+				st.call = &fastCall{jsonrpc: peek.JSONRPC, args: p.Arguments,
+					other: peek.Result != nil || peek.Error != nil,
+					extra: p.Meta != nil || p.Task != nil || p.InputResponses != nil || p.RequestState != nil}
 				_ = json.Unmarshal(peek.ID, &st.call.id)
 			}
 		}
