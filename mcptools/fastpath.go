@@ -18,13 +18,14 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
-// fastTools are the tools whose plain calls skip mcp-go's transport: the two on the path of
-// every agent turn, get_bound_deck (a pre-rendered, pre-escaped page from a cache) and
-// call_service_tool (a proxied call). For them the transport's own work — parsing the body
-// three more times, a notification forwarder goroutine per request, encoding the answer and
-// scanning it again — cost more CPU than the call. Neither tool sends notifications; a call in
-// flight is cancelled by notifications/cancelled as on the transport (cancelInflight).
-var fastTools = map[string]bool{"get_bound_deck": true, "call_service_tool": true}
+// fastTools are the tools whose plain calls skip mcp-go's transport: get_bound_deck, on the
+// path of every agent turn, answered from a pre-rendered, pre-escaped page. For it the
+// transport's own work — parsing the body three more times, a notification forwarder goroutine
+// per request, encoding the answer and scanning its 20 KB text again — cost more CPU than the
+// call. A tool joins only if it never talks back to the client during the call (no relayed
+// sampling, elicitation, logging or progress, which need the transport's session and stream);
+// a call in flight is cancelled by notifications/cancelled as on the transport (cancelInflight).
+var fastTools = map[string]bool{"get_bound_deck": true}
 
 // fastCall is what peekBody keeps of a tools/call body for the fast path, from its one decode.
 type fastCall struct {

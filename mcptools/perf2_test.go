@@ -137,8 +137,7 @@ func (f *fastFixture) open(t *testing.T, deck string) string {
 	return id
 }
 
-// TestPerf2FastPathParity holds issue 9 item 2 (second round): a plain get_bound_deck or
-// call_service_tool call is
+// TestPerf2FastPathParity holds issue 9 item 2 (second round): a plain get_bound_deck call is
 // answered without mcp-go's transport, with the same bytes the transport writes for the same
 // request — bound or not, with bad arguments, with ids of every JSON kind — and anything the
 // fast path does not cover goes to the transport.
@@ -173,10 +172,10 @@ func TestPerf2FastPathParity(t *testing.T) {
 		{"notification", bound, `{"jsonrpc":"2.0","method":"tools/call","params":` + plain + `}`, "", false, "", false},
 		{"wrong JSON-RPC version", bound, `{"jsonrpc":"1.0","id":15,"method":"tools/call","params":` + plain + `}`, "", false, "", false},
 		{"not JSON content type", bound, call("16", plain), "text/plain", false, "", false},
-		{"proxied call", bound, call("21", `{"name":"call_service_tool","arguments":{"serviceId":"peer","toolName":"echo","arguments":{"message":"hi"}}}`), "", false, "", true},
-		{"proxied call to a service not on the deck", bound, call("22", `{"name":"call_service_tool","arguments":{"serviceId":"nope","toolName":"echo"}}`), "", false, "", true},
-		{"proxied call without a bound deck", unbound, call("23", `{"name":"call_service_tool","arguments":{"serviceId":"peer","toolName":"echo"}}`), "", false, "", true},
-		{"proxied call missing its tool", bound, call("24", `{"name":"call_service_tool","arguments":{"serviceId":"peer"}}`), "", false, "", true},
+		{"proxied call", bound, call("21", `{"name":"call_service_tool","arguments":{"serviceId":"peer","toolName":"echo","arguments":{"message":"hi"}}}`), "", false, "", false},
+		{"proxied call to a service not on the deck", bound, call("22", `{"name":"call_service_tool","arguments":{"serviceId":"nope","toolName":"echo"}}`), "", false, "", false},
+		{"proxied call without a bound deck", unbound, call("23", `{"name":"call_service_tool","arguments":{"serviceId":"peer","toolName":"echo"}}`), "", false, "", false},
+		{"proxied call missing its tool", bound, call("24", `{"name":"call_service_tool","arguments":{"serviceId":"peer"}}`), "", false, "", false},
 		{"other tool", bound, call("17", `{"name":"list_decks"}`), "", false, "", false},
 		{"session the transport has not seen lately", bound, call("18", plain), "", true, "", false},
 		{"loopback host", bound, call("25", plain), "", false, "localhost:4000", true},

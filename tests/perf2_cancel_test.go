@@ -12,10 +12,11 @@ import (
 	"github.com/agent-deck/agent-deck/mcptools"
 )
 
-// TestPerf2CancelProxiedCall holds issue 9 item 2 (second round): a proxied call answered
-// without mcp-go's transport is still stopped by the client's notifications/cancelled, as the
-// transport stops its calls. The downstream sleeps far longer than the test waits, and the
-// service's timeout is longer still, so only the cancellation can end the call.
+// TestPerf2CancelProxiedCall holds issue 9 item 2 (second round): whichever path serves a
+// tools/call (the transport, or the fast path of mcptools/fastpath.go, which keeps its calls
+// cancellable the same way), the client's notifications/cancelled stops a proxied call. The
+// downstream sleeps far longer than the test waits, and the service's timeout is longer still,
+// so only the cancellation can end the call.
 func TestPerf2CancelProxiedCall(t *testing.T) {
 	s := startMCPStack(t, mcpStackOptions{Config: backend.Config{DefaultServiceTimeout: time.Hour}})
 	f := s.seedDeck(t, "cancel", startHTTPPeer(t))
