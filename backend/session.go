@@ -26,6 +26,7 @@ type BoundDeck struct {
 	Badge          string `json:"badge"`
 	DisplaySummary string `json:"display_summary"`
 	pageJSON       []byte // DeckPage as JSON, rendered once per deck version (cache_pages.go)
+	pageQuoted     []byte // pageJSON without its "}", escaped as the body of a JSON string
 }
 
 // OpenSessionInput starts an MCP session; Deck (id or name) and WorkspaceRoot pre-bind it.
