@@ -90,6 +90,7 @@ func routeScenario() []step {
 	steps = append(steps, cardSteps(ok, created, downstream)...)
 	steps = append(steps, adminSteps(ok, created, gone)...)
 	steps = append(steps, dashboardSessionSteps(ok, created)...)
+	steps = append(steps, authServerSteps(ok)...)
 	return steps
 }
 
