@@ -40,6 +40,8 @@ type Config struct {
 	// MaxSessionsPerToken caps one token's live MCP sessions (default 200); opening one more
 	// expires the token's least recently seen session.
 	MaxSessionsPerToken int
+	// OAuth configures Agent Deck as an OAuth authorization server for its MCP clients.
+	OAuth OAuthConfig
 }
 
 // DefaultMaxSessionsPerToken is MaxSessionsPerToken when unset.
@@ -79,6 +81,7 @@ func NewService(store Store, downstream Downstream, sealer Sealer, clock Clock, 
 	if cfg.DefaultServiceTimeout <= 0 {
 		cfg.DefaultServiceTimeout = 60 * time.Second
 	}
+	cfg.OAuth = cfg.OAuth.withDefaults()
 	s := &Service{store: store, downstream: downstream, sealer: sealer, clock: clock, log: log, cfg: cfg,
 		hashes: newHashMemo()}
 	// Caching is safe only with every change announced: the feed runs for the Store's
