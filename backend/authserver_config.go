@@ -1,7 +1,11 @@
 package backend
 
 import (
+	"errors"
+	"net"
 	"net/http"
+	"net/netip"
+	"syscall"
 	"time"
 )
 
@@ -36,10 +40,33 @@ func (c OAuthConfig) withDefaults() OAuthConfig {
 		c.AccessTokenTTL = DefaultOAuthAccessTTL
 	}
 	if c.HTTPClient == nil {
+		allowLoopback := c.AllowLoopbackHTTPClientIDs
+		dialer := &net.Dialer{Timeout: clientMetadataFetchTimout, Control: func(_, address string, _ syscall.RawConn) error {
+			return checkMetadataAddr(address, allowLoopback)
+		}}
 		c.HTTPClient = &http.Client{
 			Timeout:       clientMetadataFetchTimout,
+			Transport:     &http.Transport{DialContext: dialer.DialContext, Proxy: nil, TLSHandshakeTimeout: clientMetadataFetchTimout},
 			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 		}
 	}
 	return c
+}
+
+// checkMetadataAddr keeps Client ID Metadata Document fetches off this machine and the local
+// network (an unauthenticated request names the URL): the address is checked as it is dialed,
+// after name resolution, so a name that resolves inward is refused too.
+func checkMetadataAddr(address string, allowLoopback bool) error {
+	ap, err := netip.ParseAddrPort(address)
+	if err != nil {
+		return errors.New("client metadata: unexpected address")
+	}
+	ip := ap.Addr().Unmap()
+	if allowLoopback && ip.IsLoopback() {
+		return nil
+	}
+	if !ip.IsGlobalUnicast() || ip.IsPrivate() || ip.IsLoopback() || ip.IsLinkLocalUnicast() {
+		return errors.New("client metadata: the address is not public")
+	}
+	return nil
 }
