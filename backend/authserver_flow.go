@@ -487,7 +487,7 @@ func isURLClientID(id string) bool {
 // document, fetched now (draft-ietf-oauth-client-id-metadata-document).
 func (s *Service) oauthClient(ctx context.Context, id string) (OAuthClient, error) {
 	if !isURLClientID(id) {
-		c, err := s.store.OAuthClientByID(ctx, clip(id, 200))
+		c, err := s.store.GetOAuthClient(ctx, clip(id, 200))
 		if isNotFound(err) {
 			return OAuthClient{}, oauthErr("invalid_client", "client_id %q is not registered; register at %s first", clip(id, 80), OAuthRegisterPath)
 		}

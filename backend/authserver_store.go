@@ -44,8 +44,8 @@ type OAuthRefresh struct {
 // AuthServerStore is the storage of the OAuth authorization server.
 type AuthServerStore interface {
 	CreateOAuthClient(ctx context.Context, c OAuthClient) error
-	// OAuthClientByID is NOT_FOUND for an unknown client.
-	OAuthClientByID(ctx context.Context, id string) (OAuthClient, error)
+	// GetOAuthClient is NOT_FOUND for an unknown client.
+	GetOAuthClient(ctx context.Context, id string) (OAuthClient, error)
 	CreateOAuthCode(ctx context.Context, c OAuthCode) error
 	// ConsumeOAuthCode marks an unused, unexpired code used and returns it. A code used before
 	// is returned with UsedAt set and CONFLICT; an unknown or expired one is NOT_FOUND.

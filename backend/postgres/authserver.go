@@ -17,8 +17,8 @@ func (s *Store) CreateOAuthClient(ctx context.Context, c backend.OAuthClient) er
 	return classify("create oauth client", err)
 }
 
-// OAuthClientByID finds a registered OAuth client.
-func (s *Store) OAuthClientByID(ctx context.Context, id string) (backend.OAuthClient, error) {
+// GetOAuthClient finds a registered OAuth client.
+func (s *Store) GetOAuthClient(ctx context.Context, id string) (backend.OAuthClient, error) {
 	var c backend.OAuthClient
 	err := s.db.QueryRow(ctx, `SELECT id, name, redirect_uris, created_at FROM oauth_clients WHERE id = $1`, id).
 		Scan(&c.ID, &c.Name, &c.RedirectURIs, &c.CreatedAt)
@@ -110,6 +110,7 @@ func (s *Store) RotateOAuthRefresh(ctx context.Context, oldHash []byte, at time.
 		if usedAt != nil {
 			// A spent refresh token came back: someone holds a copy. End the whole grant.
 			reused = true
+			out.ID = tokenID
 			_, err := st.db.Exec(ctx, `UPDATE tokens SET revoked_at = COALESCE(revoked_at, $2) WHERE id = $1`, tokenID, at)
 			return classify("revoke oauth grant", err)
 		}
