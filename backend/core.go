@@ -44,6 +44,8 @@ type Config struct {
 	PlaybookFetchRetention time.Duration
 	// ToolCalls receives every proxied tool call (audit trail, metrics); nil records nothing.
 	ToolCalls ToolCallRecorder
+	// OAuth configures Agent Deck as an OAuth authorization server for its MCP clients.
+	OAuth OAuthConfig
 }
 
 // DefaultMaxSessionsPerToken is MaxSessionsPerToken when unset.
@@ -86,6 +88,7 @@ func NewService(store Store, downstream Downstream, sealer Sealer, clock Clock, 
 	if cfg.DefaultServiceTimeout <= 0 {
 		cfg.DefaultServiceTimeout = 60 * time.Second
 	}
+	cfg.OAuth = cfg.OAuth.withDefaults()
 	s := &Service{store: store, downstream: downstream, sealer: sealer, clock: clock, log: log, cfg: cfg,
 		hashes: newHashMemo()}
 	// Caching is safe only with every change announced: the feed runs for the Store's

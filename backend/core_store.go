@@ -105,6 +105,7 @@ type Store interface {
 	CreateSignInCode(ctx context.Context, hash []byte, createdAt, expiresAt time.Time) error
 	// ConsumeSignInCode marks an unused, unexpired code used; NOT_FOUND otherwise.
 	ConsumeSignInCode(ctx context.Context, hash []byte, at time.Time) error
+	AuthServerStore
 
 	CreateSession(ctx context.Context, s *MCPSession) error
 	// OpenSession inserts a session with a badge the Store picks in the same statement (the

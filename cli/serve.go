@@ -148,6 +148,8 @@ func Start(ctx context.Context, cfg ServeConfig) (srv *Server, err error) {
 		DefaultWorkspace:    cfg.DefaultWorkspace,
 		AllowMetadataHosts:  cfg.AllowMetadataHosts,
 		Redactor:            redactor,
+		OAuth: backend.OAuthConfig{AccessTokenTTL: cfg.OAuthAccessTTL,
+			AllowLoopbackHTTPClientIDs: cfg.OAuthAllowLoopbackHTTPClientIDs},
 
 		PlaybookFetchRetention: cfg.PlaybookFetchRetention,
 	})

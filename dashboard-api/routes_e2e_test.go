@@ -91,6 +91,7 @@ func routeScenario() []step {
 	steps = append(steps, adminSteps(ok, created, gone)...)
 	steps = append(steps, dashboardSessionSteps(ok, created)...)
 	steps = append(steps, learnSteps(ok, created)...)
+	steps = append(steps, authServerSteps(ok)...)
 	return steps
 }
 

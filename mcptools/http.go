@@ -266,7 +266,9 @@ func statusOf(err error) int {
 // hint) for clients that act on it.
 func (h *Handler) writeError(w http.ResponseWriter, r *http.Request, status int, err error) {
 	if status == http.StatusUnauthorized {
-		w.Header().Set("WWW-Authenticate", `Bearer realm="agent-deck"`)
+		// The resource metadata URL starts an MCP client's OAuth discovery (RFC 9728 §5.1).
+		w.Header().Set("WWW-Authenticate", `Bearer realm="agent-deck", resource_metadata="`+
+			backend.ResourceMetadataURL(requestBase(r))+`"`)
 	}
 	code := -32000
 	if status == http.StatusNotFound {
@@ -282,4 +284,14 @@ func (h *Handler) writeError(w http.ResponseWriter, r *http.Request, status int,
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_, _ = w.Write(body)
+}
+
+// requestBase is the scheme and host the request was sent to: the base of this server's URLs as
+// the client sees them.
+func requestBase(r *http.Request) string {
+	scheme := "http://"
+	if r.TLS != nil {
+		scheme = "https://"
+	}
+	return scheme + r.Host
 }
