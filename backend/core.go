@@ -40,6 +40,9 @@ type Config struct {
 	// MaxSessionsPerToken caps one token's live MCP sessions (default 200); opening one more
 	// expires the token's least recently seen session.
 	MaxSessionsPerToken int
+	// OAuth signs in to remote services that require the MCP authorization flow; nil turns
+	// service sign-in off.
+	OAuth OAuthFlow
 }
 
 // DefaultMaxSessionsPerToken is MaxSessionsPerToken when unset.

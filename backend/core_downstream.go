@@ -36,6 +36,9 @@ type Target struct {
 	// Admit, when set, vets the exact tool definition a call resolved, before its arguments
 	// are checked or anything is sent; its error is the call's (tool pinning, service_toolpins.go).
 	Admit func(DownstreamTool) error
+	// oauthExpires is when the service's OAuth access token expires: a cached target is
+	// rebuilt (and the token refreshed) before then.
+	oauthExpires time.Time
 }
 
 // TargetCredential is a credential as presented at egress.

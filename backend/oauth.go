@@ -93,3 +93,41 @@ type OAuthFlow interface {
 // MaxOAuthStepUps bounds the sign-ins started in a row for insufficient_scope, so a service
 // that always asks for more cannot loop a person through consent forever.
 const MaxOAuthStepUps = 2
+
+// The sealed OAuth columns (see SealedField).
+var (
+	FieldOAuthClient  = SealedField{Table: "service_oauth", Column: "client"}
+	FieldOAuthToken   = SealedField{Table: "service_oauth", Column: "token"}
+	FieldOAuthPending = SealedField{Table: "service_oauth", Column: "pending"}
+)
+
+// OAuthRecord is a service's stored sign-in: sealed client, token and pending sign-in, and the
+// clear facts the surfaces show (state, expiry, scopes, a short error).
+type OAuthRecord struct {
+	ServiceID     string
+	State         OAuthState
+	SealedClient  []byte
+	SealedToken   []byte
+	SealedPending []byte
+	// PendingState is the sha256 (hex) of the pending sign-in's state parameter.
+	PendingState string
+	PendingUntil time.Time
+	ExpiresAt    time.Time
+	Scopes       []string
+	LastError    string
+	UpdatedAt    time.Time
+}
+
+// OAuthStore keeps sign-ins. Every getter returns a NOT_FOUND *Error when there is no row.
+type OAuthStore interface {
+	GetOAuth(ctx context.Context, serviceID string) (OAuthRecord, error)
+	// GetOAuthByPendingState finds the sign-in in progress whose state hashes to stateHash.
+	GetOAuthByPendingState(ctx context.Context, stateHash string) (OAuthRecord, error)
+	PutOAuth(ctx context.Context, r *OAuthRecord) error
+	DeleteOAuth(ctx context.Context, serviceID string) error
+	// LockOAuth runs fn with the service's sign-in row locked (FOR UPDATE) and writes what fn
+	// returns, so of concurrent refreshes on any replica one sends the refresh token and the
+	// others, waiting on the lock, read its result. fn returning the record unchanged writes
+	// nothing.
+	LockOAuth(ctx context.Context, serviceID string, fn func(OAuthRecord) (OAuthRecord, error)) (OAuthRecord, error)
+}

@@ -70,6 +70,9 @@ func (s *Service) target(ctx context.Context, rec ServiceRecord) (Target, error)
 		t.Revision += "|" + cred.ID + "@" + cred.updatedAt
 	}
 	t.Secrets = targetSecrets(t, sealedHeaders, userinfo)
+	if err := s.addOAuthBearer(ctx, rec, &t); err != nil {
+		return Target{}, err
+	}
 	s.cfg.Redactor.Learn(t.ServiceID, t.Secrets)
 	return t, nil
 }

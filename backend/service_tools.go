@@ -238,7 +238,7 @@ func (s *Service) CheckService(ctx context.Context, ref, deck string) (Health, e
 // serviceTarget resolves a service and builds its target. rec is set whenever the service was
 // found, even if the target could not be built.
 func (s *Service) serviceTarget(ctx context.Context, ref string) (ServiceRecord, Target, error) {
-	if rec, t, ok := s.cachedServiceTarget(ref); ok {
+	if rec, t, ok := s.cachedServiceTarget(ref); ok && !(OAuthToken{ExpiresAt: t.oauthExpires}).NeedsRefresh(s.clock()) {
 		// Learned again: the service may have been forgotten (changed) since it was cached.
 		s.cfg.Redactor.Learn(t.ServiceID, t.Secrets)
 		return rec, t, nil

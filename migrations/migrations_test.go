@@ -69,7 +69,7 @@ func tables(t *testing.T, url string) []string {
 }
 
 var wantTables = []string{"credentials", "deck_cards", "decks", "exec_audit", "mcp_badge_levels", "mcp_sessions",
-	"playbook_versions", "playbooks", "secret_key_state", "service_tool_pins", "services", "tokens"}
+	"playbook_versions", "playbooks", "secret_key_state", "service_oauth", "service_tool_pins", "services", "tokens"}
 
 // TestUpDownUp proves every down file undoes its up file on a real database.
 func TestUpDownUp(t *testing.T) {

@@ -28,6 +28,9 @@ type Options struct {
 	TokenTTL time.Duration
 	// ConfidentialClients makes registration issue a secret sent with client_secret_basic.
 	ConfidentialClients bool
+	// RefreshDelay holds each refresh request this long before answering, so that concurrent
+	// refreshes overlap.
+	RefreshDelay time.Duration
 }
 
 // Server is the running authorization server and protected MCP endpoint (at /mcp).
@@ -94,6 +97,13 @@ func (s *Server) LastAuthorize() url.Values {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.lastAuth
+}
+
+// SetTokenTTL changes the lifetime of the tokens issued from now on.
+func (s *Server) SetTokenTTL(d time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.opts.TokenTTL = d
 }
 
 // ExpireAccessTokens makes every access token issued so far invalid, as if time had passed.
@@ -213,6 +223,9 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 		s.counts.CodeExchanges++
 		s.issue(w, g.scope)
 	case "refresh_token":
+		s.mu.Unlock()
+		time.Sleep(s.opts.RefreshDelay)
+		s.mu.Lock()
 		rt := r.PostForm.Get("refresh_token")
 		scope, live := s.refresh[rt]
 		if !live {

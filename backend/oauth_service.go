@@ -1,0 +1,348 @@
+package backend
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"slices"
+	"time"
+)
+
+// OAuthCallbackPath is where a service's authorization server sends the person back: the deck
+// server's own address.
+const OAuthCallbackPath = "/oauth/callback"
+
+// oauthPendingTTL is how long a started sign-in waits for its callback.
+const oauthPendingTTL = 10 * time.Minute
+
+// OAuthConnect is a started sign-in: the page the person opens to consent.
+type OAuthConnect struct {
+	ServiceID   string `json:"service_id"`
+	ServiceName string `json:"service_name"`
+	AuthURL     string `json:"authorization_url"`
+}
+
+// OAuthStatus is a service's sign-in as the surfaces show it: no token, no secret.
+type OAuthStatus struct {
+	State     OAuthState `json:"state"`
+	ExpiresAt *time.Time `json:"expires_at,omitempty"`
+	Scopes    []string   `json:"scopes,omitempty"`
+	Error     string     `json:"error,omitempty"`
+}
+
+// connectHint is the teaching hint of a service that needs a person to sign in.
+func connectHint(name string) string {
+	return "a person signs in with: agent-deck service connect " + name
+}
+
+func (s *Service) oauthFlow() (OAuthFlow, error) {
+	if s.cfg.OAuth == nil {
+		return nil, Errorf(CodeUnavailable, "sign-in to services is not available on this server")
+	}
+	return s.cfg.OAuth, nil
+}
+
+// ConnectService starts signing Agent Deck in to a remote service: discovery, registration when
+// needed, and the authorization URL a person opens. redirectURI is the deck server's own
+// callback (OAuthCallbackPath). Admin only: the tokens act for whoever consents.
+func (s *Service) ConnectService(ctx context.Context, ref, redirectURI string) (OAuthConnect, error) {
+	if _, err := requireAdmin(ctx, "connect a service"); err != nil {
+		return OAuthConnect{}, err
+	}
+	flow, err := s.oauthFlow()
+	if err != nil {
+		return OAuthConnect{}, err
+	}
+	rec, err := serviceByRef(ctx, s.store, ref)
+	if err != nil {
+		return OAuthConnect{}, err
+	}
+	if rec.Type != ServiceRemote || rec.URL == "" {
+		return OAuthConnect{}, Errorf(CodeInvalidArgument, "service %q is not a remote server; only remote servers sign in", rec.Name)
+	}
+	prev, err := s.store.GetOAuth(ctx, rec.ID)
+	if err != nil && !isNotFound(err) {
+		return OAuthConnect{}, storeErr("reading a sign-in", err)
+	}
+	var client OAuthClient
+	if len(prev.SealedClient) > 0 {
+		if err := s.openJSON(FieldOAuthClient, rec.ID, prev.SealedClient, &client); err != nil {
+			return OAuthConnect{}, err
+		}
+	}
+	p, err := flow.Begin(ctx, OAuthBegin{ServiceID: rec.ID, URL: rec.URL, RedirectURI: redirectURI, Client: client})
+	if err != nil {
+		s.log.Warn("service sign-in could not start", "service_id", rec.ID, "err", err)
+		return OAuthConnect{}, asOAuthError(err, rec.Name)
+	}
+	next := prev
+	next.ServiceID = rec.ID
+	if next.State == "" {
+		next.State = OAuthStateNeedsSignIn
+	}
+	if next.SealedClient, err = s.sealJSON(FieldOAuthClient, rec.ID, p.Client); err != nil {
+		return OAuthConnect{}, err
+	}
+	if next.SealedPending, err = s.sealJSON(FieldOAuthPending, rec.ID, p); err != nil {
+		return OAuthConnect{}, err
+	}
+	next.PendingState, next.PendingUntil = hashState(p.State), s.clock().Add(oauthPendingTTL)
+	if err := s.store.PutOAuth(ctx, &next); err != nil {
+		return OAuthConnect{}, storeErr("storing a sign-in", err)
+	}
+	return OAuthConnect{ServiceID: rec.ID, ServiceName: rec.Name, AuthURL: p.AuthURL}, nil
+}
+
+// FinishOAuth is the callback: the state names the sign-in (and proves the answer comes from
+// the consent Agent Deck started), the code is exchanged for tokens. It needs no actor: the
+// person's browser brings it, and the state is a secret only that sign-in knows.
+func (s *Service) FinishOAuth(ctx context.Context, state, code, oauthError string) (OAuthConnect, error) {
+	flow, err := s.oauthFlow()
+	if err != nil {
+		return OAuthConnect{}, err
+	}
+	badState := Errorf(CodeInvalidArgument, "this sign-in link is unknown or expired").
+		WithHint("start again with: agent-deck service connect NAME")
+	if state == "" {
+		return OAuthConnect{}, badState
+	}
+	r, err := s.store.GetOAuthByPendingState(ctx, hashState(state))
+	if isNotFound(err) {
+		return OAuthConnect{}, badState
+	}
+	if err != nil {
+		return OAuthConnect{}, storeErr("reading a sign-in", err)
+	}
+	var p OAuthPending
+	if err := s.openJSON(FieldOAuthPending, r.ServiceID, r.SealedPending, &p); err != nil {
+		return OAuthConnect{}, err
+	}
+	if subtle.ConstantTimeCompare([]byte(p.State), []byte(state)) != 1 || !s.clock().Before(r.PendingUntil) {
+		return OAuthConnect{}, badState
+	}
+	svc, err := s.store.GetService(ctx, r.ServiceID)
+	if err != nil {
+		return OAuthConnect{}, storeErr("reading a service", err)
+	}
+	done := OAuthConnect{ServiceID: svc.ID, ServiceName: svc.Name}
+	r.SealedPending, r.PendingState, r.PendingUntil = nil, "", time.Time{}
+	if oauthError != "" || code == "" {
+		r.State, r.LastError = OAuthStateError, "consent refused"
+		_ = s.store.PutOAuth(ctx, &r)
+		return done, Errorf(CodeDownstreamAuth, "the sign-in to %q was not allowed", svc.Name).WithHint(connectHint(svc.Name))
+	}
+	tok, err := flow.Exchange(ctx, svc.URL, p, code)
+	if err != nil {
+		s.log.Warn("service sign-in failed", "service_id", svc.ID, "err", err)
+		r.State, r.LastError = OAuthStateError, "code exchange failed"
+		_ = s.store.PutOAuth(ctx, &r)
+		return done, asOAuthError(err, svc.Name)
+	}
+	if err := s.setToken(&r, tok); err != nil {
+		return done, err
+	}
+	if err := s.store.PutOAuth(ctx, &r); err != nil {
+		return done, storeErr("storing a sign-in", err)
+	}
+	return done, nil
+}
+
+// DisconnectService forgets the service's tokens and registration, revoking them first where the
+// authorization server offers revocation.
+func (s *Service) DisconnectService(ctx context.Context, ref string) error {
+	if _, err := requireAdmin(ctx, "disconnect a service"); err != nil {
+		return err
+	}
+	rec, err := serviceByRef(ctx, s.store, ref)
+	if err != nil {
+		return err
+	}
+	r, err := s.store.GetOAuth(ctx, rec.ID)
+	if isNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return storeErr("reading a sign-in", err)
+	}
+	if flow, ferr := s.oauthFlow(); ferr == nil && len(r.SealedToken) > 0 {
+		var c OAuthClient
+		var t OAuthToken
+		if s.openJSON(FieldOAuthClient, rec.ID, r.SealedClient, &c) == nil && s.openJSON(FieldOAuthToken, rec.ID, r.SealedToken, &t) == nil {
+			if err := flow.Revoke(ctx, rec.URL, c, t); err != nil {
+				s.log.Warn("service token revocation failed; forgetting the tokens anyway", "service_id", rec.ID, "err", err)
+			}
+		}
+	}
+	if err := s.store.DeleteOAuth(ctx, rec.ID); err != nil {
+		return storeErr("forgetting a sign-in", err)
+	}
+	return nil
+}
+
+// ServiceOAuthStatus is the service's sign-in state; none when it never started one.
+func (s *Service) ServiceOAuthStatus(ctx context.Context, ref string) (OAuthStatus, error) {
+	if _, err := requireRead(ctx, "read services"); err != nil {
+		return OAuthStatus{}, err
+	}
+	rec, err := serviceByRef(ctx, s.store, ref)
+	if err != nil {
+		return OAuthStatus{}, err
+	}
+	return s.oauthStatus(ctx, rec.ID)
+}
+
+func (s *Service) oauthStatus(ctx context.Context, serviceID string) (OAuthStatus, error) {
+	r, err := s.store.GetOAuth(ctx, serviceID)
+	if isNotFound(err) {
+		return OAuthStatus{State: OAuthStateNone}, nil
+	}
+	if err != nil {
+		return OAuthStatus{}, storeErr("reading a sign-in", err)
+	}
+	st := OAuthStatus{State: r.State, Scopes: r.Scopes, Error: r.LastError}
+	if !r.ExpiresAt.IsZero() && r.State == OAuthStateConnected {
+		at := r.ExpiresAt.UTC()
+		st.ExpiresAt = &at
+	}
+	return st, nil
+}
+
+// oauthBearer is the token set whose access token is sent to the service, refreshed first when it is about to
+// expire; empty when the service has no sign-in. The refresh runs under the row lock: of replicas
+// refreshing at once, one sends the refresh token and the others use its result.
+func (s *Service) oauthBearer(ctx context.Context, rec ServiceRecord) (OAuthToken, error) {
+	r, err := s.store.GetOAuth(ctx, rec.ID)
+	if isNotFound(err) {
+		return OAuthToken{}, nil
+	}
+	if err != nil {
+		return OAuthToken{}, storeErr("reading a sign-in", err)
+	}
+	if r.State != OAuthStateConnected || len(r.SealedToken) == 0 {
+		return OAuthToken{}, s.needsSignIn(rec.Name)
+	}
+	var tok OAuthToken
+	if err := s.openJSON(FieldOAuthToken, rec.ID, r.SealedToken, &tok); err != nil {
+		return OAuthToken{}, err
+	}
+	if !tok.NeedsRefresh(s.clock()) {
+		return tok, nil
+	}
+	return s.refreshOAuth(ctx, rec, false)
+}
+
+// refreshOAuth refreshes the service's token under the row lock. Unless force is set, a token
+// another caller refreshed while this one waited is used as it is; force (after a 401) refreshes
+// a token that looks valid, unless it changed since the caller read it.
+func (s *Service) refreshOAuth(ctx context.Context, rec ServiceRecord, force bool) (OAuthToken, error) {
+	flow, err := s.oauthFlow()
+	if err != nil {
+		return OAuthToken{}, err
+	}
+	var out OAuthToken
+	_, err = s.store.LockOAuth(ctx, rec.ID, func(r OAuthRecord) (OAuthRecord, error) {
+		if r.State != OAuthStateConnected {
+			return r, s.needsSignIn(rec.Name)
+		}
+		var tok OAuthToken
+		var c OAuthClient
+		if err := s.openJSON(FieldOAuthToken, rec.ID, r.SealedToken, &tok); err != nil {
+			return r, err
+		}
+		if err := s.openJSON(FieldOAuthClient, rec.ID, r.SealedClient, &c); err != nil {
+			return r, err
+		}
+		if !force && !tok.NeedsRefresh(s.clock()) {
+			out = tok
+			return r, nil
+		}
+		next, err := flow.Refresh(ctx, rec.URL, c, tok)
+		if err != nil {
+			s.log.Warn("service token refresh failed", "service_id", rec.ID, "err", err)
+			r.State, r.LastError, r.SealedToken = OAuthStateNeedsSignIn, "refresh failed", nil
+			return r, nil
+		}
+		out = next
+		return r, s.setToken(&r, next)
+	})
+	if err != nil {
+		return OAuthToken{}, err
+	}
+	if out.AccessToken == "" {
+		return OAuthToken{}, s.needsSignIn(rec.Name)
+	}
+	return out, nil
+}
+
+// setToken seals tok into r and marks it connected.
+func (s *Service) setToken(r *OAuthRecord, tok OAuthToken) error {
+	sealed, err := s.sealJSON(FieldOAuthToken, r.ServiceID, tok)
+	if err != nil {
+		return err
+	}
+	r.SealedToken, r.State, r.LastError, r.ExpiresAt, r.Scopes = sealed, OAuthStateConnected, "", tok.ExpiresAt, tok.Scopes()
+	return nil
+}
+
+func (s *Service) needsSignIn(name string) *Error {
+	return Errorf(CodeDownstreamAuth, "service %q needs a person to sign in", name).WithHint(connectHint(name))
+}
+
+// asOAuthError keeps a failed flow step's code and safe message and adds the connect hint.
+func asOAuthError(err error, name string) error {
+	var e *Error
+	if errors.As(err, &e) {
+		c := *e
+		if c.Hint == "" {
+			c.Hint = connectHint(name)
+		}
+		return &c
+	}
+	return Errorf(CodeDownstreamAuth, "could not sign in to %q", name).WithHint(connectHint(name))
+}
+
+func hashState(state string) string {
+	sum := sha256.Sum256([]byte(state))
+	return hex.EncodeToString(sum[:])
+}
+
+func (s *Service) sealJSON(f SealedField, id string, v any) ([]byte, error) {
+	plain, err := json.Marshal(v)
+	if err != nil {
+		return nil, Internal("encoding a sign-in", err)
+	}
+	return s.seal(f, id, plain)
+}
+
+func (s *Service) openJSON(f SealedField, id string, sealed []byte, v any) error {
+	plain, err := s.open(f, id, sealed)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(plain, v); err != nil {
+		return errSecretsUnreadable(string(f.AAD(id)), errors.New("sealed sign-in is not JSON"))
+	}
+	return nil
+}
+
+// addOAuthBearer sends the service's OAuth access token, when it has a sign-in and no
+// Authorization header of its own, and counts the token among the service's secrets.
+func (s *Service) addOAuthBearer(ctx context.Context, rec ServiceRecord, t *Target) error {
+	if rec.Type != ServiceRemote {
+		return nil
+	}
+	tok, err := s.oauthBearer(ctx, rec)
+	if err != nil || tok.AccessToken == "" {
+		return err
+	}
+	if _, set := lookupFold(t.Headers, "Authorization"); !set {
+		t.Headers["Authorization"] = "Bearer " + tok.AccessToken
+	}
+	t.oauthExpires = tok.ExpiresAt
+	t.Secrets = append(t.Secrets, tok.AccessToken)
+	slices.Sort(t.Secrets)
+	return nil
+}
