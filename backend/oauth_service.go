@@ -31,10 +31,12 @@ type OAuthStatus struct {
 	ExpiresAt *time.Time `json:"expires_at,omitempty"`
 	Scopes    []string   `json:"scopes,omitempty"`
 	Error     string     `json:"error,omitempty"`
+	// Pending is set while a started sign-in waits for its callback.
+	Pending bool `json:"pending,omitempty"`
 }
 
-// connectHint is the teaching hint of a service that needs a person to sign in.
-func connectHint(name string) string {
+// ConnectHint is the teaching hint of a service that needs a person to sign in.
+func ConnectHint(name string) string {
 	return "a person signs in with: agent-deck service connect " + name
 }
 
@@ -75,7 +77,7 @@ func (s *Service) ConnectService(ctx context.Context, ref, redirectURI string) (
 	}
 	p, err := flow.Begin(ctx, OAuthBegin{ServiceID: rec.ID, URL: rec.URL, RedirectURI: redirectURI, Client: client})
 	if err != nil {
-		s.log.Warn("service sign-in could not start", "service_id", rec.ID, "err", err)
+		s.log.Warn("service sign-in could not start", "service_id", rec.ID, "err", oauthLogErr(err))
 		return OAuthConnect{}, asOAuthError(err, rec.Name)
 	}
 	next := prev
@@ -132,11 +134,11 @@ func (s *Service) FinishOAuth(ctx context.Context, state, code, oauthError strin
 	if oauthError != "" || code == "" {
 		r.State, r.LastError = OAuthStateError, "consent refused"
 		_ = s.store.PutOAuth(ctx, &r)
-		return done, Errorf(CodeDownstreamAuth, "the sign-in to %q was not allowed", svc.Name).WithHint(connectHint(svc.Name))
+		return done, Errorf(CodeDownstreamAuth, "the sign-in to %q was not allowed", svc.Name).WithHint(ConnectHint(svc.Name))
 	}
 	tok, err := flow.Exchange(ctx, svc.URL, p, code)
 	if err != nil {
-		s.log.Warn("service sign-in failed", "service_id", svc.ID, "err", err)
+		s.log.Warn("service sign-in failed", "service_id", svc.ID, "err", oauthLogErr(err))
 		r.State, r.LastError = OAuthStateError, "code exchange failed"
 		_ = s.store.PutOAuth(ctx, &r)
 		return done, asOAuthError(err, svc.Name)
@@ -172,7 +174,7 @@ func (s *Service) DisconnectService(ctx context.Context, ref string) error {
 		var t OAuthToken
 		if s.openJSON(FieldOAuthClient, rec.ID, r.SealedClient, &c) == nil && s.openJSON(FieldOAuthToken, rec.ID, r.SealedToken, &t) == nil {
 			if err := flow.Revoke(ctx, rec.URL, c, t); err != nil {
-				s.log.Warn("service token revocation failed; forgetting the tokens anyway", "service_id", rec.ID, "err", err)
+				s.log.Warn("service token revocation failed; forgetting the tokens anyway", "service_id", rec.ID, "err", oauthLogErr(err))
 			}
 		}
 	}
@@ -202,7 +204,8 @@ func (s *Service) oauthStatus(ctx context.Context, serviceID string) (OAuthStatu
 	if err != nil {
 		return OAuthStatus{}, storeErr("reading a sign-in", err)
 	}
-	st := OAuthStatus{State: r.State, Scopes: r.Scopes, Error: r.LastError}
+	st := OAuthStatus{State: r.State, Scopes: r.Scopes, Error: r.LastError,
+		Pending: r.PendingState != "" && s.clock().Before(r.PendingUntil)}
 	if !r.ExpiresAt.IsZero() && r.State == OAuthStateConnected {
 		at := r.ExpiresAt.UTC()
 		st.ExpiresAt = &at
@@ -261,7 +264,7 @@ func (s *Service) refreshOAuth(ctx context.Context, rec ServiceRecord, force boo
 		}
 		next, err := flow.Refresh(ctx, rec.URL, c, tok)
 		if err != nil {
-			s.log.Warn("service token refresh failed", "service_id", rec.ID, "err", err)
+			s.log.Warn("service token refresh failed", "service_id", rec.ID, "err", oauthLogErr(err))
 			r.State, r.LastError, r.SealedToken = OAuthStateNeedsSignIn, "refresh failed", nil
 			return r, nil
 		}
@@ -288,7 +291,7 @@ func (s *Service) setToken(r *OAuthRecord, tok OAuthToken) error {
 }
 
 func (s *Service) needsSignIn(name string) *Error {
-	return Errorf(CodeDownstreamAuth, "service %q needs a person to sign in", name).WithHint(connectHint(name))
+	return Errorf(CodeDownstreamAuth, "service %q needs a person to sign in", name).WithHint(ConnectHint(name))
 }
 
 // asOAuthError keeps a failed flow step's code and safe message and adds the connect hint.
@@ -297,11 +300,11 @@ func asOAuthError(err error, name string) error {
 	if errors.As(err, &e) {
 		c := *e
 		if c.Hint == "" {
-			c.Hint = connectHint(name)
+			c.Hint = ConnectHint(name)
 		}
 		return &c
 	}
-	return Errorf(CodeDownstreamAuth, "could not sign in to %q", name).WithHint(connectHint(name))
+	return Errorf(CodeDownstreamAuth, "could not sign in to %q", name).WithHint(ConnectHint(name))
 }
 
 func hashState(state string) string {
@@ -346,3 +349,8 @@ func (s *Service) addOAuthBearer(ctx context.Context, rec ServiceRecord, t *Targ
 	slices.Sort(t.Secrets)
 	return nil
 }
+
+// oauthLogErr is what a log line says of a failed sign-in step: its classified message (which
+// names the OAuth error code), never the cause, whose text comes from the authorization server
+// and may hold anything.
+func oauthLogErr(err error) string { return AsError(err).Message }

@@ -352,3 +352,10 @@ func oauthErrorCode(s string) string {
 		return -1
 	}, s)
 }
+
+// oauthChallenged reports whether a refusal came with an OAuth challenge naming the service's
+// protected resource metadata: the service wants a sign-in, not a static key.
+func oauthChallenged(err error) bool {
+	var are *transport.AuthorizationRequiredError
+	return errors.As(err, &are) && are.ResourceMetadataURL != ""
+}

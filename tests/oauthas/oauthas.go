@@ -47,6 +47,7 @@ type Server struct {
 	spent    map[string]bool      // refresh tokens already used
 	counts   Counts
 	lastAuth url.Values
+	issued   []string
 }
 
 // Counts are what the server saw.
@@ -97,6 +98,13 @@ func (s *Server) LastAuthorize() url.Values {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.lastAuth
+}
+
+// Issued lists every access and refresh token issued so far, for scans that no secret leaked.
+func (s *Server) Issued() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.issued...)
 }
 
 // SetTokenTTL changes the lifetime of the tokens issued from now on.
@@ -262,6 +270,7 @@ func (s *Server) issue(w http.ResponseWriter, scope string) {
 	at, rt := random(), random()
 	s.access[at] = time.Now().Add(s.opts.TokenTTL)
 	s.refresh[rt] = scope
+	s.issued = append(s.issued, at, rt)
 	writeJSON(w, http.StatusOK, map[string]any{"access_token": at, "token_type": "Bearer", "refresh_token": rt,
 		"expires_in": int(s.opts.TokenTTL.Seconds()), "scope": scope})
 }
