@@ -234,13 +234,31 @@ func (s *Service) oauthBearer(ctx context.Context, rec ServiceRecord) (OAuthToke
 	if !tok.NeedsRefresh(s.clock()) {
 		return tok, nil
 	}
-	return s.refreshOAuth(ctx, rec, false)
+	return s.refreshOAuth(ctx, rec, "")
 }
 
-// refreshOAuth refreshes the service's token under the row lock. Unless force is set, a token
-// another caller refreshed while this one waited is used as it is; force (after a 401) refreshes
-// a token that looks valid, unless it changed since the caller read it.
-func (s *Service) refreshOAuth(ctx context.Context, rec ServiceRecord, force bool) (OAuthToken, error) {
+// renewOAuthAfterRefusal refreshes the token of a service that refused it (the server revoked
+// or expired it early) and returns the target with the new one, once; ok is false when err is
+// not such a refusal or no new token could be had.
+func (s *Service) renewOAuthAfterRefusal(ctx context.Context, rec ServiceRecord, t Target, err error) (Target, bool) {
+	if t.oauthAccess == "" || ErrorCode(err) != CodeDownstreamAuth {
+		return Target{}, false
+	}
+	if _, err := s.refreshOAuth(ctx, rec, t.oauthAccess); err != nil {
+		return Target{}, false
+	}
+	renewed, err := s.target(ctx, rec)
+	if err != nil {
+		return Target{}, false
+	}
+	renewed.Admit = t.Admit
+	return renewed, true
+}
+
+// refreshOAuth refreshes the service's token under the row lock. A token another caller
+// refreshed while this one waited is used as it is. With refused set (the access token a
+// service refused), a token that looks valid is refreshed too, unless it is no longer that one.
+func (s *Service) refreshOAuth(ctx context.Context, rec ServiceRecord, refused string) (OAuthToken, error) {
 	flow, err := s.oauthFlow()
 	if err != nil {
 		return OAuthToken{}, err
@@ -258,7 +276,7 @@ func (s *Service) refreshOAuth(ctx context.Context, rec ServiceRecord, force boo
 		if err := s.openJSON(FieldOAuthClient, rec.ID, r.SealedClient, &c); err != nil {
 			return r, err
 		}
-		if !force && !tok.NeedsRefresh(s.clock()) {
+		if refused != "" && tok.AccessToken != refused || refused == "" && !tok.NeedsRefresh(s.clock()) {
 			out = tok
 			return r, nil
 		}
@@ -344,7 +362,7 @@ func (s *Service) addOAuthBearer(ctx context.Context, rec ServiceRecord, t *Targ
 	if _, set := lookupFold(t.Headers, "Authorization"); !set {
 		t.Headers["Authorization"] = "Bearer " + tok.AccessToken
 	}
-	t.oauthExpires = tok.ExpiresAt
+	t.oauthExpires, t.oauthAccess = tok.ExpiresAt, tok.AccessToken
 	t.Secrets = append(t.Secrets, tok.AccessToken)
 	slices.Sort(t.Secrets)
 	return nil

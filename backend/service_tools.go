@@ -203,6 +203,9 @@ func (s *Service) callServiceTool(ctx context.Context, a Actor, ref string, in C
 	if err == nil {
 		t.Admit = pins.admit(rec)
 		res, err = s.downstream.CallTool(ctx, t, in.ToolName, in.Arguments)
+		if renewed, ok := s.renewOAuthAfterRefusal(ctx, rec, t, err); ok {
+			res, err = s.downstream.CallTool(ctx, renewed, in.ToolName, in.Arguments)
+		}
 	}
 	s.syncHealth(ctx, rec, false)
 	return res, err

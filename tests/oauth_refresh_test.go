@@ -133,3 +133,28 @@ func TestOAuthConcurrentRefresh(t *testing.T) {
 		t.Errorf("refreshes %d, reused refresh tokens %d; want 1 and 0", got.Refreshes, got.RefreshReuse)
 	}
 }
+
+// TestOAuthRefreshOnRefusal: a service that stops accepting a token before its expiry (revoked
+// or expired early) gets a refreshed one, and the call goes through once more, unnoticed.
+func TestOAuthRefreshOnRefusal(t *testing.T) {
+	as := newOAuthService(t, oauthas.Options{})
+	c := newOAuthCore(t, pgtest.NewStore(t), newOAuthSealer(t))
+	c.connect(t, as, "notes")
+	call := func() (backend.CallResult, error) {
+		return c.svc.CallServiceTool(c.admin, "notes", backend.CallInput{ToolName: "echo", Arguments: json.RawMessage(`{"text":"hi"}`)})
+	}
+	if _, err := call(); err != nil {
+		t.Fatalf("first call: %v", err)
+	}
+	as.ExpireAccessTokens()
+	res, err := call()
+	if err != nil {
+		t.Fatalf("call after the server dropped the token: %v", err)
+	}
+	if raw, _ := json.Marshal(res); !strings.Contains(string(raw), "echo: hi") {
+		t.Errorf("result %s", raw)
+	}
+	if got := as.Counts().Refreshes; got != 1 {
+		t.Errorf("refreshes %d, want 1", got)
+	}
+}
