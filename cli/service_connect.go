@@ -144,3 +144,15 @@ func openBrowser(url string) error {
 	go func() { _ = cmd.Wait() }()
 	return nil
 }
+
+// signInPairs is the sign-in line of `service show`, for a remote service that has a sign-in.
+func signInPairs(ctx context.Context, cl *client.Client, s backend.ServiceCard) [][2]string {
+	if s.Type != backend.ServiceRemote {
+		return nil
+	}
+	st, err := cl.ServiceAuth(ctx, s.ID)
+	if err != nil || st.State == backend.OAuthStateNone {
+		return nil
+	}
+	return [][2]string{{"sign-in", authWord(st)}}
+}

@@ -103,6 +103,9 @@ func TestOAuthConnectEndToEnd(t *testing.T) {
 	if st.State != backend.OAuthStateConnected || st.ExpiresAt == nil {
 		t.Errorf("auth state %+v, want connected with an expiry", st)
 	}
+	if out := run("service", "show", "notes").wantCode(t, 0).stdout; !strings.Contains(out, "sign-in") || !strings.Contains(out, "connected") {
+		t.Errorf("service show lacks the sign-in state:\n%s", out)
+	}
 
 	run("service", "disconnect", "notes").wantCode(t, 0)
 	if as.Counts().Revocations == 0 {
