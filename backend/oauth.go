@@ -31,6 +31,9 @@ type OAuthClient struct {
 	// ResourceMetadata is the protected resource metadata URL the service's challenge named,
 	// kept so that later steps discover the same authorization server.
 	ResourceMetadata string `json:"resource_metadata,omitempty"`
+	// AuthServerMetadata is the authorization server metadata URL found by the fallbacks
+	// (protected resource metadata at the root, or the 2025-03-26 discovery at the origin).
+	AuthServerMetadata string `json:"auth_server_metadata,omitempty"`
 }
 
 // OAuthToken is a token set from a service's authorization server.

@@ -55,13 +55,16 @@ func (f OAuthFlow) Begin(ctx context.Context, in backend.OAuthBegin) (backend.OA
 	if len(scopes) == 0 {
 		scopes = f.supportedScopes(ctx, in.URL, ch.resourceMetadata)
 	}
-	h := f.handler(in.URL, in.RedirectURI, in.Client, scopes, resp)
 	client := in.Client
+	if ch.resourceMetadata == "" && client.AuthServerMetadata == "" {
+		client.AuthServerMetadata = f.fallbackMetadata(ctx, in.URL)
+	}
+	h := f.handler(in.URL, in.RedirectURI, client, scopes, resp)
 	if client.ID == "" {
 		if err := h.RegisterClient(ctx, f.ClientName); err != nil {
 			return backend.OAuthPending{}, oauthErr("register with the authorization server", err)
 		}
-		client = backend.OAuthClient{ID: h.GetClientID(), Secret: h.GetClientSecret(), AuthMethod: h.GetTokenEndpointAuthMethod()}
+		client.ID, client.Secret, client.AuthMethod = h.GetClientID(), h.GetClientSecret(), h.GetTokenEndpointAuthMethod()
 	}
 	if ch.resourceMetadata != "" && sameOrigin(ch.resourceMetadata, in.URL) {
 		client.ResourceMetadata = ch.resourceMetadata
@@ -157,7 +160,7 @@ func (f OAuthFlow) handler(serviceURL, redirect string, c backend.OAuthClient, s
 // paths are tried.
 func (f OAuthFlow) handlerWith(serviceURL, redirect string, c backend.OAuthClient, scopes []string, resp *http.Response, store transport.TokenStore) *transport.OAuthHandler {
 	h := transport.NewOAuthHandler(transport.OAuthConfig{
-		ClientID: c.ID, ClientSecret: c.Secret, TokenEndpointAuthMethod: c.AuthMethod,
+		ClientID: c.ID, ClientSecret: c.Secret, TokenEndpointAuthMethod: c.AuthMethod, AuthServerMetadataURL: c.AuthServerMetadata,
 		RedirectURI: redirect, Scopes: scopes, PKCEEnabled: true, TokenStore: store, HTTPClient: f.HTTP,
 	})
 	h.SetBaseURL(baseURL(serviceURL))
@@ -358,4 +361,75 @@ func oauthErrorCode(s string) string {
 func oauthChallenged(err error) bool {
 	var are *transport.AuthorizationRequiredError
 	return errors.As(err, &are) && are.ResourceMetadataURL != ""
+}
+
+// fallbackMetadata finds the authorization server metadata of a service whose challenge named
+// no resource metadata and that serves none at the path-suffixed well-known URL (which mcp-go
+// tries itself): protected resource metadata at the root well-known URL naming an
+// authorization server, else (the 2025-03-26 discovery) authorization server metadata at the
+// service's origin. "" leaves discovery to mcp-go.
+func (f OAuthFlow) fallbackMetadata(ctx context.Context, serviceURL string) string {
+	u, err := url.Parse(baseURL(serviceURL))
+	if err != nil || u.Host == "" {
+		return ""
+	}
+	origin := u.Scheme + "://" + u.Host
+	if p := strings.TrimSuffix(u.Path, "/"); p != "" && f.fetchOK(ctx, origin+"/.well-known/oauth-protected-resource"+p, nil) {
+		return ""
+	}
+	var prm struct {
+		Resource             string   `json:"resource"`
+		AuthorizationServers []string `json:"authorization_servers"`
+	}
+	if f.fetchOK(ctx, origin+"/.well-known/oauth-protected-resource", &prm) && len(prm.AuthorizationServers) > 0 {
+		for _, cand := range authServerMetadataURLs(prm.AuthorizationServers[0]) {
+			if f.fetchOK(ctx, cand, nil) {
+				return cand
+			}
+		}
+		return ""
+	}
+	for _, cand := range []string{origin + "/.well-known/oauth-authorization-server", origin + "/.well-known/openid-configuration"} {
+		if f.fetchOK(ctx, cand, nil) {
+			return cand
+		}
+	}
+	return ""
+}
+
+// authServerMetadataURLs are the RFC 8414 and OpenID Connect discovery URLs of an issuer, in
+// the order the MCP specification gives.
+func authServerMetadataURLs(issuer string) []string {
+	u, err := url.Parse(issuer)
+	if err != nil || u.Host == "" {
+		return nil
+	}
+	origin, p := u.Scheme+"://"+u.Host, strings.Trim(u.Path, "/")
+	if p == "" {
+		return []string{origin + "/.well-known/oauth-authorization-server", origin + "/.well-known/openid-configuration"}
+	}
+	return []string{origin + "/.well-known/oauth-authorization-server/" + p, origin + "/.well-known/openid-configuration/" + p,
+		origin + "/" + p + "/.well-known/openid-configuration"}
+}
+
+// fetchOK GETs a metadata URL and reports whether it answered 200 with JSON (decoded into v).
+func (f OAuthFlow) fetchOK(ctx context.Context, u string, v any) bool {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return false
+	}
+	req.Header.Set("Accept", "application/json")
+	resp, err := f.HTTP.Do(req)
+	if err != nil {
+		return false
+	}
+	defer func() { _ = resp.Body.Close() }()
+	if resp.StatusCode != http.StatusOK {
+		return false
+	}
+	var sink map[string]any
+	if v == nil {
+		v = &sink
+	}
+	return json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(v) == nil
 }

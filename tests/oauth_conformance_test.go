@@ -18,11 +18,11 @@ import (
 // passes; docs/conformance.md has the table of every scenario and its result.
 var conformanceClientScenarios = []string{
 	"initialize", "tools_call", "sse-retry",
-	"auth/metadata-default", "auth/metadata-var1", "auth/metadata-var3",
+	"auth/metadata-default", "auth/metadata-var1", "auth/metadata-var2", "auth/metadata-var3",
 	"auth/scope-from-www-authenticate", "auth/scope-from-scopes-supported", "auth/scope-omitted-when-undefined",
 	"auth/scope-retry-limit",
 	"auth/token-endpoint-auth-basic", "auth/token-endpoint-auth-post", "auth/token-endpoint-auth-none",
-	"auth/2025-03-26-oauth-endpoint-fallback",
+	"auth/2025-03-26-oauth-metadata-backcompat", "auth/2025-03-26-oauth-endpoint-fallback",
 	"auth/resource-mismatch", "auth/offline-access-scope", "auth/offline-access-not-supported", // draft
 }
 
