@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -47,10 +48,20 @@ func (s *Service) oauthFlow() (OAuthFlow, error) {
 	return s.cfg.OAuth, nil
 }
 
+// OAuthConnectInput is an optional pre-registered client: the client id (and secret) the
+// service's authorization server issued for Agent Deck, used instead of registering.
+type OAuthConnectInput struct {
+	ClientID     string `json:"client_id,omitempty"`
+	ClientSecret string `json:"client_secret,omitempty"`
+	// AuthMethod is how the secret is sent: client_secret_basic (default with a secret) or
+	// client_secret_post.
+	AuthMethod string `json:"token_endpoint_auth_method,omitempty"`
+}
+
 // ConnectService starts signing Agent Deck in to a remote service: discovery, registration when
 // needed, and the authorization URL a person opens. redirectURI is the deck server's own
 // callback (OAuthCallbackPath). Admin only: the tokens act for whoever consents.
-func (s *Service) ConnectService(ctx context.Context, ref, redirectURI string) (OAuthConnect, error) {
+func (s *Service) ConnectService(ctx context.Context, ref, redirectURI string, in OAuthConnectInput) (OAuthConnect, error) {
 	if _, err := requireAdmin(ctx, "connect a service"); err != nil {
 		return OAuthConnect{}, err
 	}
@@ -70,7 +81,12 @@ func (s *Service) ConnectService(ctx context.Context, ref, redirectURI string) (
 		return OAuthConnect{}, storeErr("reading a sign-in", err)
 	}
 	var client OAuthClient
-	if len(prev.SealedClient) > 0 {
+	if in.ClientID != "" {
+		client, err = preRegistered(in)
+		if err != nil {
+			return OAuthConnect{}, err
+		}
+	} else if len(prev.SealedClient) > 0 {
 		if err := s.openJSON(FieldOAuthClient, rec.ID, prev.SealedClient, &client); err != nil {
 			return OAuthConnect{}, err
 		}
@@ -372,3 +388,16 @@ func (s *Service) addOAuthBearer(ctx context.Context, rec ServiceRecord, t *Targ
 // names the OAuth error code), never the cause, whose text comes from the authorization server
 // and may hold anything.
 func oauthLogErr(err error) string { return AsError(err).Message }
+
+func preRegistered(in OAuthConnectInput) (OAuthClient, error) {
+	c := OAuthClient{ID: strings.TrimSpace(in.ClientID), Secret: in.ClientSecret, AuthMethod: in.AuthMethod}
+	switch {
+	case c.Secret == "" && c.AuthMethod == "":
+		c.AuthMethod = "none"
+	case c.AuthMethod == "":
+		c.AuthMethod = "client_secret_basic"
+	case c.AuthMethod != "none" && c.AuthMethod != "client_secret_basic" && c.AuthMethod != "client_secret_post":
+		return c, invalid("token_endpoint_auth_method", "none, client_secret_basic or client_secret_post, got %q", c.AuthMethod)
+	}
+	return c, nil
+}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"os/exec"
@@ -24,6 +25,9 @@ func serviceConnectCommand() *cli.Command {
 		ArgsUsage: "NAME",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "no-open", Usage: "print the sign-in URL instead of opening the browser"},
+			&cli.StringFlag{Name: "client-id", Usage: "a client id the service's authorization server issued for Agent Deck (else Agent Deck registers itself)"},
+			&cli.BoolFlag{Name: "client-secret-stdin", Usage: "read that client's secret from the first line of stdin"},
+			&cli.StringFlag{Name: "auth-method", Usage: "how the client secret is sent: client_secret_basic (default) or client_secret_post"},
 			&cli.DurationFlag{Name: "wait", Value: 5 * time.Minute, Usage: "how long to wait for the sign-in to finish"},
 			jsonFlag,
 		},
@@ -36,7 +40,15 @@ func serviceConnectCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			started, err := cl.ConnectService(c.Context, ref)
+			in := backend.OAuthConnectInput{ClientID: c.String("client-id"), AuthMethod: c.String("auth-method")}
+			if c.Bool("client-secret-stdin") {
+				line, err := bufio.NewReader(c.App.Reader).ReadString('\n')
+				if err != nil && line == "" {
+					return userError("%s: --client-secret-stdin: expected the client secret on stdin", c.Command.FullName())
+				}
+				in.ClientSecret = strings.TrimRight(line, "\r\n")
+			}
+			started, err := cl.ConnectService(c.Context, ref, in)
 			if err != nil {
 				return fail(err)
 			}

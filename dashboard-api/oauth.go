@@ -15,7 +15,7 @@ var oauthCallbackDoc = map[string]any{"type": "string", "description": "A page t
 // read its state, and the callback the authorization server sends the person's browser to.
 func (a *api) oauthRoutes() []route {
 	return []route{
-		noBody(http.MethodPost, v1+"/services/:service/connect", "Start signing in to a service that needs OAuth; answers the page a person opens to consent; admin", a.connectService).adminOnly(),
+		withBody(http.MethodPost, v1+"/services/:service/connect", "Start signing in to a service that needs OAuth (optionally with a pre-registered client); answers the page a person opens to consent; admin", http.StatusOK, a.connectService).adminOnly(),
 		noContent(http.MethodPost, v1+"/services/:service/disconnect", "Forget a service's sign-in (revoked where the server supports it); admin", a.disconnectService).adminOnly(),
 		noBody(http.MethodGet, v1+"/services/:service/auth", "A service's sign-in state: none, connected (expiry, scopes), needs_sign_in or error", a.serviceAuth),
 		{method: http.MethodGet, path: backend.OAuthCallbackPath, summary: "Where a service's authorization server sends the person back after consent",
@@ -26,12 +26,12 @@ func (a *api) oauthRoutes() []route {
 	}
 }
 
-func (a *api) connectService(c *gin.Context) (backend.OAuthConnect, error) {
+func (a *api) connectService(c *gin.Context, in backend.OAuthConnectInput) (backend.OAuthConnect, error) {
 	scheme := "http"
 	if c.Request.TLS != nil {
 		scheme = "https"
 	}
-	return a.svc.ConnectService(ctx(c), c.Param("service"), scheme+"://"+c.Request.Host+backend.OAuthCallbackPath)
+	return a.svc.ConnectService(ctx(c), c.Param("service"), scheme+"://"+c.Request.Host+backend.OAuthCallbackPath, in)
 }
 
 func (a *api) disconnectService(c *gin.Context) error {

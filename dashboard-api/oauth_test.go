@@ -12,7 +12,7 @@ import (
 func oauthSteps(ok, gone []int) []step {
 	unavailable := []int{http.StatusServiceUnavailable}
 	return []step{
-		{"connect service", "POST", "/api/v1/services/Echo/connect", nil, unavailable, nil},
+		{"connect service", "POST", "/api/v1/services/Echo/connect", map[string]any{}, unavailable, nil},
 		{"service auth", "GET", "/api/v1/services/Echo/auth", nil, ok, func(t *testing.T, r response, _ map[string]string) {
 			if !strings.Contains(string(r.body), `"state":"none"`) {
 				t.Errorf("body %s", r.body)

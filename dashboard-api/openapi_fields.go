@@ -71,6 +71,10 @@ var fieldDocs = map[string]string{
 	"more":           "What the page left out and how to get it; absent when nothing is left",
 	"remaining":      "Cards not shown yet",
 	"cursor":         "Pass as cursor to get the next page",
+	// A service sign-in's pre-registered client.
+	"client_id":                  "A client id the service's authorization server issued for Agent Deck; omit to let Agent Deck register itself",
+	"client_secret":              "That client's secret (kept sealed, never returned); omit for a public client",
+	"token_endpoint_auth_method": "How the client secret is sent: client_secret_basic (default) or client_secret_post",
 }
 
 var typeFieldDocs = map[reflect.Type]map[string]string{}

@@ -22,6 +22,7 @@ var conformanceClientScenarios = []string{
 	"auth/scope-from-www-authenticate", "auth/scope-from-scopes-supported", "auth/scope-omitted-when-undefined",
 	"auth/scope-retry-limit",
 	"auth/token-endpoint-auth-basic", "auth/token-endpoint-auth-post", "auth/token-endpoint-auth-none",
+	"auth/pre-registration",
 	"auth/2025-03-26-oauth-metadata-backcompat", "auth/2025-03-26-oauth-endpoint-fallback",
 	"auth/resource-mismatch", "auth/offline-access-scope", "auth/offline-access-not-supported", // draft
 }

@@ -51,7 +51,7 @@ func (c oauthCore) connect(t *testing.T, as *oauthas.Server, name string) backen
 	if err != nil {
 		t.Fatalf("create service: %v", err)
 	}
-	started, err := c.svc.ConnectService(c.admin, name, "http://127.0.0.1:1/oauth/callback")
+	started, err := c.svc.ConnectService(c.admin, name, "http://127.0.0.1:1/oauth/callback", backend.OAuthConnectInput{})
 	if err != nil {
 		t.Fatalf("ConnectService: %v", err)
 	}

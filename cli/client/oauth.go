@@ -9,9 +9,9 @@ import (
 
 // ConnectService starts signing in to a service that needs OAuth and returns the page a person
 // opens to consent.
-func (c *Client) ConnectService(ctx context.Context, ref string) (backend.OAuthConnect, error) {
+func (c *Client) ConnectService(ctx context.Context, ref string, in backend.OAuthConnectInput) (backend.OAuthConnect, error) {
 	var out backend.OAuthConnect
-	return out, c.Do(ctx, http.MethodPost, "/services/"+esc(ref)+"/connect", nil, nil, &out)
+	return out, c.Do(ctx, http.MethodPost, "/services/"+esc(ref)+"/connect", nil, in, &out)
 }
 
 // DisconnectService forgets a service's sign-in.

@@ -93,7 +93,17 @@ func run(d deck, serverURL string) error {
 // connect starts the sign-in and opens the authorization URL, following every redirect as a
 // browser would: the authorization server approves at once and sends it back to the deck.
 func (d deck) connect(name string) error {
-	body, err := d.do(http.MethodPost, "/api/v1/services/"+name+"/connect", nil, 200)
+	// A scenario that pre-registers a client passes its id and secret in the context.
+	var pre struct {
+		ClientID     string `json:"client_id"`
+		ClientSecret string `json:"client_secret"`
+	}
+	_ = json.Unmarshal([]byte(os.Getenv("MCP_CONFORMANCE_CONTEXT")), &pre)
+	in := map[string]any{}
+	if pre.ClientID != "" {
+		in["client_id"], in["client_secret"] = pre.ClientID, pre.ClientSecret
+	}
+	body, err := d.do(http.MethodPost, "/api/v1/services/"+name+"/connect", in, 200)
 	if err != nil {
 		return err
 	}
