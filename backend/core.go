@@ -46,6 +46,9 @@ type Config struct {
 	ToolCalls ToolCallRecorder
 	// OAuth configures Agent Deck as an OAuth authorization server for its MCP clients.
 	OAuth OAuthConfig
+	// ServiceOAuth signs in to remote services that require the MCP authorization flow; nil
+	// turns service sign-in off.
+	ServiceOAuth OAuthFlow
 }
 
 // DefaultMaxSessionsPerToken is MaxSessionsPerToken when unset.

@@ -162,6 +162,8 @@ type Store interface {
 	// they may have been missed (connection lost), and Listening true again when they flow
 	// again; while the feed is not listening every request reads the Store.
 	Subscribe(ctx context.Context, fn func(Change))
+
+	OAuthStore
 }
 
 // LinkedCards is one deck's linked cards, each type in position order, with only what a deck

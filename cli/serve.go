@@ -150,6 +150,7 @@ func Start(ctx context.Context, cfg ServeConfig) (srv *Server, err error) {
 		Redactor:            redactor,
 		OAuth: backend.OAuthConfig{AccessTokenTTL: cfg.OAuthAccessTTL,
 			AllowLoopbackHTTPClientIDs: cfg.OAuthAllowLoopbackHTTPClientIDs},
+		ServiceOAuth: proxy.NewOAuthFlow(),
 
 		PlaybookFetchRetention: cfg.PlaybookFetchRetention,
 	})

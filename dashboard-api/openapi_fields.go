@@ -86,6 +86,10 @@ var fieldDocs = map[string]string{
 	// The tool-call audit trail.
 	"capture_arguments": "Keep the (redacted) arguments of tool calls made through this deck in the audit trail",
 	"next_cursor":       "Pass as cursor to get the next page; absent on the last page",
+	// A service sign-in's pre-registered client.
+	"client_id":                  "A client id the service's authorization server issued for Agent Deck; omit to let Agent Deck register itself",
+	"client_secret":              "That client's secret (kept sealed, never returned); omit for a public client",
+	"token_endpoint_auth_method": "How the client secret is sent: client_secret_basic (default) or client_secret_post",
 }
 
 var typeFieldDocs = map[reflect.Type]map[string]string{

@@ -142,6 +142,7 @@ func (a *api) routes() []route {
 		withBody(http.MethodPut, v1+"/decks/:deck/audit", "Turn argument capture on or off for calls through the deck (arguments are redacted); admin", http.StatusOK, a.setDeckArgumentCapture).adminOnly(),
 	}
 	table = append(table, a.authServerRoutes()...)
+	table = append(table, a.oauthRoutes()...)
 	if a.opts.Info != nil {
 		table = append(table, noBody(http.MethodGet, v1+"/info", "What this server is: address, database, profile", a.info).
 			withDocs(nil, infoDoc))
