@@ -133,6 +133,7 @@ func (h *Handler) newMCPServer(version string) *server.MCPServer {
 	hooks.AddOnUnregisterSession(func(_ context.Context, cs server.ClientSession) {
 		h.levels.drop(cs.SessionID())
 	})
+	h.roots.track(hooks)
 	s := server.NewMCPServer("agent-deck", version,
 		server.WithToolCapabilities(false),
 		server.WithLogging(),

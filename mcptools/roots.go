@@ -19,9 +19,6 @@ import (
 // only over its standalone GET stream, which a client may never open.
 const rootsTimeout = 30 * time.Second
 
-// notifyGrace bounds the wait for the request that carried the initialized notification to end.
-const notifyGrace = time.Second
-
 // rootsBinder binds sessions to the deck their client's workspace roots name. When a client that
 // declared the roots capability finishes initializing (or says its roots changed), it asks the
 // client for its roots in a goroutine it owns, and binds the session if it has no deck yet.
@@ -34,11 +31,54 @@ type rootsBinder struct {
 	mu     sync.Mutex
 	closed bool
 	wg     sync.WaitGroup
+	// live are the sessions mcp-go registered (the client's GET stream, or its initialize):
+	// only a registered session's roots question reaches the client. changed is closed and
+	// replaced whenever live grows.
+	live    map[string]server.ClientSession
+	changed chan struct{}
 }
 
 func newRootsBinder(svc *backend.Service, log *slog.Logger) *rootsBinder {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &rootsBinder{svc: svc, log: log, ctx: ctx, cancel: cancel}
+	return &rootsBinder{svc: svc, log: log, ctx: ctx, cancel: cancel,
+		live: map[string]server.ClientSession{}, changed: make(chan struct{})}
+}
+
+// track follows the sessions mcp-go registers and unregisters.
+func (r *rootsBinder) track(hooks *server.Hooks) {
+	hooks.AddOnRegisterSession(func(_ context.Context, cs server.ClientSession) {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		r.live[cs.SessionID()] = cs
+		close(r.changed)
+		r.changed = make(chan struct{})
+	})
+	hooks.AddOnUnregisterSession(func(_ context.Context, cs server.ClientSession) {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		delete(r.live, cs.SessionID())
+	})
+}
+
+// registered waits until mcp-go has registered the session. A POST that comes before the
+// client's GET stream is handled on a throwaway copy of the session: a roots question asked
+// through that copy waits on a queue no stream reads, so the question must go through the
+// registered session, however late the client opens its stream.
+func (r *rootsBinder) registered(ctx context.Context, sessionID string) (server.ClientSession, error) {
+	for {
+		r.mu.Lock()
+		cs, ok := r.live[sessionID]
+		changed := r.changed
+		r.mu.Unlock()
+		if ok {
+			return cs, nil
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
 }
 
 // register hooks the binder to the notifications that start it.
@@ -67,22 +107,9 @@ func (r *rootsBinder) ask(ctx context.Context, n mcp.JSONRPCNotification) {
 	if r.closed {
 		return
 	}
-	// Ask once the notification's own request has ended: asked while that POST is still open,
-	// mcp-go writes the question onto the POST's stream, which closes with the 202 and loses it;
-	// asked after, it goes out on the client's GET stream. A context that never ends (stdio)
-	// waits notifyGrace.
-	reqDone := ctx.Done()
 	r.wg.Add(1)
 	go func() {
 		defer r.wg.Done()
-		wait := time.NewTimer(notifyGrace)
-		defer wait.Stop()
-		select {
-		case <-reqDone:
-		case <-wait.C:
-		case <-r.ctx.Done():
-			return
-		}
 		ctx, cancel := context.WithTimeout(base, rootsTimeout)
 		defer cancel()
 		stop := context.AfterFunc(r.ctx, cancel)
@@ -93,7 +120,13 @@ func (r *rootsBinder) ask(ctx context.Context, n mcp.JSONRPCNotification) {
 
 // bind asks for the roots and hands the usable ones to the core.
 func (r *rootsBinder) bind(ctx context.Context, sessionID, why string) {
-	res, err := r.mcp.RequestRoots(ctx, mcp.ListRootsRequest{})
+	cs, err := r.registered(ctx, sessionID)
+	if err != nil {
+		r.log.DebugContext(ctx, "the client opened no stream to ask its roots on", "session_id", sessionID,
+			"after", why)
+		return
+	}
+	res, err := r.mcp.RequestRoots(r.mcp.WithContext(ctx, cs), mcp.ListRootsRequest{})
 	if err != nil {
 		r.log.DebugContext(ctx, "the client did not list its roots", "session_id", sessionID, "after", why,
 			"error", err)
