@@ -194,10 +194,28 @@ func (b *dashBrowser) waitFor(what, predicate string) {
 	b.t.Helper()
 	ctx, cancel := context.WithTimeout(b.ctx, browserWait)
 	defer cancel()
-	if _, err := chromedp.Run(ctx, chromedp.Poll[chromedp.Void](predicate, chromedp.WithPollingInterval(50*time.Millisecond),
-		chromedp.WithPollingTimeout(browserWait))); err != nil {
+	for {
+		_, err := chromedp.Run(ctx, chromedp.Poll[chromedp.Void](predicate, chromedp.WithPollingInterval(50*time.Millisecond),
+			chromedp.WithPollingTimeout(browserWait)))
+		if err == nil {
+			return
+		}
+		// A navigation during the poll destroys the page's JavaScript context; poll the new page.
+		if ctx.Err() == nil && navigatedAway(err) {
+			time.Sleep(50 * time.Millisecond)
+			continue
+		}
 		b.fail("waiting for "+what, err)
+		return
 	}
+}
+
+// navigatedAway reports the errors Chrome gives when the page being evaluated was replaced.
+func navigatedAway(err error) bool {
+	msg := err.Error()
+	return strings.Contains(msg, "Cannot find context with specified id") ||
+		strings.Contains(msg, "Execution context was destroyed") ||
+		strings.Contains(msg, "Inspected target navigated or closed")
 }
 
 // eval evaluates an expression and decodes its value.
