@@ -55,6 +55,9 @@ type Handler struct {
 	levels  logLevels
 	buffers bufferPool // JSON answers held to be sent in one write (response.go)
 	tracer  trace.Tracer
+
+	// readOnlyTools are the resource tools as agent:read lists them: action enums narrowed.
+	readOnlyTools map[string]mcp.Tool
 }
 
 type visibility struct {
@@ -87,6 +90,12 @@ func NewHandler(svc *backend.Service, opts Options) (*Handler, error) {
 				set[name] = true
 			}
 			h.visible[visibility{p, ro}] = set
+		}
+	}
+	h.readOnlyTools = map[string]mcp.Tool{}
+	for _, t := range Tools() {
+		if v, ok := t.readOnlyView(); ok && t.Tier == TierResource {
+			h.readOnlyTools[t.Name] = v.MCPTool()
 		}
 	}
 	h.roots = newRootsBinder(svc, h.log)
@@ -162,12 +171,15 @@ func (h *Handler) filterTools(ctx context.Context, tools []mcp.Tool) []mcp.Tool 
 		readOnly = !st.actor.Scope.CanWrite() && st.method != string(mcp.MethodToolsCall)
 	}
 	vis := h.visible[visibility{p, readOnly}]
-	if allVisible(tools, vis) {
+	if allVisible(tools, vis) && !readOnly {
 		return tools // the transport filters the one tool of every call: keep that free
 	}
 	out := make([]mcp.Tool, 0, len(tools))
 	for _, t := range tools {
 		if vis[t.Name] {
+			if n, ok := h.readOnlyTools[t.Name]; ok && readOnly {
+				t = n
+			}
 			out = append(out, t)
 		}
 	}
