@@ -128,6 +128,11 @@ func (h *Handler) newMCPServer(version string) *server.MCPServer {
 		}
 		return nil
 	})
+	hooks.AddAfterInitialize(func(ctx context.Context, _ any, _ *mcp.InitializeRequest, res *mcp.InitializeResult) {
+		if st := stateFrom(ctx); st != nil && res != nil {
+			res.Instructions = instructionsFor(st.effectiveProfile())
+		}
+	})
 	hooks.AddAfterSetLevel(func(ctx context.Context, _ any, req *mcp.SetLevelRequest, _ *mcp.EmptyResult) {
 		if cs := server.ClientSessionFromContext(ctx); cs != nil {
 			h.levels.set(cs.SessionID(), req.Params.Level)

@@ -36,16 +36,17 @@ type resourceAction struct {
 	params     []Param // the fields, typed as the canonical tool types them
 }
 
-// resourceHeads is each resource tool's first description line, in tool order.
-var resourceHeads = []struct{ name, head string }{
+// resourceHeads is each resource tool's first description line, in tool order; writes is added
+// when the tool offers a write action (not under agent:read).
+var resourceHeads = []struct{ name, head, writes string }{
 	{"session", "This chat's binding to a workspace and a deck. Start every chat with bind " +
-		"(id: deck id or name; deck list shows them); tell the user its display_summary once."},
+		"(id: deck id or name; deck list shows them); tell the user its display_summary once.", ""},
 	{"deck", "The bound deck and the collection. get shows services, keys and playbooks: check it before " +
-		"saying a tool or key is missing. link/unlink/reorder change the bound deck."},
+		"saying a tool or key is missing.", "link/unlink/reorder change the bound deck."},
 	{"service", "Downstream MCP servers (id: service id or name). call runs one of its tools with the deck's " +
-		"credentials and returns the tool's own result."},
+		"credentials and returns the tool's own result.", ""},
 	{"playbook", "Markdown runbooks (id: playbook id or title). When a task matches a playbook's triggers, " +
-		"get it and follow it; update it after use."},
+		"get it and follow it.", "Update it after use."},
 }
 
 // resourceTable is every action, grouped by resource. Adding an action is one row.
@@ -118,7 +119,7 @@ func resourceTools(canonical []ToolSpec) []ToolSpec {
 			spec.Destructive = spec.Destructive || target.Destructive
 			spec.Idempotent = spec.Idempotent && (target.Access == Read || target.Idempotent)
 		}
-		spec.Description = resourceDescription(head.head, spec.actions)
+		spec.Description = resourceDescription(head.name, spec.actions)
 		byAction := map[string]resourceAction{}
 		for _, a := range spec.actions {
 			byAction[a.name] = a
@@ -155,8 +156,19 @@ func (a resourceAction) signature() string {
 	return a.name + "(" + strings.Join(append(args, optional...), ", ") + ")"
 }
 
-func resourceDescription(head string, actions []resourceAction) string {
-	lines := []string{head, "Actions (id top-level, the rest under fields):"}
+// resourceDescription is the tool's head line and one line per action.
+func resourceDescription(tool string, actions []resourceAction) string {
+	var lines []string
+	for _, h := range resourceHeads {
+		if h.name != tool {
+			continue
+		}
+		head := h.head
+		if h.writes != "" && slices.ContainsFunc(actions, func(a resourceAction) bool { return a.access == Write }) {
+			head += " " + h.writes
+		}
+		lines = append(lines, head, "Actions (id top-level, the rest under fields):")
+	}
 	for _, a := range actions {
 		lines = append(lines, a.signature())
 	}
@@ -182,6 +194,7 @@ func (t ToolSpec) readActionsOnly() (ToolSpec, bool) {
 		}
 	}
 	t.actions = kept
+	t.Description = resourceDescription(t.Name, kept)
 	t.Access = Read
 	for _, a := range kept {
 		if a.access == Proxy {
