@@ -2,10 +2,12 @@ package tests
 
 import (
 	"encoding/json"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/mark3labs/mcp-go/client"
@@ -284,5 +286,29 @@ func TestResourceProfileInstructions(t *testing.T) {
 				t.Errorf("tools = %v", conn.toolNames())
 			}
 		})
+	}
+}
+
+// TestResourceProfileTypeScriptClient: the official TypeScript SDK runs the agent hot path on
+// the resource profile — bind, get the deck, call a downstream tool, read a playbook.
+func TestResourceProfileTypeScriptClient(t *testing.T) {
+	s := startMCPStack(t, mcpStackOptions{Profile: "resource"})
+	f := s.seedDeck(t, "dev", startHTTPPeer(t))
+	script, err := filepath.Abs(filepath.Join("testdata", "mcp", "ts_client_resource.mjs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := mcpNode(t, 2*time.Minute, []string{
+		"DECK_URL=" + s.URL + "/mcp", "DECK_TOKEN=" + s.token("agent"), "DECK_SERVICE=" + f.Service.Name,
+	}, script)
+	if err != nil {
+		t.Fatalf("TypeScript client: %v\n%s", err, out)
+	}
+	for _, want := range []string{"tools deck,playbook,service,session", "bound ◆ dev · 1 MCP · 1 key · 1 playbook",
+		"deck dev-peer " + f.Playbook.ID, `echo {"message":"from typescript"}`, `playbook "# Release\n1. echo it"`,
+		`teach deck: action "link" needs card_type and card_id`, "session action bind"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("TypeScript client output lacks %q:\n%s", want, out)
+		}
 	}
 }
