@@ -319,3 +319,20 @@ func mustJSON(v any) json.RawMessage {
 	b, _ := json.Marshal(v)
 	return b
 }
+
+// ResourceActions lists a resource tool's actions in table order: its write actions when
+// writes is true, else its read ones. Tests use it to cover every action.
+func ResourceActions(tool string, writes bool) []string {
+	var out []string
+	for _, t := range Tools() {
+		if t.Name != tool || t.Tier != TierResource {
+			continue
+		}
+		for _, a := range t.actions {
+			if (a.access == Write) == writes {
+				out = append(out, a.name)
+			}
+		}
+	}
+	return out
+}

@@ -312,3 +312,52 @@ func TestResourceProfileTypeScriptClient(t *testing.T) {
 		}
 	}
 }
+
+// TestResourceProfileReadScope: under agent:read every write action, called anyway with valid
+// arguments, is refused and changes nothing; read actions still work.
+func TestResourceProfileReadScope(t *testing.T) {
+	peer := startHTTPPeer(t)
+	s := startMCPStack(t, mcpStackOptions{Profile: "resource"})
+	dev := s.seedDeck(t, "dev", peer)
+	other := s.seedDeck(t, "other", peer)
+	reader := s.connect(t, s.token(backend.ScopeAgentRead), nil, "")
+	reader.ok("session", map[string]any{"action": "bind", "id": "dev", "fields": map[string]any{"workspaceRoot": "/r"}}, nil)
+	before := mcpSnapshotAll(t, s)
+	writes := map[string]map[string]any{
+		"deck create":           {"fields": map[string]any{"name": "x"}},
+		"deck link":             {"fields": map[string]any{"card_type": "service", "card_id": other.Service.Name}},
+		"deck unlink":           {"fields": map[string]any{"card_type": "service", "card_id": dev.Service.Name}},
+		"deck reorder":          {"fields": map[string]any{"card_type": "service", "ordered_card_ids": []string{dev.Service.Name}}},
+		"service register":      {"fields": map[string]any{"name": "x", "type": "mcp", "url": "http://127.0.0.1:9/mcp"}},
+		"service update":        {"id": dev.Service.Name, "fields": map[string]any{"description": "x"}},
+		"service disable_tools": {"id": dev.Service.Name, "fields": map[string]any{"disabled_tools": []string{"echo"}}},
+		"playbook register":     {"fields": map[string]any{"title": "x", "body": "y"}},
+		"playbook update":       {"id": dev.Playbook.ID, "fields": map[string]any{"body": "x"}},
+	}
+	for _, spec := range mcptools.Tools() {
+		if spec.Tier != mcptools.TierResource {
+			continue
+		}
+		for _, action := range mcptools.ResourceActions(spec.Name, true) {
+			key := spec.Name + " " + action
+			args, ok := writes[key]
+			if !ok {
+				t.Errorf("no read-scope case for write action %s", key)
+				continue
+			}
+			t.Run(key, func(t *testing.T) {
+				call := map[string]any{"action": action}
+				for k, v := range args {
+					call[k] = v
+				}
+				if e := reader.fails(spec.Name, call); e.Code != "FORBIDDEN" {
+					t.Errorf("code %s: %+v", e.Code, e)
+				}
+			})
+		}
+	}
+	if diff := cmp.Diff(before, mcpSnapshotAll(t, s)); diff != "" {
+		t.Errorf("the read-only token changed the database (-before +after):\n%s", diff)
+	}
+	reader.ok("playbook", map[string]any{"action": "get", "id": dev.Playbook.ID}, nil)
+}
