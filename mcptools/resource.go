@@ -39,14 +39,14 @@ type resourceAction struct {
 // resourceHeads is each resource tool's first description line, in tool order; writes is added
 // when the tool offers a write action (not under agent:read).
 var resourceHeads = []struct{ name, head, writes string }{
-	{"session", "This chat's binding to a workspace and a deck. Start every chat with bind " +
-		"(id: deck id or name; deck list shows them); tell the user its display_summary once.", ""},
-	{"deck", "The bound deck and the collection. get shows services, keys and playbooks: check it before " +
-		"saying a tool or key is missing.", "link/unlink/reorder change the bound deck."},
-	{"service", "Downstream MCP servers (id: service id or name). call runs one of its tools with the deck's " +
-		"credentials and returns the tool's own result.", ""},
-	{"playbook", "Markdown runbooks (id: playbook id or title). When a task matches a playbook's triggers, " +
-		"get it and follow it.", "Update it after use."},
+	{"session", "Bind this chat to a workspace and a deck: start every chat with bind (id: deck id or name) " +
+		"and tell the user its display_summary once.", ""},
+	{"deck", "The bound deck and the collection. get lists the deck's services, keys and playbooks: check " +
+		"it before saying something is missing.", "link/unlink/reorder change the bound deck."},
+	{"service", "MCP servers (id: id or name). call runs one of its tools with the deck's credentials and " +
+		"returns the tool's own result.", ""},
+	{"playbook", "Markdown runbooks (id: id or title). When a task matches a playbook's triggers, get it " +
+		"and follow it.", "Update it after use."},
 }
 
 // resourceTable is every action, grouped by resource. Adding an action is one row.
@@ -167,7 +167,7 @@ func resourceDescription(tool string, actions []resourceAction) string {
 		if h.writes != "" && slices.ContainsFunc(actions, func(a resourceAction) bool { return a.access == Write }) {
 			head += " " + h.writes
 		}
-		lines = append(lines, head, "Actions (id top-level, the rest under fields):")
+		lines = append(lines, head, "Actions (id top-level, the rest in fields):")
 	}
 	for _, a := range actions {
 		lines = append(lines, a.signature())
