@@ -40,6 +40,12 @@ test: test-deps
 	$(GO) test -race -count=1 -timeout 40m $(PKGS)
 	$(MAKE) --no-print-directory fuzz
 
+## test-conformance-client: the MCP conformance suite's client scenarios against Agent Deck's
+## downstream client and OAuth sign-in (part of test too; docs/conformance.md has the table)
+.PHONY: test-conformance-client
+test-conformance-client: test-deps
+	$(GO) test -race -count=1 ./tests -run '^TestConformanceClient$$'
+
 fuzz:
 	@set -e; for target in $$(grep -rl --include='*_test.go' '^func Fuzz' . | xargs -n1 dirname | sort -u); do \
 		for fn in $$(grep -h '^func Fuzz' $$target/*_test.go | sed 's/func \(Fuzz[A-Za-z0-9_]*\).*/\1/'); do \

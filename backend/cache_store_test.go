@@ -26,6 +26,10 @@ var storeReads = map[string]string{
 	"Subscribe":             "listens to the change feed",
 	"DeckChoosesCredential": "lookup",
 	"SamplingAllowed":       "lookup, read uncached on every call that could sample",
+
+	"LockPlaybook":       "takes a row lock, writes nothing",
+	"SignalsOfProposal":  "lookup",
+	"PlaybookFetchStats": "lookup",
 }
 
 // unwrappedWrites are the writes invalidatingStore may leave to the embedded Store, each with
@@ -44,6 +48,18 @@ var unwrappedWrites = map[string]string{
 	"PruneToolCalls":         "tool-call audit entries are not cached",
 	"SetDeckArgumentCapture": "audit settings are read by the audit insert only, never cached",
 	"SetSamplingAllowed":     "sampling grants are read uncached (SamplingAllowed), never cached",
+
+	"CreateProposal":       "proposals are not cached",
+	"UpdateProposal":       "proposals are not cached",
+	"CreateSignal":         "feedback signals are not cached",
+	"SetSignals":           "feedback signals are not cached",
+	"RecordPlaybookFetch":  "fetch events are not cached",
+	"PrunePlaybookFetches": "fetch events are not cached",
+	// A sign-in's row is announced as its service's change (migration 0013); until then a cached
+	// target keeps a token that still works, refreshed early or renewed on refusal directly.
+	"PutOAuth":    "sign-ins are not cached; the feed drops the service's target",
+	"DeleteOAuth": "sign-ins are not cached; the feed drops the service's target",
+	"LockOAuth":   "sign-ins are not cached; the feed drops the service's target",
 }
 
 // TestInvalidatingStoreWrapsEveryWrite: invalidatingStore embeds Store, so a new write method

@@ -40,8 +40,15 @@ type Config struct {
 	// MaxSessionsPerToken caps one token's live MCP sessions (default 200); opening one more
 	// expires the token's least recently seen session.
 	MaxSessionsPerToken int
+	// PlaybookFetchRetention is how long get_playbook fetch events are kept (default 90 days).
+	PlaybookFetchRetention time.Duration
 	// ToolCalls receives every proxied tool call (audit trail, metrics); nil records nothing.
 	ToolCalls ToolCallRecorder
+	// OAuth configures Agent Deck as an OAuth authorization server for its MCP clients.
+	OAuth OAuthConfig
+	// ServiceOAuth signs in to remote services that require the MCP authorization flow; nil
+	// turns service sign-in off.
+	ServiceOAuth OAuthFlow
 }
 
 // DefaultMaxSessionsPerToken is MaxSessionsPerToken when unset.
@@ -75,12 +82,16 @@ func NewService(store Store, downstream Downstream, sealer Sealer, clock Clock, 
 	if cfg.SessionIdleTimeout <= 0 {
 		cfg.SessionIdleTimeout = 24 * time.Hour
 	}
+	if cfg.PlaybookFetchRetention <= 0 {
+		cfg.PlaybookFetchRetention = DefaultPlaybookFetchRetention
+	}
 	if cfg.MaxSessionsPerToken <= 0 {
 		cfg.MaxSessionsPerToken = DefaultMaxSessionsPerToken
 	}
 	if cfg.DefaultServiceTimeout <= 0 {
 		cfg.DefaultServiceTimeout = 60 * time.Second
 	}
+	cfg.OAuth = cfg.OAuth.withDefaults()
 	s := &Service{store: store, downstream: downstream, sealer: sealer, clock: clock, log: log, cfg: cfg,
 		hashes: newHashMemo()}
 	// Caching is safe only with every change announced: the feed runs for the Store's

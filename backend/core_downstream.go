@@ -40,6 +40,11 @@ type Target struct {
 	// Admit, when set, vets the exact tool definition a call resolved, before its arguments
 	// are checked or anything is sent; its error is the call's (tool pinning, service_toolpins.go).
 	Admit func(DownstreamTool) error
+	// oauthExpires is when the service's OAuth access token expires: a cached target is
+	// rebuilt (and the token refreshed) before then. oauthAccess is that token, so a 401 can
+	// tell whether another caller already replaced it.
+	oauthExpires time.Time
+	oauthAccess  string
 }
 
 // TargetCredential is a credential as presented at egress.

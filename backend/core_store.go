@@ -70,6 +70,31 @@ type Store interface {
 	ListPlaybookVersions(ctx context.Context, playbookID string) ([]PlaybookVersion, error)
 	GetPlaybookVersion(ctx context.Context, playbookID string, version int) (PlaybookVersion, error)
 
+	// LockPlaybook takes a row lock on the playbook for the rest of the transaction, so
+	// concurrent accepts of proposals on one playbook serialize.
+	LockPlaybook(ctx context.Context, id string) error
+
+	CreateProposal(ctx context.Context, p *Proposal) error
+	// GetProposal finds a proposal by id and locks it for the rest of the transaction.
+	GetProposal(ctx context.Context, id string) (Proposal, error)
+	ListProposals(ctx context.Context, f ProposalFilter) ([]Proposal, error)
+	// UpdateProposal writes status, superseded_by, playbook_id, reason and decided_at.
+	UpdateProposal(ctx context.Context, p *Proposal) error
+
+	CreateSignal(ctx context.Context, s *Signal) error
+	GetSignal(ctx context.Context, id string) (Signal, error)
+	ListSignals(ctx context.Context) ([]Signal, error)
+	// SetSignals moves the signals to status and proposal ("" clears it).
+	SetSignals(ctx context.Context, ids []string, status SignalStatus, proposalID string) error
+	// SignalsOfProposal returns the ids of the signals parked on or actioned by a proposal.
+	SignalsOfProposal(ctx context.Context, proposalID string) ([]string, error)
+
+	RecordPlaybookFetch(ctx context.Context, f PlaybookFetch) error
+	// PlaybookFetchStats counts the fetch events kept, per playbook.
+	PlaybookFetchStats(ctx context.Context) ([]PlaybookFetchStat, error)
+	// PrunePlaybookFetches deletes fetch events older than the time and returns how many.
+	PrunePlaybookFetches(ctx context.Context, before time.Time) (int, error)
+
 	CreateToken(ctx context.Context, t *TokenRecord) error
 	ListTokens(ctx context.Context) ([]Token, error)
 	RevokeToken(ctx context.Context, id string, at time.Time) error
@@ -80,6 +105,7 @@ type Store interface {
 	CreateSignInCode(ctx context.Context, hash []byte, createdAt, expiresAt time.Time) error
 	// ConsumeSignInCode marks an unused, unexpired code used; NOT_FOUND otherwise.
 	ConsumeSignInCode(ctx context.Context, hash []byte, at time.Time) error
+	AuthServerStore
 
 	CreateSession(ctx context.Context, s *MCPSession) error
 	// OpenSession inserts a session with a badge the Store picks in the same statement (the
@@ -136,6 +162,8 @@ type Store interface {
 	// they may have been missed (connection lost), and Listening true again when they flow
 	// again; while the feed is not listening every request reads the Store.
 	Subscribe(ctx context.Context, fn func(Change))
+
+	OAuthStore
 }
 
 // LinkedCards is one deck's linked cards, each type in position order, with only what a deck

@@ -173,6 +173,8 @@ type PlaybookVersion struct {
 	Snapshot   Playbook  `json:"snapshot"`
 	Actor      ActorKind `json:"actor"`
 	CreatedAt  time.Time `json:"created_at"`
+	// ProposalID is the accepted proposal that wrote the version after this one, if any.
+	ProposalID string `json:"proposal_id,omitempty"`
 }
 
 // Scope is what a token may do.

@@ -35,6 +35,12 @@ const (
 
 	// CodeDownstreamResultTooLarge is a result over the hard cap, aborted as it arrived.
 	CodeDownstreamResultTooLarge Code = "DOWNSTREAM_RESULT_TOO_LARGE"
+
+	// CodePatchConflict is a playbook proposal whose ops do not apply to the body: a section
+	// or list item they name is not there. The message lists what is.
+	CodePatchConflict Code = "PATCH_CONFLICT"
+	// CodePatchNoChange is a playbook proposal whose ops would leave the playbook as it is.
+	CodePatchNoChange Code = "PATCH_NO_CHANGE"
 )
 
 // Error is a classified failure whose Message and Hint are safe to show to a person or a model.

@@ -47,6 +47,8 @@ var codeTable = []codeRule{
 	{CodeInternal, http.StatusInternalServerError, true},
 	{CodeCanceled, StatusClientClosedRequest, false},
 	{CodeDownstreamResultTooLarge, http.StatusBadGateway, false},
+	{CodePatchConflict, http.StatusConflict, false},
+	{CodePatchNoChange, http.StatusConflict, false},
 }
 
 // StatusClientClosedRequest is the status recorded (in logs and metrics) for a request its client

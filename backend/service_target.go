@@ -82,6 +82,9 @@ func (s *Service) egressTarget(ctx context.Context, rec ServiceRecord) (Target, 
 		t.Revision += "|" + cred.ID + "@" + cred.updatedAt
 	}
 	t.Secrets = targetSecrets(t, sealedHeaders, userinfo)
+	if err := s.addOAuthBearer(ctx, rec, &t); err != nil {
+		return Target{}, err
+	}
 	return t, nil
 }
 

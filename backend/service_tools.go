@@ -225,6 +225,9 @@ func (s *Service) callServiceTool(ctx context.Context, a Actor, ca *callAudit, r
 	if err == nil {
 		t.Admit = pins.admit(rec)
 		res, err = s.downstream.CallTool(ctx, t, in.ToolName, in.Arguments)
+		if renewed, ok := s.renewOAuthAfterRefusal(ctx, rec, t, err); ok {
+			res, err = s.downstream.CallTool(ctx, renewed, in.ToolName, in.Arguments)
+		}
 	}
 	s.syncHealth(ctx, rec, false)
 	return res, err
@@ -260,7 +263,7 @@ func (s *Service) CheckService(ctx context.Context, ref, deck string) (Health, e
 // serviceTarget resolves a service and builds its target. rec is set whenever the service was
 // found, even if the target could not be built.
 func (s *Service) serviceTarget(ctx context.Context, ref string) (ServiceRecord, Target, error) {
-	if rec, t, ok := s.cachedServiceTarget(ref); ok {
+	if rec, t, ok := s.cachedServiceTarget(ref); ok && !(OAuthToken{ExpiresAt: t.oauthExpires}).NeedsRefresh(s.clock()) {
 		// Learned again: the service may have been forgotten (changed) since it was cached.
 		s.cfg.Redactor.Learn(t.ServiceID, t.Secrets)
 		return rec, t, nil

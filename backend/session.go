@@ -26,6 +26,7 @@ type BoundDeck struct {
 	Badge          string `json:"badge"`
 	DisplaySummary string `json:"display_summary"`
 	pageJSON       []byte // DeckPage as JSON, rendered once per deck version (cache_pages.go)
+	pageQuoted     []byte // pageJSON without its "}", escaped as the body of a JSON string
 }
 
 // OpenSessionInput starts an MCP session; Deck (id or name) and WorkspaceRoot pre-bind it.
@@ -75,6 +76,7 @@ func (s *Service) OpenSession(ctx context.Context, in OpenSessionInput) (MCPSess
 	if err := s.expireIdle(ctx); err != nil && ErrorCode(err) != CodeConflict {
 		return MCPSession{}, err
 	}
+	s.pruneFetches(ctx)
 	for attempt := 0; ; attempt++ {
 		expired, err := s.store.OpenSession(ctx, &sess, shuffledBadgePool(), s.cfg.MaxSessionsPerToken)
 		if err == nil {

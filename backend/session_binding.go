@@ -116,7 +116,8 @@ func (s *Service) BoundDeck(ctx context.Context, sessionID string, in DeckPageIn
 	if err != nil {
 		return BoundDeck{}, err
 	}
-	return BoundDeck{DeckPage: page.page, Badge: sess.Badge, DisplaySummary: summary, pageJSON: page.json}, nil
+	return BoundDeck{DeckPage: page.page, Badge: sess.Badge, DisplaySummary: summary, pageJSON: page.json,
+		pageQuoted: page.quoted}, nil
 }
 
 // boundSession returns the caller's session, NOT_BOUND when it has no deck.

@@ -61,16 +61,21 @@ func (s *Service) boundServiceID(ctx context.Context, sessionID, ref string) (st
 	return "", "", s.notOnBoundDeck(ctx, sess, CardService, ref, ids)
 }
 
-// BoundPlaybook returns a playbook on the session's bound deck, body included.
-func (s *Service) BoundPlaybook(ctx context.Context, sessionID, ref string) (Playbook, error) {
+// BoundPlaybook is get_playbook: a playbook on the session's bound deck, body included, with
+// its open proposals. Each call is recorded as a fetch event.
+func (s *Service) BoundPlaybook(ctx context.Context, sessionID, ref string) (BoundPlaybookView, error) {
 	if _, err := requireRead(ctx, "read playbooks"); err != nil {
-		return Playbook{}, err
+		return BoundPlaybookView{}, err
 	}
 	id, err := s.boundPlaybookID(ctx, sessionID, ref)
 	if err != nil {
-		return Playbook{}, err
+		return BoundPlaybookView{}, err
 	}
-	return s.GetPlaybook(ctx, id)
+	p, err := s.GetPlaybook(ctx, id)
+	if err != nil {
+		return BoundPlaybookView{}, err
+	}
+	return s.playbookForAgent(ctx, sessionID, p)
 }
 
 // UpdateBoundPlaybook is update_playbook: it changes a playbook on the session's bound deck

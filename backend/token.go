@@ -103,7 +103,9 @@ func (s *Service) authenticate(ctx context.Context, secret string, kind ActorKin
 	}
 	hash := hashToken(secret)
 	rec, err := s.tokenByHash(ctx, hash)
-	if isNotFound(err) || err == nil && rec.Kind != tokenKind {
+	// An OAuth grant's access token is bound to /mcp (its audience): it works for agents only.
+	oauthAgent := err == nil && rec.Kind == TokenKindOAuth && tokenKind == TokenKindAPI && kind == ActorAgent
+	if isNotFound(err) || err == nil && rec.Kind != tokenKind && !oauthAgent {
 		return Actor{}, Errorf(CodeUnauthenticated, "the token is not valid").
 			WithHint("create one with: agent-deck token create")
 	}
@@ -115,6 +117,10 @@ func (s *Service) authenticate(ctx context.Context, secret string, kind ActorKin
 			WithHint("create a new one with: agent-deck token create")
 	}
 	now := s.clock()
+	if rec.ExpiresAt != nil && !now.Before(*rec.ExpiresAt) && rec.Kind == TokenKindOAuth {
+		return Actor{}, Errorf(CodeUnauthenticated, "the access token has expired").
+			WithHint("get a new one with the refresh token (the client does this by itself)")
+	}
 	if rec.ExpiresAt != nil && !now.Before(*rec.ExpiresAt) {
 		return Actor{}, Errorf(CodeUnauthenticated, "the dashboard session has expired").
 			WithHint("sign in again with: agent-deck dashboard")

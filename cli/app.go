@@ -40,6 +40,7 @@ func commands() []*cli.Command {
 		serviceCommand(),
 		credentialCommand(),
 		playbookCommand(),
+		proposalsCommand(), proposalCommand(), signalsCommand(), signalCommand(),
 		tokenCommand(),
 		dashboardCommand(),
 		exportCommand(),

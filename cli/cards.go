@@ -203,11 +203,16 @@ func serviceCommand() *cli.Command {
 		},
 		show: func(ctx context.Context, cl *client.Client, ref string) (any, func(io.Writer) error, error) {
 			s, err := cl.GetService(ctx, ref)
-			return s, func(w io.Writer) error { return keyValues(w, servicePairs(s)) }, err
+			pairs := servicePairs(s)
+			if err == nil {
+				pairs = append(pairs, signInPairs(ctx, cl, s)...)
+			}
+			return s, func(w io.Writer) error { return keyValues(w, pairs) }, err
 		},
 		delete: func(ctx context.Context, cl *client.Client, ref string) error { return cl.DeleteService(ctx, ref) },
 		extra: []*cli.Command{serviceAddCommand(), serviceEditCommand(), serviceToolsCommand(),
-			serviceToggleCommand(true), serviceToggleCommand(false), serviceCheckCommand(), serviceApproveCommand()},
+			serviceToggleCommand(true), serviceToggleCommand(false), serviceCheckCommand(), serviceApproveCommand(),
+			serviceConnectCommand(), serviceDisconnectCommand()},
 	}.command()
 }
 

@@ -62,6 +62,8 @@ func serveFlags() []cli.Flag {
 			Value: 24 * time.Hour, Usage: "MCP sessions expire after this long without traffic"},
 		&cli.IntFlag{Name: "max-sessions-per-token", EnvVars: []string{"AGENT_DECK_MAX_SESSIONS_PER_TOKEN"},
 			Value: 200, Usage: "live MCP sessions one token may hold; opening one more expires its least recently used"},
+		&cli.DurationFlag{Name: "oauth-access-ttl", EnvVars: []string{"AGENT_DECK_OAUTH_ACCESS_TTL"},
+			Value: backend.DefaultOAuthAccessTTL, Usage: "access tokens issued to OAuth clients expire after this long (they refresh by themselves)"},
 		&cli.DurationFlag{Name: "local-idle-timeout", EnvVars: []string{"AGENT_DECK_LOCAL_IDLE_TIMEOUT"},
 			Value: 10 * time.Minute, Usage: "idle local MCP servers are stopped after this long"},
 		&cli.IntFlag{Name: "result-cap", EnvVars: []string{"AGENT_DECK_RESULT_CAP"}, Value: 48 * 1024,
@@ -78,6 +80,8 @@ func serveFlags() []cli.Flag {
 			Usage: "a browser origin (scheme://host[:port]) allowed to call /mcp and /api/v1 besides local ones; repeatable or comma-separated"},
 		&cli.StringFlag{Name: "log-level", EnvVars: []string{"AGENT_DECK_LOG_LEVEL"}, Value: "info",
 			Usage: "debug, info, warn or error"},
+		&cli.DurationFlag{Name: "playbook-fetch-retention", EnvVars: []string{"AGENT_DECK_PLAYBOOK_FETCH_RETENTION"},
+			Value: backend.DefaultPlaybookFetchRetention, Usage: "get_playbook fetch events are deleted after this long"},
 		&cli.BoolFlag{Name: "allow-metadata-hosts", EnvVars: []string{"AGENT_DECK_ALLOW_METADATA_HOSTS"},
 			Usage: "let services use link-local and cloud-metadata hosts (169.254.169.254, metadata.google.internal, …)"},
 		&cli.BoolFlag{Name: "pprof", EnvVars: []string{"AGENT_DECK_PPROF"},
@@ -102,17 +106,25 @@ type ServeConfig struct {
 	SessionIdleTimeout time.Duration
 	// MaxSessionsPerToken caps one token's live MCP sessions; 0 means the default (200).
 	MaxSessionsPerToken int
-	LocalIdleTimeout    time.Duration
-	ResultCap           int
-	ResultRetention     time.Duration
-	ResultHardCap       int   // bytes; 0 = 32 MiB
-	ResultDirCap        int64 // bytes; 0 = 1 GiB
-	LogLevel            string
+	// OAuthAccessTTL is the lifetime of access tokens issued to OAuth clients; 0 means 1 h.
+	OAuthAccessTTL time.Duration
+	// OAuthAllowLoopbackHTTPClientIDs accepts http loopback Client ID Metadata Document URLs.
+	// Tests only; there is no flag.
+	OAuthAllowLoopbackHTTPClientIDs bool
+	LocalIdleTimeout                time.Duration
+	ResultCap                       int
+	ResultRetention                 time.Duration
+	ResultHardCap                   int   // bytes; 0 = 32 MiB
+	ResultDirCap                    int64 // bytes; 0 = 1 GiB
+	LogLevel                        string
 	// LogFormat is text (default) or json.
 	LogFormat          string
 	AllowMetadataHosts bool
 	// AuditRetention is how long tool-call audit entries are kept; 0 means 30 days.
 	AuditRetention time.Duration
+	// PlaybookFetchRetention is how long get_playbook fetch events are kept; 0 = 90 days.
+	PlaybookFetchRetention time.Duration
+
 	// Launcher is the argv prefix local servers are started through (proxy.Options.Launcher).
 	// serve sets it to its own binary; an embedding (tests calling Start) may leave it empty.
 	Launcher []string
@@ -144,6 +156,7 @@ func serveConfigFrom(c *cli.Context) ServeConfig {
 		DefaultWorkspace:    c.String("workspace"),
 		SessionIdleTimeout:  c.Duration("session-idle-timeout"),
 		MaxSessionsPerToken: c.Int("max-sessions-per-token"),
+		OAuthAccessTTL:      c.Duration("oauth-access-ttl"),
 		LocalIdleTimeout:    c.Duration("local-idle-timeout"),
 		ResultCap:           c.Int("result-cap"),
 		ResultRetention:     c.Duration("result-retention"),
@@ -156,6 +169,8 @@ func serveConfigFrom(c *cli.Context) ServeConfig {
 		StrictPerms:         c.Bool("strict-perms"),
 		AllowOrigins:        c.StringSlice("allow-origin"),
 		Pprof:               c.Bool("pprof"),
+
+		PlaybookFetchRetention: c.Duration("playbook-fetch-retention"),
 	}
 }
 
@@ -174,6 +189,9 @@ func (c ServeConfig) validate() error {
 	}
 	if c.AuditRetention < 0 {
 		return fmt.Errorf("--audit-retention %s: expected a positive duration such as 720h", c.AuditRetention)
+	}
+	if c.OAuthAccessTTL < 0 {
+		return fmt.Errorf("--oauth-access-ttl %s: expected a positive duration", c.OAuthAccessTTL)
 	}
 	if _, err := backend.NewOriginPolicy("", c.AllowOrigins); err != nil {
 		return errors.New(backend.AsError(err).Message)

@@ -148,6 +148,11 @@ func Start(ctx context.Context, cfg ServeConfig) (srv *Server, err error) {
 		DefaultWorkspace:    cfg.DefaultWorkspace,
 		AllowMetadataHosts:  cfg.AllowMetadataHosts,
 		Redactor:            redactor,
+		OAuth: backend.OAuthConfig{AccessTokenTTL: cfg.OAuthAccessTTL,
+			AllowLoopbackHTTPClientIDs: cfg.OAuthAllowLoopbackHTTPClientIDs},
+		ServiceOAuth: proxy.NewOAuthFlow(),
+
+		PlaybookFetchRetention: cfg.PlaybookFetchRetention,
 	})
 	s.metrics.registry.MustRegister(newStateCollector(s.svc, store, audit, s.log.With("component", "metrics")))
 	if err := s.svc.CheckSecretKey(ctx); err != nil {

@@ -44,6 +44,7 @@ func statuslineAction(c *cli.Context) error {
 	ws := readStatusInput(c.App.Reader, statuslineStdinWait)
 	line := displayLine(c, ws, statuslineBudget-time.Since(start))
 	fmt.Fprintln(c.App.Writer, oneLine(line))
+	refreshStubs(c, ws, statuslineBudget-time.Since(start))
 	return nil
 }
 

@@ -102,9 +102,15 @@ func useAction(c *cli.Context) error {
 	if err := writeUsePin(c, paths.Project, deck.ID); err != nil {
 		return err
 	}
-	if c.Bool("json") {
-		return printJSON(c.App.Writer, map[string]any{"deck_id": deck.ID, "deck_name": deck.Name, "files": files})
+	stubs, err := syncStubs(paths.Project, targetClients(targets), deck.Playbooks)
+	if err != nil {
+		return err
 	}
+	if c.Bool("json") {
+		return printJSON(c.App.Writer, map[string]any{"deck_id": deck.ID, "deck_name": deck.Name, "files": files,
+			"stubs": stubs})
+	}
+	printStubReport(c.App.Writer, stubs)
 	_, err = fmt.Fprintf(c.App.Writer, "This project now uses deck %s (%s)\n", deck.Name, deck.ID)
 	return err
 }
@@ -186,4 +192,12 @@ func writeUsePin(c *cli.Context, project, deckID string) error {
 		return userError("%v", err)
 	}
 	return nil
+}
+
+func targetClients(ts []harness.Target) []string {
+	out := make([]string, len(ts))
+	for i, t := range ts {
+		out[i] = t.Client
+	}
+	return out
 }

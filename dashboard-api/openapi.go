@@ -24,6 +24,8 @@ var pathParamDocs = map[string]map[string]any{
 	"version": {"description": "version number", "schema": map[string]any{"type": "integer", "minimum": 1}},
 	"token":   {"description": "token id", "schema": map[string]any{"type": "string", "format": "uuid"}},
 	"exec":    {"description": "exec audit id", "schema": map[string]any{"type": "integer", "minimum": 1}},
+
+	"proposal": {"description": "proposal id", "schema": map[string]any{"type": "string", "format": "uuid"}},
 	"profile": {"description": "Go runtime profile (serve --pprof): heap, goroutine, profile, trace, …",
 		"schema": map[string]any{"type": "string"}},
 }
@@ -38,6 +40,8 @@ var enumValues = map[reflect.Type][]string{
 	reflect.TypeFor[backend.Scope]():        {string(backend.ScopeAdmin), string(backend.ScopeAgent), string(backend.ScopeAgentRead)},
 	reflect.TypeFor[backend.ActorKind]():    {string(backend.ActorUser), string(backend.ActorAgent)},
 	reflect.TypeFor[backend.Code]():         codeNames(),
+
+	reflect.TypeFor[backend.ProposalStatus](): proposalStatusNames(),
 }
 
 func codeNames() []string {

@@ -74,12 +74,22 @@ var fieldDocs = map[string]string{
 	"more":           "What the page left out and how to get it; absent when nothing is left",
 	"remaining":      "Cards not shown yet",
 	"cursor":         "Pass as cursor to get the next page",
-	"allow_tools":    "The only tools of the service the deck exposes (on top of its disabled tools); [] removes the allow-list",
-	"deny_tools":     "Tools of the service the deck hides; [] removes the deny-list. At most one of allow_tools and deny_tools is set",
+
+	"reason":      "Why the proposal was rejected; optional, at most 2000 characters",
+	"ids":         "Feedback signal ids",
+	"signals":     "Feedback signals to record: playbook_id (optional), rationale, evidence",
+	"rationale":   "Why the agent proposed the change or recorded the signal",
+	"evidence":    "failure_summary, user_feedback_excerpt, corrected_output_hint: short excerpts shown to the reviewer",
+	"allow_tools": "The only tools of the service the deck exposes (on top of its disabled tools); [] removes the allow-list",
+	"deny_tools":  "Tools of the service the deck hides; [] removes the deny-list. At most one of allow_tools and deny_tools is set",
 
 	// The tool-call audit trail.
 	"capture_arguments": "Keep the (redacted) arguments of tool calls made through this deck in the audit trail",
 	"next_cursor":       "Pass as cursor to get the next page; absent on the last page",
+	// A service sign-in's pre-registered client.
+	"client_id":                  "A client id the service's authorization server issued for Agent Deck; omit to let Agent Deck register itself",
+	"client_secret":              "That client's secret (kept sealed, never returned); omit for a public client",
+	"token_endpoint_auth_method": "How the client secret is sent: client_secret_basic (default) or client_secret_post",
 }
 
 var typeFieldDocs = map[reflect.Type]map[string]string{

@@ -125,11 +125,24 @@ func (a *api) routes() []route {
 		bodyNoContent(http.MethodPost, v1+"/exec/:exec/finish", "Record the exit code of an exec; admin", a.finishExec).adminOnly(),
 		noBody(http.MethodGet, v1+"/exec", "The exec audit trail; admin", a.listExecAudits).adminOnly(),
 
+		noBody(http.MethodGet, v1+"/proposals", "Playbook change proposals agents made, newest first; admin", a.listProposals).
+			withQuery(queryParam{name: "status", description: "open, accepted, rejected, stale or superseded", enum: proposalStatusNames()},
+				queryParam{name: "playbook", description: "playbook id or title"},
+				queryParam{name: "deck", description: "deck id or name"}).adminOnly(),
+		noBody(http.MethodGet, v1+"/proposals/:proposal", "A proposal with a preview against the current playbook: unified diff, triggers before and after, conflicts; admin", a.showProposal).adminOnly(),
+		noBody(http.MethodPost, v1+"/proposals/:proposal/accept", "Apply a proposal to the current playbook in one transaction; ops that no longer apply make it stale (409, nothing changed); admin", a.acceptProposal).adminOnly(),
+		withBody(http.MethodPost, v1+"/proposals/:proposal/reject", "Reject a proposal with an optional reason; its signals reopen; admin", http.StatusOK, a.rejectProposal).adminOnly(),
+		noBody(http.MethodGet, v1+"/signals", "Feedback signals agents recorded, newest first; admin", a.listSignals).adminOnly(),
+		withBody(http.MethodPost, v1+"/signals/discard", "Discard feedback signals, all or none; admin", http.StatusOK, a.discardSignals).adminOnly(),
+		withBody(http.MethodPost, v1+"/signals/import", "Record feedback signals in bulk, all or none; admin", http.StatusCreated, a.importSignals).adminOnly(),
+		noBody(http.MethodGet, v1+"/playbook-usage", "How often agents fetched each playbook within the fetch retention; admin", a.playbookUsage).adminOnly(),
 		withBody(http.MethodPut, v1+"/decks/:deck/services/:service/sampling", "Allow or forbid a service on the deck to ask the agent's model for completions (MCP sampling; off by default); admin", http.StatusOK, a.setDeckSampling).adminOnly(),
 		noBody(http.MethodGet, v1+"/tool-calls", "The tool-call audit trail, newest first, filtered and paged; admin", a.listToolCalls).
 			withQuery(toolCallQueryParams...).adminOnly(),
 		withBody(http.MethodPut, v1+"/decks/:deck/audit", "Turn argument capture on or off for calls through the deck (arguments are redacted); admin", http.StatusOK, a.setDeckArgumentCapture).adminOnly(),
 	}
+	table = append(table, a.authServerRoutes()...)
+	table = append(table, a.oauthRoutes()...)
 	if a.opts.Info != nil {
 		table = append(table, noBody(http.MethodGet, v1+"/info", "What this server is: address, database, profile", a.info).
 			withDocs(nil, infoDoc))

@@ -88,8 +88,11 @@ func routeScenario() []step {
 	}
 	steps = append(steps, deckSteps(ok, created)...)
 	steps = append(steps, cardSteps(ok, created, downstream)...)
+	steps = append(steps, oauthSteps(ok, gone)...)
 	steps = append(steps, adminSteps(ok, created, gone)...)
 	steps = append(steps, dashboardSessionSteps(ok, created)...)
+	steps = append(steps, learnSteps(ok, created)...)
+	steps = append(steps, authServerSteps(ok)...)
 	return steps
 }
 

@@ -19,9 +19,10 @@ var harnessRules = []struct {
 		"`call_service_tool`, not as tools of their own.",
 		[]string{"get_bound_deck", "list_service_tools", "call_service_tool"}},
 	{"**Playbooks first.** When a request matches a playbook's title or triggers in " +
-		"`get_bound_deck`, read it with `get_playbook` and follow it before improvising; when you " +
-		"find a better way, fix the playbook with `update_playbook`.",
-		[]string{"get_bound_deck", "get_playbook", "update_playbook"}},
+		"`get_bound_deck`, read it with `get_playbook` and follow it before improvising; when the " +
+		"user corrects you or you find a better way, suggest the fix with `propose_playbook_patch` " +
+		"(a person reviews it); use `update_playbook` only for a change the user asked for.",
+		[]string{"get_bound_deck", "get_playbook", "propose_playbook_patch", "update_playbook"}},
 	{"When a procedure you repeat has no playbook, save it with `register_playbook`; link existing " +
 		"cards to the deck with `manage_deck_card`.", []string{"register_playbook", "manage_deck_card"}},
 	{"**Secrets.** API key values never pass through you: the deck adds them to the calls it " +

@@ -112,6 +112,8 @@ func decodeParam(spec *ToolSpec, p *Param, v json.RawMessage) (any, error) {
 		return m, nil
 	case TObjOrStr:
 		return decodeObjectOrString(spec, p, v)
+	case TObjects:
+		return decodeObjects(spec, p, v)
 	}
 	return nil, bad()
 }
@@ -136,6 +138,22 @@ func decodeObjectOrString(spec *ToolSpec, p *Param, v json.RawMessage) (any, err
 	if json.Unmarshal(v, &obj) != nil || obj == nil {
 		return nil, argError(spec, p.Name, "parameter %q must be a JSON object (or a string holding one), got %s",
 			p.Name, jsonKind(v))
+	}
+	return json.RawMessage(bytes.TrimSpace(v)), nil
+}
+
+// decodeObjects accepts a JSON array of objects, or a string holding one.
+func decodeObjects(spec *ToolSpec, p *Param, v json.RawMessage) (any, error) {
+	var s string
+	if json.Unmarshal(v, &s) == nil {
+		v = json.RawMessage(s)
+		if err := checkText(spec, p.Name, v); err != nil {
+			return nil, err
+		}
+	}
+	var list []map[string]json.RawMessage
+	if json.Unmarshal(v, &list) != nil {
+		return nil, argError(spec, p.Name, "parameter %q must be an array of objects, got %s", p.Name, jsonKind(v))
 	}
 	return json.RawMessage(bytes.TrimSpace(v)), nil
 }
@@ -198,6 +216,8 @@ func typeNoun(t ParamType) string {
 		return "an array of strings"
 	case TStrMap:
 		return "an object of string values"
+	case TObjects:
+		return "an array of objects"
 	}
 	return "a JSON object"
 }

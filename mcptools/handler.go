@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -43,18 +44,21 @@ type Options struct {
 
 // Handler is the /mcp endpoint: Streamable HTTP with sessions kept in Postgres.
 type Handler struct {
-	svc     *backend.Service
-	log     *slog.Logger
-	profile Profile
-	maxBody int64
-	origins backend.OriginPolicy
-	mcp     *server.MCPServer
-	http    *server.StreamableHTTPServer
-	visible map[visibility]map[string]bool
-	roots   *rootsBinder
-	levels  logLevels
-	buffers bufferPool // JSON answers held to be sent in one write (response.go)
-	tracer  trace.Tracer
+	svc       *backend.Service
+	log       *slog.Logger
+	profile   Profile
+	maxBody   int64
+	origins   backend.OriginPolicy
+	mcp       *server.MCPServer
+	http      *server.StreamableHTTPServer
+	visible   map[visibility]map[string]bool
+	roots     *rootsBinder
+	levels    logLevels
+	tracer    trace.Tracer
+	buffers   bufferPool                        // JSON answers held to be sent in one write (response.go)
+	fast      map[string]server.ToolHandlerFunc // handlers of fastTools (fastpath.go)
+	idleClock idleClock                         // when the transport last saw each session
+	inflight  sync.Map                          // fast-path calls in flight: inflightKey -> *inflightCall
 
 	// readOnlyTools are the resource tools as agent:read lists them: action enums narrowed.
 	readOnlyTools map[string]mcp.Tool
@@ -76,7 +80,8 @@ func NewHandler(svc *backend.Service, opts Options) (*Handler, error) {
 		profile = p
 	}
 	h := &Handler{svc: svc, log: opts.Logger, profile: profile, maxBody: opts.MaxBodyBytes,
-		origins: opts.Origins, visible: map[visibility]map[string]bool{}, tracer: newTracer(opts.Tracer)}
+		origins: opts.Origins, visible: map[visibility]map[string]bool{}, tracer: newTracer(opts.Tracer),
+		fast: map[string]server.ToolHandlerFunc{}}
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
 	}
@@ -104,6 +109,7 @@ func NewHandler(svc *backend.Service, opts Options) (*Handler, error) {
 	if idle <= 0 {
 		idle = 30 * time.Minute
 	}
+	h.idleClock.every = idle
 	h.http = server.NewStreamableHTTPServer(h.mcp,
 		server.WithSessionIdManagerResolver(sessionResolver{h: h}),
 		server.WithStreamableHTTPProtocolVersions(SessionProtocolVersions...),
@@ -149,7 +155,11 @@ func (h *Handler) newMCPServer(version string) *server.MCPServer {
 		server.WithHooks(hooks),
 	)
 	for _, spec := range Tools() {
-		s.AddTool(spec.MCPTool(), h.toolHandler(spec))
+		handler := h.toolHandler(spec)
+		s.AddTool(spec.MCPTool(), handler)
+		if fastTools[spec.Name] {
+			h.fast[spec.Name] = handler
+		}
 	}
 	h.roots.register(s)
 	return s

@@ -51,6 +51,17 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ctx := withState(backend.WithActor(r.Context(), st.actor), st)
+	if h.serveFast(ctx, w, r, st) {
+		return
+	}
+	if st.method == string(mcp.MethodNotificationCancelled) && st.session != nil {
+		h.cancelInflight(st.session.ID, st.cancelOf)
+	}
+	defer func() {
+		if st.session != nil {
+			h.idleClock.saw(st.session.ID)
+		}
+	}()
 	if r.Method != http.MethodPost {
 		h.http.ServeHTTP(w, r.WithContext(ctx)) // GET is the SSE stream; DELETE has no body
 		return
@@ -205,20 +216,41 @@ func (h *Handler) peekBody(w http.ResponseWriter, r *http.Request, st *reqState)
 			WithHint("send the whole body at once; a slow body is cut off")
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
+	// One decode of the body gives what this endpoint and the fast path need.
 	var peek struct {
-		ID     json.RawMessage `json:"id"`
-		Method string          `json:"method"`
-		Params struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Method  string          `json:"method"`
+		Result  json.RawMessage `json:"result"`
+		Error   json.RawMessage `json:"error"`
+		Params  struct {
 			Name       json.RawMessage `json:"name"`
+			Arguments  json.RawMessage `json:"arguments"`
+			RequestID  json.RawMessage `json:"requestId"` // of notifications/cancelled
 			ClientInfo struct {
 				Name string `json:"name"`
 			} `json:"clientInfo"`
+			// Present, these need the transport (fastpath.go).
+			Meta           json.RawMessage `json:"_meta"`
+			Task           json.RawMessage `json:"task"`
+			InputResponses json.RawMessage `json:"inputResponses"`
+			RequestState   json.RawMessage `json:"requestState"`
 		} `json:"params"`
 	}
 	if t := bytes.TrimSpace(body); len(t) > 0 && t[0] == '{' && json.Unmarshal(t, &peek) == nil {
-		st.method, st.clientName, st.requestID = peek.Method, peek.Params.ClientInfo.Name, peek.ID
+		p := &peek.Params
+		st.method, st.clientName, st.requestID = peek.Method, p.ClientInfo.Name, peek.ID
+		if st.method == string(mcp.MethodNotificationCancelled) && p.RequestID != nil {
+			_ = json.Unmarshal(p.RequestID, &st.cancelOf)
+		}
 		if st.method == string(mcp.MethodToolsCall) {
-			_ = json.Unmarshal(peek.Params.Name, &st.toolName)
+			_ = json.Unmarshal(p.Name, &st.toolName)
+			if fastTools[st.toolName] {
+				st.call = &fastCall{jsonrpc: peek.JSONRPC, args: p.Arguments,
+					other: peek.Result != nil || peek.Error != nil,
+					extra: p.Meta != nil || p.Task != nil || p.InputResponses != nil || p.RequestState != nil}
+				_ = json.Unmarshal(peek.ID, &st.call.id)
+			}
 		}
 	}
 	return 0, nil
@@ -234,7 +266,9 @@ func statusOf(err error) int {
 // hint) for clients that act on it.
 func (h *Handler) writeError(w http.ResponseWriter, r *http.Request, status int, err error) {
 	if status == http.StatusUnauthorized {
-		w.Header().Set("WWW-Authenticate", `Bearer realm="agent-deck"`)
+		// The resource metadata URL starts an MCP client's OAuth discovery (RFC 9728 §5.1).
+		w.Header().Set("WWW-Authenticate", `Bearer realm="agent-deck", resource_metadata="`+
+			backend.ResourceMetadataURL(requestBase(r))+`"`)
 	}
 	code := -32000
 	if status == http.StatusNotFound {
@@ -250,4 +284,14 @@ func (h *Handler) writeError(w http.ResponseWriter, r *http.Request, status int,
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_, _ = w.Write(body)
+}
+
+// requestBase is the scheme and host the request was sent to: the base of this server's URLs as
+// the client sees them.
+func requestBase(r *http.Request) string {
+	scheme := "http://"
+	if r.TLS != nil {
+		scheme = "https://"
+	}
+	return scheme + r.Host
 }

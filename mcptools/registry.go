@@ -157,6 +157,8 @@ const (
 	TStrings  ParamType = "string[]"
 	TStrMap   ParamType = "object<string>"
 	TObjOrStr ParamType = "object|string"
+	// TObjects is a list of objects, or a string holding one (propose_playbook_patch's ops).
+	TObjects ParamType = "object[]"
 )
 
 // schema renders the parameter's JSON schema, compact, keys in a fixed order.
@@ -169,6 +171,8 @@ func (p Param) schema() string {
 		b.WriteString(`{"type":"object","additionalProperties":{"type":"string"}`)
 	case TObjOrStr:
 		b.WriteString(`{"type":["object","string"]`)
+	case TObjects:
+		b.WriteString(`{"type":"array","items":{"type":"object"}`)
 	default:
 		b.WriteString(`{"type":"` + string(p.Type) + `"`)
 	}

@@ -39,14 +39,12 @@ type resourceAction struct {
 // resourceHeads is each resource tool's first description line, in tool order; writes is added
 // when the tool offers a write action (not under agent:read).
 var resourceHeads = []struct{ name, head, writes string }{
-	{"session", "Bind this chat to a workspace and a deck: start every chat with bind (id: deck id or name) " +
-		"and tell the user its display_summary once.", ""},
-	{"deck", "The bound deck and the collection. get lists the deck's services, keys and playbooks: check " +
-		"it before saying something is missing.", "link/unlink/reorder change the bound deck."},
-	{"service", "MCP servers (id: id or name). call runs one of its tools with the deck's credentials and " +
-		"returns the tool's own result.", ""},
-	{"playbook", "Markdown runbooks (id: id or title). When a task matches a playbook's triggers, get it " +
-		"and follow it.", "Update it after use."},
+	{"session", "Start every chat with bind (id: deck id or name); tell the user its display_summary once.", ""},
+	{"deck", "The bound deck and the collection; check get before saying something is missing.",
+		"link/unlink/reorder edit the bound deck."},
+	{"service", "MCP servers (id: id or name). call runs a tool with the deck's credentials.", ""},
+	{"playbook", "Markdown runbooks (id: id or title). Get and follow one when a task matches its triggers.",
+		"Fix one with propose."},
 }
 
 // resourceTable is every action, grouped by resource. Adding an action is one row.
@@ -74,6 +72,7 @@ func resourceTable() []resourceAction {
 		{resource: "playbook", name: "get", canonical: "get_playbook", id: "playbook_id"},
 		{resource: "playbook", name: "register", canonical: "register_playbook", id: "playbook_id"},
 		{resource: "playbook", name: "update", canonical: "update_playbook", id: "playbook_id"},
+		{resource: "playbook", name: "propose", canonical: "propose_playbook_patch", id: "playbook_id"},
 	}
 }
 
@@ -167,7 +166,7 @@ func resourceDescription(tool string, actions []resourceAction) string {
 		if h.writes != "" && slices.ContainsFunc(actions, func(a resourceAction) bool { return a.access == Write }) {
 			head += " " + h.writes
 		}
-		lines = append(lines, head, "Actions (id top-level, the rest in fields):")
+		lines = append(lines, head, "Actions:")
 	}
 	for _, a := range actions {
 		lines = append(lines, a.signature())

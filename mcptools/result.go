@@ -12,10 +12,13 @@ import (
 	"github.com/agent-deck/agent-deck/backend"
 )
 
-// jsonResult renders a Service answer as one compact JSON text block. A bound deck carries its
-// page pre-rendered and is asked for its bytes directly: encoding/json would scan and copy them
-// once more.
+// jsonResult renders a Service answer as one compact JSON text block. A bound deck with its
+// page pre-rendered becomes a block that writes the page's pre-escaped bytes when encoded:
+// encoding/json would encode, escape and scan 20 KB once more on every call.
 func jsonResult(v any) (*mcp.CallToolResult, error) {
+	if d, ok := v.(backend.BoundDeck); ok && d.Prerendered() {
+		return &mcp.CallToolResult{Content: []mcp.Content{quotedText{TextContent: mcp.TextContent{Type: "text"}, deck: d}}}, nil
+	}
 	var b []byte
 	var err error
 	if d, ok := v.(backend.BoundDeck); ok {
@@ -27,6 +30,34 @@ func jsonResult(v any) (*mcp.CallToolResult, error) {
 		return nil, err
 	}
 	return &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent(string(b))}}, nil
+}
+
+// quotedText is the text block of a bound deck, written from its pre-escaped page when encoded:
+// exactly what encoding/json writes for a TextContent of the deck's JSON. Text stays empty — the
+// block is only ever encoded, and filling it would copy the 20 KB page twice per call.
+type quotedText struct {
+	mcp.TextContent
+	deck backend.BoundDeck
+}
+
+// MarshalJSON writes {"type":"text","text":...} with the pre-escaped text.
+func (q quotedText) MarshalJSON() ([]byte, error) { return q.appendJSON(nil) }
+
+func (q quotedText) appendJSON(dst []byte) ([]byte, error) {
+	dst = append(dst, `{"type":"text","text":`...)
+	dst, ok := q.deck.AppendQuotedJSON(dst)
+	if !ok {
+		b, err := q.deck.MarshalJSON()
+		if err != nil {
+			return nil, err
+		}
+		quoted, err := json.Marshal(string(b))
+		if err != nil {
+			return nil, err
+		}
+		dst = append(dst, quoted...)
+	}
+	return append(dst, '}'), nil
 }
 
 // errorBody is the JSON of every failed tool call (SPEC §4.3).

@@ -19,6 +19,9 @@ import (
 // only over its standalone GET stream, which a client may never open.
 const rootsTimeout = 30 * time.Second
 
+// notifyGrace bounds the wait for the request that carried the initialized notification to end.
+const notifyGrace = time.Second
+
 // rootsBinder binds sessions to the deck their client's workspace roots name. When a client that
 // declared the roots capability finishes initializing (or says its roots changed), it asks the
 // client for its roots in a goroutine it owns, and binds the session if it has no deck yet.
@@ -64,9 +67,22 @@ func (r *rootsBinder) ask(ctx context.Context, n mcp.JSONRPCNotification) {
 	if r.closed {
 		return
 	}
+	// Ask once the notification's own request has ended: asked while that POST is still open,
+	// mcp-go writes the question onto the POST's stream, which closes with the 202 and loses it;
+	// asked after, it goes out on the client's GET stream. A context that never ends (stdio)
+	// waits notifyGrace.
+	reqDone := ctx.Done()
 	r.wg.Add(1)
 	go func() {
 		defer r.wg.Done()
+		wait := time.NewTimer(notifyGrace)
+		defer wait.Stop()
+		select {
+		case <-reqDone:
+		case <-wait.C:
+		case <-r.ctx.Done():
+			return
+		}
 		ctx, cancel := context.WithTimeout(base, rootsTimeout)
 		defer cancel()
 		stop := context.AfterFunc(r.ctx, cancel)

@@ -21,6 +21,8 @@ type reqState struct {
 	clientName string
 	toolName   string          // the tool of a tools/call
 	requestID  json.RawMessage // the JSON-RPC id, for answers given before the transport
+	call       *fastCall       // a tools/call body as the fast path needs it (fastpath.go)
+	cancelOf   any             // the request id a notifications/cancelled names
 	session    *backend.MCPSession
 	openErr    error
 }

@@ -108,6 +108,9 @@ func describe(name string, err error, ph phase, timeout time.Duration) *backend.
 			WithHint("retry, or raise the service's timeout_seconds if the tool is slow by nature")
 	case errors.Is(err, context.Canceled):
 		return backend.Errorf(backend.CodeDownstreamTimeout, "the request to %s was cancelled", name)
+	case oauthChallenged(err):
+		return backend.Errorf(backend.CodeDownstreamAuth, "%s needs a person to sign in%s", name, statusSuffix(err)).
+			WithHint(backend.ConnectHint(name))
 	case isAuthFailure(err):
 		return backend.Errorf(backend.CodeDownstreamAuth, "%s rejected the credentials%s", name, statusSuffix(err)).
 			WithHint("check the credential linked to the service (rotate its secret) and the service's headers")

@@ -15,6 +15,7 @@ func TestAttacksMCP(t *testing.T) {
 		{"invalid UTF-8 or a lone surrogate in tool arguments is silently replaced", attackMCPBadText},
 		{"a web page on a foreign origin calls MCP", attackForeignOriginMCP},
 		{"an outage reaches the agent as a generic error without its own message", attackMCPOutageHidden},
+		{"agent decides its own playbook proposal through MCP", attackMCPAcceptOwnProposal},
 		{"agent bound to one deck reaches a service with another deck's credential", attackMCPReachOtherDeckCredential},
 	})
 }

@@ -19,6 +19,7 @@ func TestAttacksREST(t *testing.T) {
 		{"an exit code outside int32 fails the exec audit with a 500", attackExitCodeOverflow},
 		{"invalid UTF-8 or a lone surrogate in a body is silently replaced and stored", attackRESTBadText},
 		{"a web page on a foreign origin calls the REST API", attackForeignOriginREST},
+		{"agent accepts or rejects its own playbook proposal over REST", attackRESTAcceptOwnProposal},
 		{"agent chooses the credential a deck presents to a service", attackRESTChooseDeckCredential},
 		{"agent repoints a service a deck presents its own credential to", attackRESTRepointServiceWithDeckCredential},
 		{"a cross-origin form post rides the dashboard cookie", attackDashboardCrossOriginFormPost},

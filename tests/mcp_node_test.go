@@ -97,7 +97,7 @@ func TestMCPTypeScriptClient(t *testing.T) {
 	if err != nil {
 		t.Fatalf("TypeScript client: %v\n%s", err, out)
 	}
-	for _, want := range []string{"tools 16", "bound ◆ dev · 1 MCP · 1 key · 1 playbook · ⌘", `echo {"message":"from typescript"}`, "error NOT_BOUND"} {
+	for _, want := range []string{"tools 17", "bound ◆ dev · 1 MCP · 1 key · 1 playbook · ⌘", `echo {"message":"from typescript"}`, "error NOT_BOUND"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("TypeScript client output lacks %q:\n%s", want, out)
 		}

@@ -77,6 +77,7 @@ func TestMCPReadScopeCannotWrite(t *testing.T) {
 	before := mcpSnapshotAll(t, w.s)
 	calls := map[string]map[string]any{
 		"update_playbook":                   {"playbook_id": w.dev.Playbook.ID, "body": "x"},
+		"propose_playbook_patch":            {"kind": "signal_only", "rationale": "x"},
 		"manage_deck_card":                  {"action": "unlink", "card_type": "service", "card_id": w.dev.Service.ID},
 		"create_deck":                       {"name": "x"},
 		"register_service":                  {"name": "x", "type": "mcp", "url": "http://127.0.0.1:9/mcp"},

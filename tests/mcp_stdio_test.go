@@ -72,7 +72,7 @@ func TestMCPStdioBridge(t *testing.T) {
 		t.Errorf("instructions = %q", res.Instructions)
 	}
 	tools, err := c.ListTools(ctx, mcp.ListToolsRequest{})
-	if err != nil || len(tools.Tools) != 9 {
+	if err != nil || len(tools.Tools) != 10 {
 		t.Fatalf("runtime profile over stdio: %v %d tools", err, len(tools.Tools))
 	}
 	call := func(name string, args any) *mcp.CallToolResult {

@@ -333,6 +333,8 @@ func TestResourceProfileReadScope(t *testing.T) {
 		"service disable_tools": {"id": dev.Service.Name, "fields": map[string]any{"disabled_tools": []string{"echo"}}},
 		"playbook register":     {"fields": map[string]any{"title": "x", "body": "y"}},
 		"playbook update":       {"id": dev.Playbook.ID, "fields": map[string]any{"body": "x"}},
+		"playbook propose": {"id": dev.Playbook.ID, "fields": map[string]any{"kind": "update", "rationale": "x",
+			"ops": []any{map[string]any{"op": "add_item", "section": "Notes", "text": "x"}}}},
 	}
 	for _, spec := range mcptools.Tools() {
 		if spec.Tier != mcptools.TierResource {

@@ -22,6 +22,9 @@ var sealedColumns = []struct {
 	{backend.FieldServiceHeaders, sealedColumn{"services", "id::text", "sealed_headers"}},
 	{backend.FieldServiceEnv, sealedColumn{"services", "id::text", "sealed_env"}},
 	{backend.FieldServiceURLUserinfo, sealedColumn{"services", "id::text", "sealed_userinfo"}},
+	{backend.FieldOAuthClient, sealedColumn{"service_oauth", "service_id::text", "sealed_client"}},
+	{backend.FieldOAuthToken, sealedColumn{"service_oauth", "service_id::text", "sealed_token"}},
+	{backend.FieldOAuthPending, sealedColumn{"service_oauth", "service_id::text", "sealed_pending"}},
 }
 
 func columnOf(f backend.SealedField) (sealedColumn, error) {

@@ -9,6 +9,7 @@ import { deckScreen } from './screens/deck.js';
 import { sessionsScreen } from './screens/sessions.js';
 import { historyScreen } from './screens/history.js';
 import { settingsScreen } from './screens/settings.js';
+import { consentScreen } from './screens/consent.js';
 
 // routes: hash pattern → [nav section, screen]. A screen renders into main and may return a
 // function that stops what it started (polling).
@@ -20,6 +21,7 @@ const routes = [
   [/^#\/decks\/(.+)$/, 'decks', deckScreen],
   [/^#\/sessions$/, 'sessions', sessionsScreen],
   [/^#\/settings$/, 'settings', settingsScreen],
+  [/^#\/consent(?:\?.*)?$/, 'settings', consentScreen],
 ];
 
 const main = document.getElementById('main');

@@ -32,7 +32,7 @@ async function drawTokens(box, fresh) {
       h('thead', {}, h('tr', {}, ['Name', 'Kind', 'Scope', 'Created', 'Last used', ''].map((t) => h('th', { scope: 'col' }, t)))),
       h('tbody', {}, live.map((t) => h('tr', { 'data-token': t.id },
         h('td', {}, t.name, t.id === me.id ? h('span.tag', {}, 'this browser') : null),
-        h('td', {}, t.kind === 'dashboard' ? 'dashboard session' : 'API token'),
+        h('td', {}, t.kind === 'dashboard' ? 'dashboard session' : t.kind === 'oauth' ? 'OAuth sign-in' : 'API token'),
         h('td', {}, t.scope), h('td', {}, when(t.created_at)), h('td', {}, when(t.last_used_at)),
         h('td', {}, h('button.danger', { type: 'button', 'aria-label': `Revoke ${t.name}`, onclick: () => revoke(t, box) }, 'Revoke'))))))) : empty('No tokens.'));
 }

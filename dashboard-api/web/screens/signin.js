@@ -26,7 +26,9 @@ function renderForm(main, done, err) {
     onsubmit: async (e) => {
       e.preventDefault();
       const ok = await busy(form, () => signInWithToken(token.value));
-      if (ok) { history.replaceState(null, '', '/#/collection'); done(); }
+      // An OAuth consent request that brought the person here stays on screen after sign-in.
+      const next = location.hash.startsWith('#/consent') ? location.hash : '#/collection';
+      if (ok) { history.replaceState(null, '', '/' + next); done(); }
     },
   },
   field('Admin token', token, 'Find it in $AGENT_DECK_HOME/admin.token, or create one with: agent-deck token create NAME --scope admin'),

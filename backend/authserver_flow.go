@@ -1,0 +1,561 @@
+package backend
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+)
+
+// OAuthError is a refusal in the shape the OAuth RFCs name: an error code such as
+// invalid_grant and a description for the developer. Redirect tells the authorization endpoint
+// that the client's redirect_uri is trusted, so the error goes back to the client there.
+type OAuthError struct {
+	Code        string
+	Description string
+	Status      int
+	Redirect    bool
+}
+
+func (e *OAuthError) Error() string { return e.Code + ": " + e.Description }
+
+func oauthErr(code, format string, args ...any) *OAuthError {
+	status := http.StatusBadRequest
+	if code == "invalid_client" {
+		status = http.StatusUnauthorized
+	}
+	return &OAuthError{Code: code, Description: fmt.Sprintf(format, args...), Status: status}
+}
+
+// redirectable marks an authorization-request error the client may receive at its redirect_uri.
+func redirectable(e *OAuthError) *OAuthError { e.Redirect = true; return e }
+
+// AsOAuthError returns err as an OAuth error; a failure that is not one (the database is down)
+// becomes server_error or temporarily_unavailable without its cause.
+func AsOAuthError(err error) *OAuthError {
+	if oe, ok := errors.AsType[*OAuthError](err); ok {
+		return oe
+	}
+	if ErrorCode(err) == CodeUnavailable {
+		return &OAuthError{Code: "temporarily_unavailable", Description: "the server cannot serve the request now; retry", Status: http.StatusServiceUnavailable}
+	}
+	return &OAuthError{Code: "server_error", Description: "internal error", Status: http.StatusInternalServerError}
+}
+
+// OAuthClientInput is a Dynamic Client Registration request (RFC 7591 §2).
+type OAuthClientInput struct {
+	RedirectURIs            []string `json:"redirect_uris"`
+	ClientName              string   `json:"client_name,omitempty"`
+	GrantTypes              []string `json:"grant_types,omitempty"`
+	ResponseTypes           []string `json:"response_types,omitempty"`
+	TokenEndpointAuthMethod string   `json:"token_endpoint_auth_method,omitempty"`
+	Scope                   string   `json:"scope,omitempty"`
+	ClientURI               string   `json:"client_uri,omitempty"`
+}
+
+// OAuthClientRegistration is the registration response (RFC 7591 §3.2.1).
+type OAuthClientRegistration struct {
+	ClientID                string   `json:"client_id"`
+	ClientIDIssuedAt        int64    `json:"client_id_issued_at"`
+	ClientName              string   `json:"client_name"`
+	RedirectURIs            []string `json:"redirect_uris"`
+	GrantTypes              []string `json:"grant_types"`
+	ResponseTypes           []string `json:"response_types"`
+	TokenEndpointAuthMethod string   `json:"token_endpoint_auth_method"`
+	Scope                   string   `json:"scope"`
+}
+
+// RegisterOAuthClient registers a public client (no secret; PKCE protects its codes). Anyone
+// may register: a registration grants nothing until a person allows it on the consent screen.
+// Redirect URIs must be loopback (RFC 8252 §7.3), so a code can only go back to this machine.
+func (s *Service) RegisterOAuthClient(ctx context.Context, in OAuthClientInput) (OAuthClientRegistration, error) {
+	if len(in.RedirectURIs) == 0 || len(in.RedirectURIs) > 10 {
+		return OAuthClientRegistration{}, oauthErr("invalid_redirect_uri", "redirect_uris must list 1 to 10 loopback URIs")
+	}
+	for _, u := range in.RedirectURIs {
+		if err := checkRedirectURI(u, false); err != nil {
+			return OAuthClientRegistration{}, oauthErr("invalid_redirect_uri", "redirect_uris: %s", err)
+		}
+	}
+	if m := in.TokenEndpointAuthMethod; m != "" && m != "none" {
+		return OAuthClientRegistration{}, oauthErr("invalid_client_metadata",
+			"token_endpoint_auth_method %q is not supported; use none (a public client with PKCE)", clip(m, 40))
+	}
+	for _, g := range in.GrantTypes {
+		if g != "authorization_code" && g != "refresh_token" {
+			return OAuthClientRegistration{}, oauthErr("invalid_client_metadata", "grant_types: %q is not supported; use authorization_code and refresh_token", clip(g, 40))
+		}
+	}
+	for _, r := range in.ResponseTypes {
+		if r != "code" {
+			return OAuthClientRegistration{}, oauthErr("invalid_client_metadata", "response_types: %q is not supported; use code", clip(r, 40))
+		}
+	}
+	name := strings.TrimSpace(in.ClientName)
+	if name == "" {
+		name = "unnamed client"
+	}
+	name = clip(name, 100)
+	id, err := newUUID()
+	if err != nil {
+		return OAuthClientRegistration{}, err
+	}
+	c := OAuthClient{ID: "adc-" + id, Name: name, RedirectURIs: in.RedirectURIs, CreatedAt: s.clock()}
+	if err := s.store.CreateOAuthClient(ctx, c); err != nil {
+		return OAuthClientRegistration{}, storeErr("registering an oauth client", err)
+	}
+	return OAuthClientRegistration{
+		ClientID: c.ID, ClientIDIssuedAt: c.CreatedAt.Unix(), ClientName: c.Name, RedirectURIs: c.RedirectURIs,
+		GrantTypes: []string{"authorization_code", "refresh_token"}, ResponseTypes: []string{"code"},
+		TokenEndpointAuthMethod: "none", Scope: strings.Join(OAuthScopes, " "),
+	}, nil
+}
+
+// checkRedirectURI accepts an absolute URI without a fragment: http or https on a loopback
+// host, or (for a client proven by its metadata document) any https URI.
+func checkRedirectURI(raw string, anyHTTPS bool) error {
+	u, err := url.Parse(raw)
+	if err != nil || !u.IsAbs() || u.Host == "" || u.Opaque != "" {
+		return fmt.Errorf("%q is not an absolute http(s) URI", clip(raw, 100))
+	}
+	if u.Fragment != "" || strings.Contains(raw, "#") {
+		return fmt.Errorf("%q has a fragment", clip(raw, 100))
+	}
+	if u.User != nil {
+		return fmt.Errorf("%q has user info", clip(raw, 100))
+	}
+	switch {
+	case (u.Scheme == "http" || u.Scheme == "https") && isLoopbackHost(u.Hostname()):
+		return nil
+	case u.Scheme == "https" && anyHTTPS:
+		return nil
+	}
+	return fmt.Errorf("%q is not a loopback URI (http://127.0.0.1:PORT/…, http://localhost:PORT/… or http://[::1]:PORT/…)", clip(raw, 100))
+}
+
+func isLoopbackHost(h string) bool {
+	if strings.EqualFold(h, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
+}
+
+// redirectMatches: the exact registered URI, or for loopback http a registered URI that differs
+// only in the port (RFC 8252 §7.3: a native client picks a free port when it starts).
+func redirectMatches(registered []string, asked string) bool {
+	if slices.Contains(registered, asked) {
+		return true
+	}
+	a, err := url.Parse(asked)
+	if err != nil || a.Scheme != "http" || !isLoopbackHost(a.Hostname()) || a.Fragment != "" || a.User != nil {
+		return false
+	}
+	for _, r := range registered {
+		u, err := url.Parse(r)
+		if err == nil && u.Scheme == "http" && u.Hostname() == a.Hostname() && u.Path == a.Path && u.RawQuery == a.RawQuery {
+			return true
+		}
+	}
+	return false
+}
+
+// AuthorizeRequest is an authorization request's parameters (RFC 6749 §4.1.1, RFC 7636,
+// RFC 8707).
+type AuthorizeRequest struct {
+	ResponseType        string `json:"response_type"`
+	ClientID            string `json:"client_id"`
+	RedirectURI         string `json:"redirect_uri"`
+	Scope               string `json:"scope"`
+	State               string `json:"state"`
+	CodeChallenge       string `json:"code_challenge"`
+	CodeChallengeMethod string `json:"code_challenge_method"`
+	Resource            string `json:"resource"`
+}
+
+// ConsentInfo is what the consent screen shows: who asks, for what, and where the answer goes.
+type ConsentInfo struct {
+	ClientID    string `json:"client_id"`
+	ClientName  string `json:"client_name"`
+	Scope       Scope  `json:"scope"`
+	RedirectURI string `json:"redirect_uri"`
+	// ClientIDIsURL tells a client known by its metadata document (its id is its https URL).
+	ClientIDIsURL bool   `json:"client_id_is_url"`
+	Resource      string `json:"resource"`
+}
+
+// CheckAuthorization validates an authorization request for the server at base. An error whose
+// Redirect is false (unknown client, bad redirect_uri) must not redirect: it is shown to the
+// person; any other goes back to the client's redirect_uri.
+func (s *Service) CheckAuthorization(ctx context.Context, base string, req AuthorizeRequest) (ConsentInfo, error) {
+	if strings.TrimSpace(req.ClientID) == "" {
+		return ConsentInfo{}, oauthErr("invalid_request", "client_id is required")
+	}
+	client, err := s.oauthClient(ctx, req.ClientID)
+	if err != nil {
+		return ConsentInfo{}, err
+	}
+	if req.RedirectURI == "" && len(client.RedirectURIs) == 1 {
+		req.RedirectURI = client.RedirectURIs[0]
+	}
+	if req.RedirectURI == "" {
+		return ConsentInfo{}, oauthErr("invalid_request", "redirect_uri is required")
+	}
+	if !redirectMatches(client.RedirectURIs, req.RedirectURI) {
+		return ConsentInfo{}, oauthErr("invalid_request", "redirect_uri is not one of the client's registered redirect URIs")
+	}
+	info := ConsentInfo{ClientID: client.ID, ClientName: client.Name, RedirectURI: req.RedirectURI,
+		ClientIDIsURL: isURLClientID(client.ID), Resource: strings.TrimRight(base, "/") + OAuthResourcePath}
+	switch {
+	case req.ResponseType != "code":
+		return info, redirectable(oauthErr("unsupported_response_type", "response_type must be code"))
+	case req.State == "":
+		return info, redirectable(oauthErr("invalid_request", "state is required"))
+	case req.CodeChallenge == "":
+		return info, redirectable(oauthErr("invalid_request", "code_challenge is required (PKCE with S256)"))
+	case req.CodeChallengeMethod != "S256":
+		return info, redirectable(oauthErr("invalid_request", "code_challenge_method must be S256; plain is not accepted"))
+	case !validChallenge(req.CodeChallenge):
+		return info, redirectable(oauthErr("invalid_request", "code_challenge must be 43 base64url characters (SHA-256 of the verifier)"))
+	}
+	if req.Resource != "" && req.Resource != info.Resource {
+		return info, redirectable(oauthErr("invalid_target", "this server issues tokens for %s only", info.Resource))
+	}
+	scope, err := oauthScope(req.Scope)
+	if err != nil {
+		return info, err
+	}
+	info.Scope = scope
+	return info, nil
+}
+
+// oauthScope reads the scope parameter: agent (the default) or agent:read.
+func oauthScope(raw string) (Scope, error) {
+	scope := Scope("")
+	for _, w := range strings.Fields(raw) {
+		switch w {
+		case string(ScopeAgent):
+			scope = ScopeAgent
+		case string(ScopeAgentRead):
+			if scope == "" {
+				scope = ScopeAgentRead
+			}
+		default:
+			return "", redirectable(oauthErr("invalid_scope", "scope %q is not offered; ask for agent or agent:read", clip(w, 40)))
+		}
+	}
+	if scope == "" {
+		scope = ScopeAgent
+	}
+	return scope, nil
+}
+
+func validChallenge(c string) bool {
+	if len(c) != 43 {
+		return false
+	}
+	_, err := base64.RawURLEncoding.DecodeString(c)
+	return err == nil
+}
+
+// ConsentInput is the person's answer on the consent screen, with the request it answers.
+type ConsentInput struct {
+	AuthorizeRequest
+	Approve bool `json:"approve"`
+}
+
+// ConsentDecision is where the browser goes next: the client's redirect_uri with a code (or
+// error=access_denied), state and iss.
+type ConsentDecision struct {
+	RedirectTo string `json:"redirect_to"`
+}
+
+// DecideAuthorization records the person's answer. Admin only (the dashboard session, or an
+// admin token on the sign-in page): consent hands an agent token to a program.
+func (s *Service) DecideAuthorization(ctx context.Context, base string, in ConsentInput) (ConsentDecision, error) {
+	if _, err := requireAdmin(ctx, "allow OAuth clients"); err != nil {
+		return ConsentDecision{}, err
+	}
+	info, err := s.CheckAuthorization(ctx, base, in.AuthorizeRequest)
+	if err != nil {
+		oe := AsOAuthError(err)
+		if !oe.Redirect {
+			return ConsentDecision{}, Errorf(CodeInvalidArgument, "the sign-in request is not valid: %s", oe.Description).
+				WithHint("start the sign-in again from the client")
+		}
+		return ConsentDecision{RedirectTo: AuthorizationErrorURL(base, info.RedirectURI, in.State, oe)}, nil
+	}
+	if !in.Approve {
+		return ConsentDecision{RedirectTo: AuthorizationErrorURL(base, info.RedirectURI, in.State,
+			oauthErr("access_denied", "the person declined the sign-in"))}, nil
+	}
+	code, err := randomSecret(OAuthCodePrefix)
+	if err != nil {
+		return ConsentDecision{}, err
+	}
+	now := s.clock()
+	rec := OAuthCode{Hash: hashToken(code), ClientID: info.ClientID, ClientName: info.ClientName,
+		RedirectURI: info.RedirectURI, Challenge: in.CodeChallenge, Scope: info.Scope, Resource: info.Resource,
+		CreatedAt: now, ExpiresAt: now.Add(OAuthCodeTTL)}
+	if err := s.store.CreateOAuthCode(ctx, rec); err != nil {
+		return ConsentDecision{}, storeErr("creating an authorization code", err)
+	}
+	return ConsentDecision{RedirectTo: withQuery(info.RedirectURI, url.Values{
+		"code": {code}, "state": {in.State}, "iss": {strings.TrimRight(base, "/")}})}, nil
+}
+
+// AuthorizationErrorURL is the client's redirect_uri carrying an authorization error.
+func AuthorizationErrorURL(base, redirectURI, state string, e *OAuthError) string {
+	q := url.Values{"error": {e.Code}, "error_description": {e.Description}, "iss": {strings.TrimRight(base, "/")}}
+	if state != "" {
+		q.Set("state", state)
+	}
+	return withQuery(redirectURI, q)
+}
+
+func withQuery(raw string, add url.Values) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return raw
+	}
+	q := u.Query()
+	for k, v := range add {
+		q[k] = v
+	}
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
+// OAuthTokenRequest is a token request's form (RFC 6749 §4.1.3 and §6).
+type OAuthTokenRequest struct {
+	GrantType    string
+	Code         string
+	RedirectURI  string
+	ClientID     string
+	CodeVerifier string
+	RefreshToken string
+	Resource     string
+	Scope        string
+}
+
+// OAuthTokenResponse is a successful token response (RFC 6749 §5.1).
+type OAuthTokenResponse struct {
+	AccessToken  string `json:"access_token"`
+	TokenType    string `json:"token_type"`
+	ExpiresIn    int64  `json:"expires_in"`
+	RefreshToken string `json:"refresh_token"`
+	Scope        string `json:"scope"`
+}
+
+// ExchangeOAuthToken answers the token endpoint: a code (with its PKCE verifier) or a refresh
+// token becomes an access token for this server's /mcp and a new refresh token.
+func (s *Service) ExchangeOAuthToken(ctx context.Context, base string, req OAuthTokenRequest) (OAuthTokenResponse, error) {
+	resource := strings.TrimRight(base, "/") + OAuthResourcePath
+	if req.Resource != "" && req.Resource != resource {
+		return OAuthTokenResponse{}, oauthErr("invalid_target", "this server issues tokens for %s only", resource)
+	}
+	switch req.GrantType {
+	case "authorization_code":
+		return s.exchangeCode(ctx, resource, req)
+	case "refresh_token":
+		return s.refreshGrant(ctx, req)
+	case "":
+		return OAuthTokenResponse{}, oauthErr("invalid_request", "grant_type is required")
+	}
+	return OAuthTokenResponse{}, oauthErr("unsupported_grant_type", "grant_type must be authorization_code or refresh_token")
+}
+
+func (s *Service) exchangeCode(ctx context.Context, resource string, req OAuthTokenRequest) (OAuthTokenResponse, error) {
+	switch {
+	case req.Code == "":
+		return OAuthTokenResponse{}, oauthErr("invalid_request", "code is required")
+	case req.CodeVerifier == "":
+		return OAuthTokenResponse{}, oauthErr("invalid_request", "code_verifier is required (PKCE)")
+	case req.ClientID == "":
+		return OAuthTokenResponse{}, oauthErr("invalid_request", "client_id is required")
+	}
+	now := s.clock()
+	var code OAuthCode
+	var err error = Errorf(CodeNotFound, "not a code")
+	if strings.HasPrefix(req.Code, OAuthCodePrefix) && len(req.Code) == len(OAuthCodePrefix)+43 {
+		code, err = s.store.ConsumeOAuthCode(ctx, hashToken(req.Code), now)
+	}
+	switch {
+	case ErrorCode(err) == CodeConflict:
+		// A code presented twice may have been stolen: the grant it became ends too (RFC 6749 §4.1.2).
+		if code.TokenID != "" {
+			if rerr := s.store.RevokeToken(ctx, code.TokenID, now); rerr != nil && !isNotFound(rerr) {
+				s.log.Warn("revoking the grant of a reused code failed", "token_id", code.TokenID, "error", rerr)
+			}
+		}
+		return OAuthTokenResponse{}, oauthErr("invalid_grant", "the authorization code was already used; its tokens are revoked")
+	case isNotFound(err):
+		return OAuthTokenResponse{}, oauthErr("invalid_grant", "the authorization code is unknown or expired")
+	case err != nil:
+		return OAuthTokenResponse{}, storeErr("checking an authorization code", err)
+	}
+	switch {
+	case req.ClientID != code.ClientID:
+		return OAuthTokenResponse{}, oauthErr("invalid_grant", "the authorization code was issued to another client")
+	case req.RedirectURI != code.RedirectURI:
+		return OAuthTokenResponse{}, oauthErr("invalid_grant", "redirect_uri does not match the authorization request's")
+	case code.Resource != resource:
+		return OAuthTokenResponse{}, oauthErr("invalid_target", "the authorization code is for another resource")
+	case !pkceMatches(req.CodeVerifier, code.Challenge):
+		return OAuthTokenResponse{}, oauthErr("invalid_grant", "code_verifier does not match the code_challenge")
+	}
+	access, err := randomSecret(TokenPrefix)
+	if err != nil {
+		return OAuthTokenResponse{}, err
+	}
+	refresh, err := randomSecret(OAuthRefreshPrefix)
+	if err != nil {
+		return OAuthTokenResponse{}, err
+	}
+	ttl := s.cfg.OAuth.AccessTokenTTL
+	exp := now.Add(ttl)
+	rec := TokenRecord{
+		Token: Token{Name: clip("OAuth: "+code.ClientName, 120), Scope: code.Scope, CreatedAt: now,
+			Kind: TokenKindOAuth, ExpiresAt: &exp},
+		Hash: hashToken(access),
+	}
+	r := OAuthRefresh{Hash: hashToken(refresh), CreatedAt: now, ExpiresAt: now.Add(OAuthRefreshTTL)}
+	if err := s.store.IssueOAuthGrant(ctx, &rec, code.Hash, r); err != nil {
+		return OAuthTokenResponse{}, storeErr("issuing an oauth grant", err)
+	}
+	return OAuthTokenResponse{AccessToken: access, TokenType: "Bearer", ExpiresIn: int64(ttl.Seconds()),
+		RefreshToken: refresh, Scope: string(code.Scope)}, nil
+}
+
+func (s *Service) refreshGrant(ctx context.Context, req OAuthTokenRequest) (OAuthTokenResponse, error) {
+	if req.RefreshToken == "" {
+		return OAuthTokenResponse{}, oauthErr("invalid_request", "refresh_token is required")
+	}
+	access, err := randomSecret(TokenPrefix)
+	if err != nil {
+		return OAuthTokenResponse{}, err
+	}
+	refresh, err := randomSecret(OAuthRefreshPrefix)
+	if err != nil {
+		return OAuthTokenResponse{}, err
+	}
+	now := s.clock()
+	ttl := s.cfg.OAuth.AccessTokenTTL
+	next := OAuthRefresh{Hash: hashToken(refresh), CreatedAt: now, ExpiresAt: now.Add(OAuthRefreshTTL)}
+	var rec TokenRecord
+	err = Errorf(CodeNotFound, "not a refresh token")
+	if strings.HasPrefix(req.RefreshToken, OAuthRefreshPrefix) && len(req.RefreshToken) == len(OAuthRefreshPrefix)+43 {
+		rec, err = s.store.RotateOAuthRefresh(ctx, hashToken(req.RefreshToken), now, hashToken(access), now.Add(ttl), next)
+	}
+	switch {
+	case ErrorCode(err) == CodeConflict:
+		return OAuthTokenResponse{}, oauthErr("invalid_grant", "the refresh token was already used; the sign-in is revoked, sign in again")
+	case isNotFound(err):
+		return OAuthTokenResponse{}, oauthErr("invalid_grant", "the refresh token is unknown, expired or revoked")
+	case err != nil:
+		return OAuthTokenResponse{}, storeErr("refreshing an oauth grant", err)
+	}
+	return OAuthTokenResponse{AccessToken: access, TokenType: "Bearer", ExpiresIn: int64(ttl.Seconds()),
+		RefreshToken: refresh, Scope: string(rec.Scope)}, nil
+}
+
+// pkceMatches checks an S256 verifier (RFC 7636 §4.6) in constant time.
+func pkceMatches(verifier, challenge string) bool {
+	if len(verifier) < 43 || len(verifier) > 128 {
+		return false
+	}
+	sum := sha256.Sum256([]byte(verifier))
+	got := base64.RawURLEncoding.EncodeToString(sum[:])
+	return subtle.ConstantTimeCompare([]byte(got), []byte(challenge)) == 1
+}
+
+// isURLClientID tells a Client ID Metadata Document client: its id is an http(s) URL.
+func isURLClientID(id string) bool {
+	return strings.HasPrefix(id, "https://") || strings.HasPrefix(id, "http://")
+}
+
+// oauthClient finds a client: a registered one, or one whose id is the URL of its metadata
+// document, fetched now (draft-ietf-oauth-client-id-metadata-document).
+func (s *Service) oauthClient(ctx context.Context, id string) (OAuthClient, error) {
+	if !isURLClientID(id) {
+		c, err := s.store.GetOAuthClient(ctx, clip(id, 200))
+		if isNotFound(err) {
+			return OAuthClient{}, oauthErr("invalid_client", "client_id %q is not registered; register at %s first", clip(id, 80), OAuthRegisterPath)
+		}
+		if err != nil {
+			return OAuthClient{}, storeErr("finding an oauth client", err)
+		}
+		return c, nil
+	}
+	return s.fetchClientMetadata(ctx, id)
+}
+
+func (s *Service) fetchClientMetadata(ctx context.Context, id string) (OAuthClient, error) {
+	u, err := url.Parse(id)
+	bad := err != nil || u.Host == "" || u.User != nil || u.Fragment != "" || u.Path == "" || u.Path == "/" || len(id) > 2000
+	if !bad {
+		switch {
+		case u.Scheme == "https":
+		case u.Scheme == "http" && s.cfg.OAuth.AllowLoopbackHTTPClientIDs && isLoopbackHost(u.Hostname()):
+		default:
+			bad = true
+		}
+	}
+	if bad {
+		return OAuthClient{}, oauthErr("invalid_client", "a URL client_id must be an https URL with a path (a Client ID Metadata Document)")
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, id, nil)
+	if err != nil {
+		return OAuthClient{}, oauthErr("invalid_client", "the client_id URL cannot be fetched")
+	}
+	req.Header.Set("Accept", "application/json")
+	resp, err := s.cfg.OAuth.HTTPClient.Do(req)
+	if err != nil {
+		return OAuthClient{}, oauthErr("invalid_client", "the client's metadata document could not be fetched")
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return OAuthClient{}, oauthErr("invalid_client", "the client's metadata document answered HTTP %d", resp.StatusCode)
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxClientMetadataBytes+1))
+	if err != nil || len(body) > maxClientMetadataBytes {
+		return OAuthClient{}, oauthErr("invalid_client", "the client's metadata document is unreadable or over %d bytes", maxClientMetadataBytes)
+	}
+	var doc struct {
+		ClientID     string   `json:"client_id"`
+		ClientName   string   `json:"client_name"`
+		RedirectURIs []string `json:"redirect_uris"`
+		AuthMethod   string   `json:"token_endpoint_auth_method"`
+	}
+	if err := json.Unmarshal(body, &doc); err != nil {
+		return OAuthClient{}, oauthErr("invalid_client", "the client's metadata document is not a JSON object")
+	}
+	if doc.ClientID != id {
+		return OAuthClient{}, oauthErr("invalid_client", "the client's metadata document names another client_id")
+	}
+	if doc.AuthMethod != "" && doc.AuthMethod != "none" {
+		return OAuthClient{}, oauthErr("invalid_client", "only public clients (token_endpoint_auth_method none) are accepted")
+	}
+	if len(doc.RedirectURIs) == 0 {
+		return OAuthClient{}, oauthErr("invalid_client", "the client's metadata document lists no redirect_uris")
+	}
+	for _, r := range doc.RedirectURIs {
+		if err := checkRedirectURI(r, true); err != nil {
+			return OAuthClient{}, oauthErr("invalid_client", "the client's metadata document: %s", err)
+		}
+	}
+	name := strings.TrimSpace(doc.ClientName)
+	if name == "" {
+		name = u.Host
+	}
+	return OAuthClient{ID: id, Name: clip(name, 100), RedirectURIs: doc.RedirectURIs}, nil
+}

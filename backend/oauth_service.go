@@ -1,0 +1,403 @@
+package backend
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"slices"
+	"strings"
+	"time"
+)
+
+// OAuthCallbackPath is where a service's authorization server sends the person back: the deck
+// server's own address.
+const OAuthCallbackPath = "/oauth/callback"
+
+// oauthPendingTTL is how long a started sign-in waits for its callback.
+const oauthPendingTTL = 10 * time.Minute
+
+// OAuthConnect is a started sign-in: the page the person opens to consent.
+type OAuthConnect struct {
+	ServiceID   string `json:"service_id"`
+	ServiceName string `json:"service_name"`
+	AuthURL     string `json:"authorization_url"`
+}
+
+// OAuthStatus is a service's sign-in as the surfaces show it: no token, no secret.
+type OAuthStatus struct {
+	State     OAuthState `json:"state"`
+	ExpiresAt *time.Time `json:"expires_at,omitempty"`
+	Scopes    []string   `json:"scopes,omitempty"`
+	Error     string     `json:"error,omitempty"`
+	// Pending is set while a started sign-in waits for its callback.
+	Pending bool `json:"pending,omitempty"`
+}
+
+// ConnectHint is the teaching hint of a service that needs a person to sign in.
+func ConnectHint(name string) string {
+	return "a person signs in with: agent-deck service connect " + name
+}
+
+func (s *Service) oauthFlow() (OAuthFlow, error) {
+	if s.cfg.ServiceOAuth == nil {
+		return nil, Errorf(CodeUnavailable, "sign-in to services is not available on this server")
+	}
+	return s.cfg.ServiceOAuth, nil
+}
+
+// OAuthConnectInput is an optional pre-registered client: the client id (and secret) the
+// service's authorization server issued for Agent Deck, used instead of registering.
+type OAuthConnectInput struct {
+	ClientID     string `json:"client_id,omitempty"`
+	ClientSecret string `json:"client_secret,omitempty"`
+	// AuthMethod is how the secret is sent: client_secret_basic (default with a secret) or
+	// client_secret_post.
+	AuthMethod string `json:"token_endpoint_auth_method,omitempty"`
+}
+
+// ConnectService starts signing Agent Deck in to a remote service: discovery, registration when
+// needed, and the authorization URL a person opens. redirectURI is the deck server's own
+// callback (OAuthCallbackPath). Admin only: the tokens act for whoever consents.
+func (s *Service) ConnectService(ctx context.Context, ref, redirectURI string, in OAuthConnectInput) (OAuthConnect, error) {
+	if _, err := requireAdmin(ctx, "connect a service"); err != nil {
+		return OAuthConnect{}, err
+	}
+	flow, err := s.oauthFlow()
+	if err != nil {
+		return OAuthConnect{}, err
+	}
+	rec, err := serviceByRef(ctx, s.store, ref)
+	if err != nil {
+		return OAuthConnect{}, err
+	}
+	if rec.Type != ServiceRemote || rec.URL == "" {
+		return OAuthConnect{}, Errorf(CodeInvalidArgument, "service %q is not a remote server; only remote servers sign in", rec.Name)
+	}
+	prev, err := s.store.GetOAuth(ctx, rec.ID)
+	if err != nil && !isNotFound(err) {
+		return OAuthConnect{}, storeErr("reading a sign-in", err)
+	}
+	var client ServiceOAuthClient
+	if in.ClientID != "" {
+		client, err = preRegistered(in)
+		if err != nil {
+			return OAuthConnect{}, err
+		}
+	} else if len(prev.SealedClient) > 0 {
+		if err := s.openJSON(FieldOAuthClient, rec.ID, prev.SealedClient, &client); err != nil {
+			return OAuthConnect{}, err
+		}
+	}
+	p, err := flow.Begin(ctx, OAuthBegin{ServiceID: rec.ID, URL: rec.URL, RedirectURI: redirectURI, Client: client})
+	if err != nil {
+		s.log.Warn("service sign-in could not start", "service_id", rec.ID, "err", oauthLogErr(err))
+		return OAuthConnect{}, asOAuthError(err, rec.Name)
+	}
+	next := prev
+	next.ServiceID = rec.ID
+	if next.State == "" {
+		next.State = OAuthStateNeedsSignIn
+	}
+	if next.SealedClient, err = s.sealJSON(FieldOAuthClient, rec.ID, p.Client); err != nil {
+		return OAuthConnect{}, err
+	}
+	if next.SealedPending, err = s.sealJSON(FieldOAuthPending, rec.ID, p); err != nil {
+		return OAuthConnect{}, err
+	}
+	next.PendingState, next.PendingUntil = hashState(p.State), s.clock().Add(oauthPendingTTL)
+	if err := s.store.PutOAuth(ctx, &next); err != nil {
+		return OAuthConnect{}, storeErr("storing a sign-in", err)
+	}
+	return OAuthConnect{ServiceID: rec.ID, ServiceName: rec.Name, AuthURL: p.AuthURL}, nil
+}
+
+// FinishOAuth is the callback: the state names the sign-in (and proves the answer comes from
+// the consent Agent Deck started), the code is exchanged for tokens. It needs no actor: the
+// person's browser brings it, and the state is a secret only that sign-in knows.
+func (s *Service) FinishOAuth(ctx context.Context, state, code, oauthError string) (OAuthConnect, error) {
+	flow, err := s.oauthFlow()
+	if err != nil {
+		return OAuthConnect{}, err
+	}
+	badState := Errorf(CodeInvalidArgument, "this sign-in link is unknown or expired").
+		WithHint("start again with: agent-deck service connect NAME")
+	if state == "" {
+		return OAuthConnect{}, badState
+	}
+	r, err := s.store.GetOAuthByPendingState(ctx, hashState(state))
+	if isNotFound(err) {
+		return OAuthConnect{}, badState
+	}
+	if err != nil {
+		return OAuthConnect{}, storeErr("reading a sign-in", err)
+	}
+	var p OAuthPending
+	if err := s.openJSON(FieldOAuthPending, r.ServiceID, r.SealedPending, &p); err != nil {
+		return OAuthConnect{}, err
+	}
+	if subtle.ConstantTimeCompare([]byte(p.State), []byte(state)) != 1 || !s.clock().Before(r.PendingUntil) {
+		return OAuthConnect{}, badState
+	}
+	svc, err := s.store.GetService(ctx, r.ServiceID)
+	if err != nil {
+		return OAuthConnect{}, storeErr("reading a service", err)
+	}
+	done := OAuthConnect{ServiceID: svc.ID, ServiceName: svc.Name}
+	r.SealedPending, r.PendingState, r.PendingUntil = nil, "", time.Time{}
+	if oauthError != "" || code == "" {
+		r.State, r.LastError = OAuthStateError, "consent refused"
+		_ = s.store.PutOAuth(ctx, &r)
+		return done, Errorf(CodeDownstreamAuth, "the sign-in to %q was not allowed", svc.Name).WithHint(ConnectHint(svc.Name))
+	}
+	tok, err := flow.Exchange(ctx, svc.URL, p, code)
+	if err != nil {
+		s.log.Warn("service sign-in failed", "service_id", svc.ID, "err", oauthLogErr(err))
+		r.State, r.LastError = OAuthStateError, "code exchange failed"
+		_ = s.store.PutOAuth(ctx, &r)
+		return done, asOAuthError(err, svc.Name)
+	}
+	if err := s.setToken(&r, tok); err != nil {
+		return done, err
+	}
+	if err := s.store.PutOAuth(ctx, &r); err != nil {
+		return done, storeErr("storing a sign-in", err)
+	}
+	return done, nil
+}
+
+// DisconnectService forgets the service's tokens and registration, revoking them first where the
+// authorization server offers revocation.
+func (s *Service) DisconnectService(ctx context.Context, ref string) error {
+	if _, err := requireAdmin(ctx, "disconnect a service"); err != nil {
+		return err
+	}
+	rec, err := serviceByRef(ctx, s.store, ref)
+	if err != nil {
+		return err
+	}
+	r, err := s.store.GetOAuth(ctx, rec.ID)
+	if isNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return storeErr("reading a sign-in", err)
+	}
+	if flow, ferr := s.oauthFlow(); ferr == nil && len(r.SealedToken) > 0 {
+		var c ServiceOAuthClient
+		var t OAuthToken
+		if s.openJSON(FieldOAuthClient, rec.ID, r.SealedClient, &c) == nil && s.openJSON(FieldOAuthToken, rec.ID, r.SealedToken, &t) == nil {
+			if err := flow.Revoke(ctx, rec.URL, c, t); err != nil {
+				s.log.Warn("service token revocation failed; forgetting the tokens anyway", "service_id", rec.ID, "err", oauthLogErr(err))
+			}
+		}
+	}
+	if err := s.store.DeleteOAuth(ctx, rec.ID); err != nil {
+		return storeErr("forgetting a sign-in", err)
+	}
+	return nil
+}
+
+// ServiceOAuthStatus is the service's sign-in state; none when it never started one.
+func (s *Service) ServiceOAuthStatus(ctx context.Context, ref string) (OAuthStatus, error) {
+	if _, err := requireRead(ctx, "read services"); err != nil {
+		return OAuthStatus{}, err
+	}
+	rec, err := serviceByRef(ctx, s.store, ref)
+	if err != nil {
+		return OAuthStatus{}, err
+	}
+	return s.oauthStatus(ctx, rec.ID)
+}
+
+func (s *Service) oauthStatus(ctx context.Context, serviceID string) (OAuthStatus, error) {
+	r, err := s.store.GetOAuth(ctx, serviceID)
+	if isNotFound(err) {
+		return OAuthStatus{State: OAuthStateNone}, nil
+	}
+	if err != nil {
+		return OAuthStatus{}, storeErr("reading a sign-in", err)
+	}
+	st := OAuthStatus{State: r.State, Scopes: r.Scopes, Error: r.LastError,
+		Pending: r.PendingState != "" && s.clock().Before(r.PendingUntil)}
+	if !r.ExpiresAt.IsZero() && r.State == OAuthStateConnected {
+		at := r.ExpiresAt.UTC()
+		st.ExpiresAt = &at
+	}
+	return st, nil
+}
+
+// oauthBearer is the token set whose access token is sent to the service, refreshed first when it is about to
+// expire; empty when the service has no sign-in. The refresh runs under the row lock: of replicas
+// refreshing at once, one sends the refresh token and the others use its result.
+func (s *Service) oauthBearer(ctx context.Context, rec ServiceRecord) (OAuthToken, error) {
+	r, err := s.store.GetOAuth(ctx, rec.ID)
+	if isNotFound(err) {
+		return OAuthToken{}, nil
+	}
+	if err != nil {
+		return OAuthToken{}, storeErr("reading a sign-in", err)
+	}
+	if r.State != OAuthStateConnected || len(r.SealedToken) == 0 {
+		return OAuthToken{}, s.needsSignIn(rec.Name)
+	}
+	var tok OAuthToken
+	if err := s.openJSON(FieldOAuthToken, rec.ID, r.SealedToken, &tok); err != nil {
+		return OAuthToken{}, err
+	}
+	if !tok.NeedsRefresh(s.clock()) {
+		return tok, nil
+	}
+	return s.refreshOAuth(ctx, rec, "")
+}
+
+// renewOAuthAfterRefusal refreshes the token of a service that refused it (the server revoked
+// or expired it early) and returns the target with the new one, once; ok is false when err is
+// not such a refusal or no new token could be had.
+func (s *Service) renewOAuthAfterRefusal(ctx context.Context, rec ServiceRecord, t Target, err error) (Target, bool) {
+	if t.oauthAccess == "" || ErrorCode(err) != CodeDownstreamAuth {
+		return Target{}, false
+	}
+	if _, err := s.refreshOAuth(ctx, rec, t.oauthAccess); err != nil {
+		return Target{}, false
+	}
+	renewed, err := s.target(ctx, rec)
+	if err != nil {
+		return Target{}, false
+	}
+	renewed.Admit = t.Admit
+	return renewed, true
+}
+
+// refreshOAuth refreshes the service's token under the row lock. A token another caller
+// refreshed while this one waited is used as it is. With refused set (the access token a
+// service refused), a token that looks valid is refreshed too, unless it is no longer that one.
+func (s *Service) refreshOAuth(ctx context.Context, rec ServiceRecord, refused string) (OAuthToken, error) {
+	flow, err := s.oauthFlow()
+	if err != nil {
+		return OAuthToken{}, err
+	}
+	var out OAuthToken
+	_, err = s.store.LockOAuth(ctx, rec.ID, func(r OAuthRecord) (OAuthRecord, error) {
+		if r.State != OAuthStateConnected {
+			return r, s.needsSignIn(rec.Name)
+		}
+		var tok OAuthToken
+		var c ServiceOAuthClient
+		if err := s.openJSON(FieldOAuthToken, rec.ID, r.SealedToken, &tok); err != nil {
+			return r, err
+		}
+		if err := s.openJSON(FieldOAuthClient, rec.ID, r.SealedClient, &c); err != nil {
+			return r, err
+		}
+		if refused != "" && tok.AccessToken != refused || refused == "" && !tok.NeedsRefresh(s.clock()) {
+			out = tok
+			return r, nil
+		}
+		next, err := flow.Refresh(ctx, rec.URL, c, tok)
+		if err != nil {
+			s.log.Warn("service token refresh failed", "service_id", rec.ID, "err", oauthLogErr(err))
+			r.State, r.LastError, r.SealedToken = OAuthStateNeedsSignIn, "refresh failed", nil
+			return r, nil
+		}
+		out = next
+		return r, s.setToken(&r, next)
+	})
+	if err != nil {
+		return OAuthToken{}, err
+	}
+	if out.AccessToken == "" {
+		return OAuthToken{}, s.needsSignIn(rec.Name)
+	}
+	return out, nil
+}
+
+// setToken seals tok into r and marks it connected.
+func (s *Service) setToken(r *OAuthRecord, tok OAuthToken) error {
+	sealed, err := s.sealJSON(FieldOAuthToken, r.ServiceID, tok)
+	if err != nil {
+		return err
+	}
+	r.SealedToken, r.State, r.LastError, r.ExpiresAt, r.Scopes = sealed, OAuthStateConnected, "", tok.ExpiresAt, tok.Scopes()
+	return nil
+}
+
+func (s *Service) needsSignIn(name string) *Error {
+	return Errorf(CodeDownstreamAuth, "service %q needs a person to sign in", name).WithHint(ConnectHint(name))
+}
+
+// asOAuthError keeps a failed flow step's code and safe message and adds the connect hint.
+func asOAuthError(err error, name string) error {
+	var e *Error
+	if errors.As(err, &e) {
+		c := *e
+		if c.Hint == "" {
+			c.Hint = ConnectHint(name)
+		}
+		return &c
+	}
+	return Errorf(CodeDownstreamAuth, "could not sign in to %q", name).WithHint(ConnectHint(name))
+}
+
+func hashState(state string) string {
+	sum := sha256.Sum256([]byte(state))
+	return hex.EncodeToString(sum[:])
+}
+
+func (s *Service) sealJSON(f SealedField, id string, v any) ([]byte, error) {
+	plain, err := json.Marshal(v)
+	if err != nil {
+		return nil, Internal("encoding a sign-in", err)
+	}
+	return s.seal(f, id, plain)
+}
+
+func (s *Service) openJSON(f SealedField, id string, sealed []byte, v any) error {
+	plain, err := s.open(f, id, sealed)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(plain, v); err != nil {
+		return errSecretsUnreadable(string(f.AAD(id)), errors.New("sealed sign-in is not JSON"))
+	}
+	return nil
+}
+
+// addOAuthBearer sends the service's OAuth access token, when it has a sign-in and no
+// Authorization header of its own, and counts the token among the service's secrets.
+func (s *Service) addOAuthBearer(ctx context.Context, rec ServiceRecord, t *Target) error {
+	if rec.Type != ServiceRemote {
+		return nil
+	}
+	tok, err := s.oauthBearer(ctx, rec)
+	if err != nil || tok.AccessToken == "" {
+		return err
+	}
+	if _, set := lookupFold(t.Headers, "Authorization"); !set {
+		t.Headers["Authorization"] = "Bearer " + tok.AccessToken
+	}
+	t.oauthExpires, t.oauthAccess = tok.ExpiresAt, tok.AccessToken
+	t.Secrets = append(t.Secrets, tok.AccessToken)
+	slices.Sort(t.Secrets)
+	return nil
+}
+
+// oauthLogErr is what a log line says of a failed sign-in step: its classified message (which
+// names the OAuth error code), never the cause, whose text comes from the authorization server
+// and may hold anything.
+func oauthLogErr(err error) string { return AsError(err).Message }
+
+func preRegistered(in OAuthConnectInput) (ServiceOAuthClient, error) {
+	c := ServiceOAuthClient{ID: strings.TrimSpace(in.ClientID), Secret: in.ClientSecret, AuthMethod: in.AuthMethod}
+	switch {
+	case c.Secret == "" && c.AuthMethod == "":
+		c.AuthMethod = "none"
+	case c.AuthMethod == "":
+		c.AuthMethod = "client_secret_basic"
+	case c.AuthMethod != "none" && c.AuthMethod != "client_secret_basic" && c.AuthMethod != "client_secret_post":
+		return c, invalid("token_endpoint_auth_method", "none, client_secret_basic or client_secret_post, got %q", c.AuthMethod)
+	}
+	return c, nil
+}

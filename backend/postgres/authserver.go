@@ -1,0 +1,138 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/agent-deck/agent-deck/backend"
+)
+
+// CreateOAuthClient stores a dynamically registered OAuth client.
+func (s *Store) CreateOAuthClient(ctx context.Context, c backend.OAuthClient) error {
+	_, err := s.db.Exec(ctx, `INSERT INTO oauth_clients (id, name, redirect_uris, created_at)
+		VALUES ($1, $2, $3, COALESCE($4::timestamptz, now()))`, c.ID, c.Name, strs(c.RedirectURIs), nullTime(c.CreatedAt))
+	return classify("create oauth client", err)
+}
+
+// GetOAuthClient finds a registered OAuth client.
+func (s *Store) GetOAuthClient(ctx context.Context, id string) (backend.OAuthClient, error) {
+	var c backend.OAuthClient
+	err := s.db.QueryRow(ctx, `SELECT id, name, redirect_uris, created_at FROM oauth_clients WHERE id = $1`, id).
+		Scan(&c.ID, &c.Name, &c.RedirectURIs, &c.CreatedAt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return c, notFound("oauth client", id)
+	}
+	return c, classify("find oauth client", err)
+}
+
+// CreateOAuthCode stores an authorization code's hash and forgets codes expired a day ago.
+func (s *Store) CreateOAuthCode(ctx context.Context, c backend.OAuthCode) error {
+	_, err := s.db.Exec(ctx, `
+		WITH gone AS (DELETE FROM oauth_codes WHERE expires_at < $8::timestamptz - interval '1 day')
+		INSERT INTO oauth_codes (hash, client_id, client_name, redirect_uri, challenge, scope, resource, created_at, expires_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+		c.Hash, c.ClientID, c.ClientName, c.RedirectURI, c.Challenge, string(c.Scope), c.Resource, c.CreatedAt, c.ExpiresAt)
+	return classify("create oauth code", err)
+}
+
+const oauthCodeColumns = `client_id, client_name, redirect_uri, challenge, scope, resource, created_at, expires_at, used_at, COALESCE(token_id::text, '')`
+
+func scanOAuthCode(row pgx.Row, hash []byte) (backend.OAuthCode, error) {
+	c := backend.OAuthCode{Hash: hash}
+	var scope string
+	err := row.Scan(&c.ClientID, &c.ClientName, &c.RedirectURI, &c.Challenge, &scope, &c.Resource,
+		&c.CreatedAt, &c.ExpiresAt, &c.UsedAt, &c.TokenID)
+	c.Scope = backend.Scope(scope)
+	return c, err
+}
+
+// ConsumeOAuthCode marks the code used, once.
+func (s *Store) ConsumeOAuthCode(ctx context.Context, hash []byte, at time.Time) (backend.OAuthCode, error) {
+	c, err := scanOAuthCode(s.db.QueryRow(ctx, `UPDATE oauth_codes SET used_at = $2
+		WHERE hash = $1 AND used_at IS NULL AND expires_at > $2 RETURNING `+oauthCodeColumns, hash, at), hash)
+	if err == nil {
+		return c, nil
+	}
+	if !errors.Is(err, pgx.ErrNoRows) {
+		return c, classify("consume oauth code", err)
+	}
+	c, err = scanOAuthCode(s.db.QueryRow(ctx, `SELECT `+oauthCodeColumns+` FROM oauth_codes
+		WHERE hash = $1 AND used_at IS NOT NULL`, hash), hash)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return backend.OAuthCode{}, backend.Errorf(backend.CodeNotFound, "oauth code not found")
+	}
+	if err != nil {
+		return backend.OAuthCode{}, classify("consume oauth code", err)
+	}
+	return c, backend.Errorf(backend.CodeConflict, "oauth code used before")
+}
+
+// IssueOAuthGrant stores the grant's token row and first refresh token, and ties the code to it.
+func (s *Store) IssueOAuthGrant(ctx context.Context, t *backend.TokenRecord, codeHash []byte, r backend.OAuthRefresh) error {
+	return s.transact(ctx, func(st *Store) error {
+		if err := st.CreateToken(ctx, t); err != nil {
+			return err
+		}
+		if _, err := st.db.Exec(ctx, `UPDATE oauth_codes SET token_id = $2 WHERE hash = $1`, codeHash, t.ID); err != nil {
+			return classify("issue oauth grant", err)
+		}
+		r.TokenID = t.ID
+		return st.insertRefresh(ctx, r)
+	})
+}
+
+func (s *Store) insertRefresh(ctx context.Context, r backend.OAuthRefresh) error {
+	_, err := s.db.Exec(ctx, `INSERT INTO oauth_refresh_tokens (hash, token_id, created_at, expires_at)
+		VALUES ($1, $2, $3, $4)`, r.Hash, r.TokenID, r.CreatedAt, r.ExpiresAt)
+	return classify("store refresh token", err)
+}
+
+// RotateOAuthRefresh spends a refresh token and rotates its grant.
+func (s *Store) RotateOAuthRefresh(ctx context.Context, oldHash []byte, at time.Time, accessHash []byte,
+	accessExpires time.Time, next backend.OAuthRefresh) (backend.TokenRecord, error) {
+	var out backend.TokenRecord
+	var reused bool
+	err := s.transact(ctx, func(st *Store) error {
+		var tokenID string
+		var usedAt *time.Time
+		var expires time.Time
+		err := st.db.QueryRow(ctx, `SELECT token_id::text, used_at, expires_at FROM oauth_refresh_tokens
+			WHERE hash = $1 FOR UPDATE`, oldHash).Scan(&tokenID, &usedAt, &expires)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return backend.Errorf(backend.CodeNotFound, "refresh token not found")
+		}
+		if err != nil {
+			return classify("rotate refresh token", err)
+		}
+		if usedAt != nil {
+			// A spent refresh token came back: someone holds a copy. End the whole grant.
+			reused = true
+			out.ID = tokenID
+			_, err := st.db.Exec(ctx, `UPDATE tokens SET revoked_at = COALESCE(revoked_at, $2) WHERE id = $1`, tokenID, at)
+			return classify("revoke oauth grant", err)
+		}
+		if !expires.After(at) {
+			return backend.Errorf(backend.CodeNotFound, "refresh token expired")
+		}
+		if _, err := st.db.Exec(ctx, `UPDATE oauth_refresh_tokens SET used_at = $2 WHERE hash = $1`, oldHash, at); err != nil {
+			return classify("rotate refresh token", err)
+		}
+		out, err = scanToken(st.db.QueryRow(ctx, `UPDATE tokens t SET hash = $2, expires_at = $3
+			WHERE t.id = $1 AND t.revoked_at IS NULL AND t.kind = 'oauth' RETURNING `+tokenColumns, tokenID, accessHash, accessExpires))
+		if errors.Is(err, pgx.ErrNoRows) {
+			return backend.Errorf(backend.CodeNotFound, "the grant was revoked")
+		}
+		if err != nil {
+			return classify("rotate oauth grant", err)
+		}
+		next.TokenID = tokenID
+		return st.insertRefresh(ctx, next)
+	})
+	if err == nil && reused {
+		return out, backend.Errorf(backend.CodeConflict, "refresh token used before")
+	}
+	return out, err
+}

@@ -1,0 +1,122 @@
+package backend
+
+import "time"
+
+// ProposalKind is what a proposal asks for. signal_only records a feedback signal instead.
+type ProposalKind string
+
+// Proposal kinds.
+const (
+	ProposalUpdate     ProposalKind = "update"
+	ProposalCreate     ProposalKind = "create"
+	ProposalRetire     ProposalKind = "retire"
+	ProposalSignalOnly ProposalKind = "signal_only"
+)
+
+// ProposalKinds lists the kinds an agent may send, in the order errors name them.
+var ProposalKinds = []ProposalKind{ProposalUpdate, ProposalCreate, ProposalRetire, ProposalSignalOnly}
+
+// ProposalStatus is where a proposal is in review.
+type ProposalStatus string
+
+// Proposal statuses: open until a person accepts or rejects it; stale when its ops no longer
+// apply at accept time; superseded when a later proposal replaces it.
+const (
+	ProposalOpen       ProposalStatus = "open"
+	ProposalAccepted   ProposalStatus = "accepted"
+	ProposalRejected   ProposalStatus = "rejected"
+	ProposalStale      ProposalStatus = "stale"
+	ProposalSuperseded ProposalStatus = "superseded"
+)
+
+// ProposalStatuses lists every status, for filters and their errors.
+var ProposalStatuses = []ProposalStatus{ProposalOpen, ProposalAccepted, ProposalRejected, ProposalStale, ProposalSuperseded}
+
+// Evidence is why an agent thinks a playbook is wrong: what failed, what the user said, what
+// the right output looked like. Short excerpts, shown to the reviewer.
+type Evidence struct {
+	FailureSummary      string `json:"failure_summary,omitempty"`
+	UserFeedbackExcerpt string `json:"user_feedback_excerpt,omitempty"`
+	CorrectedOutputHint string `json:"corrected_output_hint,omitempty"`
+}
+
+// Proposal is an agent's suggested change to a playbook, waiting for a person.
+type Proposal struct {
+	ID          string         `json:"id"`
+	Status      ProposalStatus `json:"status"`
+	Kind        ProposalKind   `json:"kind"`
+	PlaybookID  string         `json:"playbook_id,omitempty"`
+	DeckID      string         `json:"deck_id,omitempty"`
+	Ops         []PlaybookOp   `json:"ops"`
+	NewPlaybook *PlaybookInput `json:"new_playbook,omitempty"`
+	Rationale   string         `json:"rationale"`
+	Evidence    Evidence       `json:"evidence"`
+	Supersedes  []string       `json:"supersedes"`
+	// SupersededBy is the proposal that replaced this one.
+	SupersededBy string     `json:"superseded_by,omitempty"`
+	SessionID    string     `json:"session_id,omitempty"`
+	ClientName   string     `json:"client_name,omitempty"`
+	Reason       string     `json:"reason,omitempty"`
+	CreatedAt    time.Time  `json:"created_at"`
+	DecidedAt    *time.Time `json:"decided_at,omitempty"`
+	// TokenID is the token of the agent that proposed it; that token may not accept it.
+	TokenID string `json:"-"`
+}
+
+// ProposalSummary is what get_playbook shows of an open proposal, so an agent supersedes it
+// instead of stacking a duplicate.
+type ProposalSummary struct {
+	ID        string       `json:"id"`
+	Kind      ProposalKind `json:"kind"`
+	Rationale string       `json:"rationale"`
+	Summary   string       `json:"summary"`
+	CreatedAt time.Time    `json:"created_at"`
+}
+
+// ProposalFilter narrows a proposal list; empty fields match everything.
+type ProposalFilter struct {
+	Status     ProposalStatus
+	PlaybookID string
+	DeckID     string
+}
+
+// SignalStatus is where a feedback signal is: open, parked on a proposal, actioned by an
+// accepted one, or discarded by a person.
+type SignalStatus string
+
+// Signal statuses.
+const (
+	SignalOpen      SignalStatus = "open"
+	SignalParked    SignalStatus = "parked"
+	SignalActioned  SignalStatus = "actioned"
+	SignalDiscarded SignalStatus = "discarded"
+)
+
+// Signal is a correction an agent recorded that is not yet a proposal.
+type Signal struct {
+	ID         string       `json:"id"`
+	Status     SignalStatus `json:"status"`
+	PlaybookID string       `json:"playbook_id,omitempty"`
+	DeckID     string       `json:"deck_id,omitempty"`
+	ProposalID string       `json:"proposal_id,omitempty"`
+	Rationale  string       `json:"rationale"`
+	Evidence   Evidence     `json:"evidence"`
+	SessionID  string       `json:"session_id,omitempty"`
+	ClientName string       `json:"client_name,omitempty"`
+	CreatedAt  time.Time    `json:"created_at"`
+}
+
+// PlaybookFetchStat is how often agents fetched a playbook within the retention period.
+type PlaybookFetchStat struct {
+	PlaybookID  string    `json:"playbook_id"`
+	Fetches     int       `json:"fetches"`
+	LastFetched time.Time `json:"last_fetched"`
+}
+
+// PlaybookFetch is one get_playbook: which playbooks agents actually use.
+type PlaybookFetch struct {
+	PlaybookID string
+	SessionID  string
+	ClientName string
+	At         time.Time
+}

@@ -1,0 +1,63 @@
+package cli
+
+import (
+	"fmt"
+
+	"github.com/urfave/cli/v2"
+)
+
+func signalsCommand() *cli.Command {
+	return &cli.Command{
+		Name: "signals", Usage: "list feedback signals agents recorded (admin)",
+		Flags: []cli.Flag{jsonFlag}, Action: signalList,
+	}
+}
+
+func signalCommand() *cli.Command {
+	return &cli.Command{
+		Name: "signal", Usage: "manage feedback signals (admin)",
+		Subcommands: []*cli.Command{
+			{Name: "discard", Usage: "discard signals, all or none", ArgsUsage: "ID...",
+				Flags: []cli.Flag{jsonFlag}, Action: signalDiscard},
+		},
+	}
+}
+
+func signalList(c *cli.Context) error {
+	cl, err := apiClient(c)
+	if err != nil {
+		return err
+	}
+	list, err := cl.ListSignals(c.Context)
+	if err != nil {
+		return fail(err)
+	}
+	if c.Bool("json") {
+		return printJSON(c.App.Writer, orEmptyList(list))
+	}
+	rows := make([][]string, len(list))
+	for i, g := range list {
+		rows[i] = []string{g.ID, string(g.Status), orDash(g.PlaybookID), orDash(g.ProposalID), clip(g.Rationale, 60),
+			stamp(&g.CreatedAt)}
+	}
+	return printTable(c.App.Writer, []string{"ID", "STATUS", "PLAYBOOK", "PROPOSAL", "RATIONALE", "CREATED"}, rows)
+}
+
+func signalDiscard(c *cli.Context) error {
+	if c.NArg() == 0 {
+		return userError("signal discard needs at least one signal id (agent-deck signals lists them)")
+	}
+	cl, err := apiClient(c)
+	if err != nil {
+		return err
+	}
+	list, err := cl.DiscardSignals(c.Context, c.Args().Slice())
+	if err != nil {
+		return fail(err)
+	}
+	if c.Bool("json") {
+		return printJSON(c.App.Writer, list)
+	}
+	_, err = fmt.Fprintf(c.App.Writer, "Discarded %d signal(s)\n", len(list))
+	return err
+}

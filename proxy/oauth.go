@@ -1,0 +1,435 @@
+package proxy
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/agent-deck/agent-deck/backend"
+)
+
+// OAuthFlow signs Agent Deck in to remote services as an OAuth client, following the MCP
+// authorization specification (2025-11-25): protected resource metadata (RFC 9728), then
+// authorization server metadata (RFC 8414 with the OpenID Connect and 2025-03-26 fallbacks),
+// dynamic client registration (RFC 7591) when no client is known, the authorization code grant
+// with PKCE S256 and the resource parameter (RFC 8707), refresh and revocation (RFC 7009).
+// Discovery, registration and the token requests are mcp-go's OAuthHandler; this is the glue
+// that keeps no state between steps, so any replica can finish what another started.
+type OAuthFlow struct {
+	HTTP       *http.Client
+	ClientName string
+}
+
+var _ backend.OAuthFlow = OAuthFlow{}
+
+// NewOAuthFlow returns a flow with a bounded HTTP client.
+func NewOAuthFlow() OAuthFlow {
+	return OAuthFlow{HTTP: &http.Client{Timeout: 30 * time.Second}, ClientName: "Agent Deck"}
+}
+
+// challenge is what a service's 401 or 403 said about itself.
+type challenge struct {
+	resourceMetadata string
+	scope            string
+	err              string
+}
+
+// Begin discovers the service's authorization server, registers Agent Deck there when no client
+// is known, and returns the authorization URL with the PKCE verifier and state kept aside.
+func (f OAuthFlow) Begin(ctx context.Context, in backend.OAuthBegin) (backend.OAuthPending, error) {
+	ch, resp := f.probe(ctx, in.URL)
+	scopes := in.Scopes
+	if len(scopes) == 0 && ch.scope != "" {
+		scopes = strings.Fields(ch.scope)
+	}
+	if len(scopes) == 0 {
+		scopes = f.supportedScopes(ctx, in.URL, ch.resourceMetadata)
+	}
+	client := in.Client
+	if ch.resourceMetadata == "" && client.AuthServerMetadata == "" {
+		client.AuthServerMetadata = f.fallbackMetadata(ctx, in.URL)
+	}
+	h := f.handler(in.URL, in.RedirectURI, client, scopes, resp)
+	if client.ID == "" {
+		if err := h.RegisterClient(ctx, f.ClientName); err != nil {
+			return backend.OAuthPending{}, oauthErr("register with the authorization server", err)
+		}
+		client.ID, client.Secret, client.AuthMethod = h.GetClientID(), h.GetClientSecret(), h.GetTokenEndpointAuthMethod()
+	}
+	if ch.resourceMetadata != "" && sameOrigin(ch.resourceMetadata, in.URL) {
+		client.ResourceMetadata = ch.resourceMetadata
+	}
+	verifier, err := transport.GenerateCodeVerifier()
+	if err != nil {
+		return backend.OAuthPending{}, backend.Internal("generating a PKCE verifier", err)
+	}
+	state, err := transport.GenerateState()
+	if err != nil {
+		return backend.OAuthPending{}, backend.Internal("generating a state", err)
+	}
+	authURL, err := h.GetAuthorizationURL(ctx, state, transport.GenerateCodeChallenge(verifier))
+	if err != nil {
+		return backend.OAuthPending{}, oauthErr("build the authorization URL", err)
+	}
+	return backend.OAuthPending{ServiceID: in.ServiceID, State: state, Verifier: verifier, RedirectURI: in.RedirectURI,
+		Scopes: scopes, Client: client, AuthURL: authURL}, nil
+}
+
+// Exchange trades the authorization code for tokens. The caller has checked the state.
+func (f OAuthFlow) Exchange(ctx context.Context, serviceURL string, p backend.OAuthPending, code string) (backend.OAuthToken, error) {
+	store := transport.NewMemoryTokenStore()
+	h := f.handlerWith(serviceURL, p.RedirectURI, p.Client, p.Scopes, nil, store)
+	h.SetExpectedState(p.State)
+	if err := h.ProcessAuthorizationResponse(ctx, code, p.State, p.Verifier); err != nil {
+		return backend.OAuthToken{}, oauthErr("exchange the authorization code", err)
+	}
+	return stored(ctx, store)
+}
+
+// Refresh gets a new token set with the refresh token. A server that rotates refresh tokens
+// sends a new one; one that does not lets the old one stand.
+func (f OAuthFlow) Refresh(ctx context.Context, serviceURL string, c backend.ServiceOAuthClient, t backend.OAuthToken) (backend.OAuthToken, error) {
+	if t.RefreshToken == "" {
+		return backend.OAuthToken{}, backend.Errorf(backend.CodeDownstreamAuth, "the sign-in has expired and cannot be renewed")
+	}
+	store := transport.NewMemoryTokenStore()
+	h := f.handlerWith(serviceURL, "", c, strings.Fields(t.Scope), nil, store)
+	if _, err := h.RefreshToken(ctx, t.RefreshToken); err != nil {
+		return backend.OAuthToken{}, oauthErr("refresh the token", err)
+	}
+	out, err := stored(ctx, store)
+	if err == nil && out.Scope == "" {
+		out.Scope = t.Scope
+	}
+	return out, err
+}
+
+// Revoke asks the authorization server to forget the tokens (RFC 7009), when it offers
+// revocation; a server without it is not an error, the tokens are forgotten locally anyway.
+func (f OAuthFlow) Revoke(ctx context.Context, serviceURL string, c backend.ServiceOAuthClient, t backend.OAuthToken) error {
+	h := f.handlerWith(serviceURL, "", c, nil, nil, nil)
+	md, err := h.GetServerMetadata(ctx)
+	if err != nil || md.RevocationEndpoint == "" {
+		return nil
+	}
+	for _, tok := range []struct{ value, hint string }{{t.RefreshToken, "refresh_token"}, {t.AccessToken, "access_token"}} {
+		if tok.value == "" {
+			continue
+		}
+		form := url.Values{"token": {tok.value}, "token_type_hint": {tok.hint}}
+		if c.AuthMethod != "client_secret_basic" {
+			form.Set("client_id", c.ID)
+			if c.Secret != "" {
+				form.Set("client_secret", c.Secret)
+			}
+		}
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, md.RevocationEndpoint, strings.NewReader(form.Encode()))
+		if err != nil {
+			return backend.Internal("building a revocation request", err)
+		}
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		if c.AuthMethod == "client_secret_basic" {
+			req.SetBasicAuth(url.QueryEscape(c.ID), url.QueryEscape(c.Secret))
+		}
+		resp, err := f.HTTP.Do(req)
+		if err != nil {
+			return oauthErr("revoke the token", err)
+		}
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
+		_ = resp.Body.Close()
+	}
+	return nil
+}
+
+func (f OAuthFlow) handler(serviceURL, redirect string, c backend.ServiceOAuthClient, scopes []string, resp *http.Response) *transport.OAuthHandler {
+	return f.handlerWith(serviceURL, redirect, c, scopes, resp, nil)
+}
+
+// handlerWith builds mcp-go's handler for one step. The resource metadata URL a 401 named is
+// taken only when it shares the service's origin (mcp-go checks it); else the well-known
+// paths are tried.
+func (f OAuthFlow) handlerWith(serviceURL, redirect string, c backend.ServiceOAuthClient, scopes []string, resp *http.Response, store transport.TokenStore) *transport.OAuthHandler {
+	h := transport.NewOAuthHandler(transport.OAuthConfig{
+		ClientID: c.ID, ClientSecret: c.Secret, TokenEndpointAuthMethod: c.AuthMethod, AuthServerMetadataURL: c.AuthServerMetadata,
+		RedirectURI: redirect, Scopes: scopes, PKCEEnabled: true, TokenStore: store, HTTPClient: f.HTTP,
+	})
+	h.SetBaseURL(baseURL(serviceURL))
+	if resp != nil {
+		h.HandleUnauthorizedResponse(resp)
+	} else if c.ResourceMetadata != "" && sameOrigin(c.ResourceMetadata, serviceURL) {
+		h.SetProtectedResourceMetadataURL(c.ResourceMetadata)
+	}
+	return h
+}
+
+// sameOrigin reports whether a and b share scheme and host: a resource metadata URL from a
+// challenge is used only on the service's own origin.
+func sameOrigin(a, b string) bool {
+	ua, errA := url.Parse(a)
+	ub, errB := url.Parse(b)
+	return errA == nil && errB == nil && ua.Host != "" && strings.EqualFold(ua.Scheme, ub.Scheme) && strings.EqualFold(ua.Host, ub.Host)
+}
+
+// baseURL is the service URL without query or fragment: the resource Agent Deck addresses.
+func baseURL(serviceURL string) string {
+	u, err := url.Parse(serviceURL)
+	if err != nil {
+		return serviceURL
+	}
+	u.RawQuery, u.Fragment = "", ""
+	return u.String()
+}
+
+// probe sends an unauthenticated initialize, as the first request of a session would be, and
+// returns what the service's challenge says (and the response, for mcp-go).
+func (f OAuthFlow) probe(ctx context.Context, serviceURL string) (challenge, *http.Response) {
+	body, _ := json.Marshal(mcp.JSONRPCRequest{JSONRPC: mcp.JSONRPC_VERSION, ID: mcp.NewRequestId(1),
+		Request: mcp.Request{Method: string(mcp.MethodInitialize)},
+		Params: mcp.InitializeParams{ProtocolVersion: mcp.LATEST_PROTOCOL_VERSION,
+			ClientInfo: mcp.Implementation{Name: f.ClientName, Version: "probe"}}})
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, serviceURL, bytes.NewReader(body))
+	if err != nil {
+		return challenge{}, nil
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := f.HTTP.Do(req)
+	if err != nil {
+		return challenge{}, nil
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
+	_ = resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized && resp.StatusCode != http.StatusForbidden {
+		return challenge{}, nil
+	}
+	return parseChallenge(resp.Header.Values("WWW-Authenticate")), resp
+}
+
+// supportedScopes reads scopes_supported from the protected resource metadata, the spec's
+// second choice when the challenge names no scope.
+func (f OAuthFlow) supportedScopes(ctx context.Context, serviceURL, metadataURL string) []string {
+	if metadataURL == "" {
+		u, err := url.Parse(baseURL(serviceURL))
+		if err != nil {
+			return nil
+		}
+		u.Path = "/.well-known/oauth-protected-resource" + strings.TrimSuffix(u.Path, "/")
+		metadataURL = u.String()
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, metadataURL, nil)
+	if err != nil {
+		return nil
+	}
+	req.Header.Set("Accept", "application/json")
+	resp, err := f.HTTP.Do(req)
+	if err != nil {
+		return nil
+	}
+	defer func() { _ = resp.Body.Close() }()
+	if resp.StatusCode != http.StatusOK {
+		return nil
+	}
+	var prm struct {
+		ScopesSupported []string `json:"scopes_supported"`
+	}
+	if json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&prm) != nil {
+		return nil
+	}
+	return prm.ScopesSupported
+}
+
+// parseChallenge reads the Bearer challenge's resource_metadata, scope and error parameters.
+func parseChallenge(headers []string) challenge {
+	var c challenge
+	for _, h := range headers {
+		for k, v := range authParams(h) {
+			switch k {
+			case "resource_metadata":
+				if c.resourceMetadata == "" {
+					c.resourceMetadata = v
+				}
+			case "scope":
+				if c.scope == "" {
+					c.scope = v
+				}
+			case "error":
+				if c.err == "" {
+					c.err = v
+				}
+			}
+		}
+	}
+	return c
+}
+
+// authParams parses the auth-params of a WWW-Authenticate value (RFC 9110 §11.2): name=token or
+// name="quoted string", names case-insensitive.
+func authParams(h string) map[string]string {
+	out := map[string]string{}
+	i := 0
+	for i < len(h) {
+		for i < len(h) && (h[i] == ' ' || h[i] == ',' || h[i] == '\t') {
+			i++
+		}
+		start := i
+		for i < len(h) && h[i] != '=' && h[i] != ' ' && h[i] != ',' {
+			i++
+		}
+		name := strings.ToLower(h[start:i])
+		for i < len(h) && h[i] == ' ' {
+			i++
+		}
+		if i >= len(h) || h[i] != '=' {
+			continue
+		}
+		i++
+		for i < len(h) && h[i] == ' ' {
+			i++
+		}
+		var val strings.Builder
+		if i < len(h) && h[i] == '"' {
+			i++
+			for i < len(h) && h[i] != '"' {
+				if h[i] == '\\' && i+1 < len(h) {
+					i++
+				}
+				val.WriteByte(h[i])
+				i++
+			}
+			i++
+		} else {
+			for i < len(h) && h[i] != ',' && h[i] != ' ' {
+				val.WriteByte(h[i])
+				i++
+			}
+		}
+		if _, seen := out[name]; !seen {
+			out[name] = val.String()
+		}
+	}
+	return out
+}
+
+func stored(ctx context.Context, store transport.TokenStore) (backend.OAuthToken, error) {
+	t, err := store.GetToken(ctx)
+	if err != nil {
+		return backend.OAuthToken{}, backend.Internal("reading the new token", err)
+	}
+	if t.AccessToken == "" {
+		return backend.OAuthToken{}, backend.Errorf(backend.CodeDownstreamAuth, "the authorization server sent no access token")
+	}
+	return backend.OAuthToken{AccessToken: t.AccessToken, TokenType: t.TokenType, RefreshToken: t.RefreshToken,
+		Scope: t.Scope, ExpiresAt: t.ExpiresAt}, nil
+}
+
+// oauthErr is a failed step as DOWNSTREAM_AUTH: the OAuth error code the server named (never
+// its description, which could echo anything), the cause kept for the log.
+func oauthErr(step string, err error) error {
+	var oe transport.OAuthError
+	what := ""
+	if errors.As(err, &oe) && oe.ErrorCode != "" {
+		what = " (" + oauthErrorCode(oe.ErrorCode) + ")"
+	}
+	return &backend.Error{Code: backend.CodeDownstreamAuth, Message: fmt.Sprintf("could not %s%s", step, what), Err: err}
+}
+
+// oauthErrorCode keeps an OAuth error code to its RFC 6749 character set and a short length.
+func oauthErrorCode(s string) string {
+	if len(s) > 40 {
+		s = s[:40]
+	}
+	return strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r == '_' {
+			return r
+		}
+		return -1
+	}, s)
+}
+
+// oauthChallenged reports whether a refusal came with an OAuth challenge naming the service's
+// protected resource metadata: the service wants a sign-in, not a static key.
+func oauthChallenged(err error) bool {
+	var are *transport.AuthorizationRequiredError
+	return errors.As(err, &are) && are.ResourceMetadataURL != ""
+}
+
+// fallbackMetadata finds the authorization server metadata of a service whose challenge named
+// no resource metadata and that serves none at the path-suffixed well-known URL (which mcp-go
+// tries itself): protected resource metadata at the root well-known URL naming an
+// authorization server, else (the 2025-03-26 discovery) authorization server metadata at the
+// service's origin. "" leaves discovery to mcp-go.
+func (f OAuthFlow) fallbackMetadata(ctx context.Context, serviceURL string) string {
+	u, err := url.Parse(baseURL(serviceURL))
+	if err != nil || u.Host == "" {
+		return ""
+	}
+	origin := u.Scheme + "://" + u.Host
+	if p := strings.TrimSuffix(u.Path, "/"); p != "" && f.fetchOK(ctx, origin+"/.well-known/oauth-protected-resource"+p, nil) {
+		return ""
+	}
+	var prm struct {
+		Resource             string   `json:"resource"`
+		AuthorizationServers []string `json:"authorization_servers"`
+	}
+	if f.fetchOK(ctx, origin+"/.well-known/oauth-protected-resource", &prm) && len(prm.AuthorizationServers) > 0 {
+		for _, cand := range authServerMetadataURLs(prm.AuthorizationServers[0]) {
+			if f.fetchOK(ctx, cand, nil) {
+				return cand
+			}
+		}
+		return ""
+	}
+	for _, cand := range []string{origin + "/.well-known/oauth-authorization-server", origin + "/.well-known/openid-configuration"} {
+		if f.fetchOK(ctx, cand, nil) {
+			return cand
+		}
+	}
+	return ""
+}
+
+// authServerMetadataURLs are the RFC 8414 and OpenID Connect discovery URLs of an issuer, in
+// the order the MCP specification gives.
+func authServerMetadataURLs(issuer string) []string {
+	u, err := url.Parse(issuer)
+	if err != nil || u.Host == "" {
+		return nil
+	}
+	origin, p := u.Scheme+"://"+u.Host, strings.Trim(u.Path, "/")
+	if p == "" {
+		return []string{origin + "/.well-known/oauth-authorization-server", origin + "/.well-known/openid-configuration"}
+	}
+	return []string{origin + "/.well-known/oauth-authorization-server/" + p, origin + "/.well-known/openid-configuration/" + p,
+		origin + "/" + p + "/.well-known/openid-configuration"}
+}
+
+// fetchOK GETs a metadata URL and reports whether it answered 200 with JSON (decoded into v).
+func (f OAuthFlow) fetchOK(ctx context.Context, u string, v any) bool {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return false
+	}
+	req.Header.Set("Accept", "application/json")
+	resp, err := f.HTTP.Do(req)
+	if err != nil {
+		return false
+	}
+	defer func() { _ = resp.Body.Close() }()
+	if resp.StatusCode != http.StatusOK {
+		return false
+	}
+	var sink map[string]any
+	if v == nil {
+		v = &sink
+	}
+	return json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(v) == nil
+}

@@ -1,0 +1,133 @@
+package tests
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agent-deck/agent-deck/backend"
+)
+
+// TestLearnStubs: `use` writes one stub per playbook on the deck where Claude Code and Cursor
+// discover skills and rules (never the body); a second run writes nothing; a hand-written file
+// next to the stubs, or at a stub's path, survives; `use --refresh` removes the stub of a
+// playbook taken off the deck.
+func TestLearnStubs(t *testing.T) {
+	e := startCLIEnv(t)
+	e.seed()
+	proj := t.TempDir()
+	pb, err := e.svc.GetPlaybook(e.ctx, "Open a pull request")
+	if err != nil {
+		t.Fatal(err)
+	}
+	skill := filepath.Join(proj, ".claude", "skills", "agent-deck-open-a-pull-request", "SKILL.md")
+	rule := filepath.Join(proj, ".cursor", "rules", "agent-deck", pb.ID+".mdc")
+	mine := filepath.Join(proj, ".claude", "skills", "agent-deck-mine", "SKILL.md")
+	if err := os.MkdirAll(filepath.Dir(mine), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(mine, []byte("---\nname: agent-deck-mine\n---\nmy own skill\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	use := func(args ...string) map[string][]string {
+		t.Helper()
+		r := e.run("", append([]string{"use", "--project-dir", proj, "--client", "claude-code", "--client", "cursor", "--json"}, args...)...).wantCode(t, 0)
+		var out struct {
+			Stubs map[string][]string `json:"stubs"`
+		}
+		if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
+			t.Fatalf("use --json: %v\n%s", err, r.stdout)
+		}
+		return out.Stubs
+	}
+	rep := use("dev")
+	if len(rep["created"]) != 2 {
+		t.Fatalf("created %v, want the skill and the rule", rep)
+	}
+	for _, p := range []string{skill, rule} {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := string(b)
+		if !strings.Contains(s, "Open a pull request") || !strings.Contains(s, "get_playbook") ||
+			!strings.Contains(s, pb.ID) || strings.Contains(s, "Use the deck.") {
+			t.Errorf("%s:\n%s", p, s)
+		}
+	}
+
+	t.Run("idempotent", func(t *testing.T) {
+		info, _ := os.Stat(skill)
+		rep := use("--refresh")
+		if len(rep["created"])+len(rep["updated"])+len(rep["removed"]) != 0 {
+			t.Errorf("a second run changed %v", rep)
+		}
+		if again, _ := os.Stat(skill); !again.ModTime().Equal(info.ModTime()) {
+			t.Error("an unchanged stub was rewritten")
+		}
+	})
+
+	t.Run("stale stubs go, hand-written files stay", func(t *testing.T) {
+		d, err := e.svc.GetDeck(e.ctx, "dev")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.svc.UnlinkCard(e.ctx, backend.CardRef{Deck: d.ID, CardType: backend.CardPlaybook, CardID: pb.ID}); err != nil {
+			t.Fatal(err)
+		}
+		rep := use("--refresh")
+		if len(rep["removed"]) != 2 {
+			t.Errorf("removed %v, want both stubs", rep)
+		}
+		for _, p := range []string{skill, rule} {
+			if _, err := os.Stat(p); !os.IsNotExist(err) {
+				t.Errorf("%s is still there", p)
+			}
+		}
+		if b, err := os.ReadFile(mine); err != nil || !strings.Contains(string(b), "my own skill") {
+			t.Errorf("the hand-written skill changed: %q %v", b, err)
+		}
+	})
+
+	t.Run("an unmarked file at a stub's path is kept", func(t *testing.T) {
+		d, _ := e.svc.GetDeck(e.ctx, "dev")
+		if _, err := e.svc.LinkCard(e.ctx, backend.LinkCardInput{CardRef: backend.CardRef{Deck: d.ID,
+			CardType: backend.CardPlaybook, CardID: pb.ID}}); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(filepath.Dir(skill), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(skill, []byte("hand written\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		rep := use("--refresh")
+		if len(rep["kept"]) != 1 {
+			t.Errorf("kept %v, want the hand-written skill", rep)
+		}
+		if b, _ := os.ReadFile(skill); string(b) != "hand written\n" {
+			t.Errorf("the hand-written file was overwritten: %q", b)
+		}
+	})
+
+	t.Run("statusline refreshes the stubs", func(t *testing.T) {
+		d, _ := e.svc.GetDeck(e.ctx, "dev")
+		if _, err := e.svc.UnlinkCard(e.ctx, backend.CardRef{Deck: d.ID, CardType: backend.CardPlaybook, CardID: pb.ID}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Stat(rule); err != nil {
+			t.Fatalf("the rule stub should exist before: %v", err)
+		}
+		in, _ := json.Marshal(map[string]any{"workspace": map[string]any{"current_dir": filepath.Join(proj, ".agent-deck")}})
+		e.run(string(in), "statusline").wantCode(t, 0)
+		if _, err := os.Stat(rule); !os.IsNotExist(err) {
+			t.Errorf("statusline left the stale rule stub: %v", err)
+		}
+		if b, _ := os.ReadFile(skill); string(b) != "hand written\n" {
+			t.Errorf("statusline touched the hand-written file: %q", b)
+		}
+	})
+}

@@ -1,0 +1,43 @@
+package tests
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"testing"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/agent-deck/agent-deck/tests/oauthas"
+)
+
+// newOAuthService starts an MCP server with an echo tool behind a strict OAuth authorization
+// server, the kind of remote service that needs a person to sign in.
+func newOAuthService(t *testing.T, opts oauthas.Options) *oauthas.Server {
+	t.Helper()
+	s := server.NewMCPServer("oauth-protected", "1.0.0")
+	s.AddTool(mcp.NewTool("echo", mcp.WithString("text")), func(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return mcp.NewToolResultText("echo: " + req.GetString("text", "")), nil
+	})
+	as := oauthas.New(server.NewStreamableHTTPServer(s), opts)
+	t.Cleanup(as.Close)
+	return as
+}
+
+// consentCode opens the authorization URL and returns the code and state the redirect carries,
+// without following it.
+func consentCode(t *testing.T, authURL string) (code, state string) {
+	t.Helper()
+	c := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := c.Get(authURL)
+	if err != nil {
+		t.Fatalf("authorize: %v", err)
+	}
+	_ = resp.Body.Close()
+	loc, err := url.Parse(resp.Header.Get("Location"))
+	if err != nil || resp.StatusCode != http.StatusFound {
+		t.Fatalf("authorize answered %d %q, want a redirect", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	return loc.Query().Get("code"), loc.Query().Get("state")
+}

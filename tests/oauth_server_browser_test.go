@@ -1,0 +1,80 @@
+package tests
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/agent-deck/agent-deck/backend"
+)
+
+// TestOAuthServerConsentInBrowser: in headless Chromium, a person not yet signed in opens a
+// client's authorization URL, signs in with the admin token, sees the consent screen (client,
+// where the answer goes, scope) and allows; the browser lands on the client's loopback redirect
+// with a code and the state, which the client exchanges. Deny sends access_denied.
+func TestOAuthServerConsentInBrowser(t *testing.T) {
+	chromiumPath(t)
+	srv := startFrontDoor(t, nil)
+	landed := make(chan url.Values, 4)
+	cb := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/callback" { // not the browser's /favicon.ico
+			landed <- r.URL.Query()
+		}
+		_, _ = w.Write([]byte("signed in; you can close this window"))
+	}))
+	t.Cleanup(cb.Close)
+	redirect := cb.URL + "/callback"
+	status, body := oauthPost(t, srv.URL()+"/oauth/register", "application/json",
+		`{"client_name":"Browser Client","redirect_uris":["`+redirect+`"]}`)
+	if status != http.StatusCreated {
+		t.Fatalf("register: %d %s", status, body)
+	}
+	var reg backend.OAuthClientRegistration
+	must(t, json.Unmarshal(body, &reg))
+	c := &oauthClient{t: t, srv: srv, id: reg.ClientID, redirect: redirect}
+
+	b := startDashBrowser(t, srv)
+	verifier, challenge := pkce()
+	q := c.authorizeQuery(challenge, nil)
+	b.do("opening the authorization URL", chromedp.Navigate(srv.URL()+"/oauth/authorize?"+q.Encode()))
+	b.waitFor("the sign-in page", mainHas("Sign in to Agent Deck"))
+	b.typeInto(`input[name=token]`, srv.AdminToken())
+	b.click(`main form button[type=submit]`)
+	b.waitFor("the consent screen", `document.querySelector('main h1')?.textContent === 'Allow Browser Client to use Agent Deck?'`)
+	for _, want := range []string{redirect, srv.URL() + "/mcp", "agent:read"} {
+		b.waitFor("the consent screen to show "+want, mainHas(want))
+	}
+	b.checkAccessibility("consent")
+	b.screenshot("consent")
+	b.click(`#consent-allow`)
+	got := <-landed
+	if got.Get("state") != q.Get("state") || got.Get("code") == "" || got.Get("iss") != srv.URL() {
+		t.Fatalf("the client's redirect got %v; want a code, state %s and iss", got, q.Get("state"))
+	}
+	status, out := c.token(c.exchangeForm(got.Get("code"), verifier))
+	if status != http.StatusOK || out["scope"] != "agent" {
+		t.Fatalf("exchange of the browser's code: %d %v", status, out)
+	}
+
+	// Deny, narrowing nothing: the client learns access_denied and gets no code.
+	q = c.authorizeQuery(challenge, func(q url.Values) { q.Set("scope", "agent:read") })
+	b.do("opening a second authorization URL", chromedp.Navigate(srv.URL()+"/oauth/authorize?"+q.Encode()))
+	b.waitFor("the consent screen", `document.querySelector('main h1')?.textContent === 'Allow Browser Client to use Agent Deck?'`)
+	if evalIn[bool](b, `!!document.querySelector('input[value="agent"]')`) {
+		t.Error("a request for agent:read offers the wider agent scope")
+	}
+	b.click(`#consent-deny`)
+	got = <-landed
+	if got.Get("error") != "access_denied" || got.Get("code") != "" || got.Get("state") != q.Get("state") {
+		t.Fatalf("deny: the client's redirect got %v; want error=access_denied with the state and no code", got)
+	}
+	b.checkNoExceptions()
+	if strings.Contains(strings.Join(b.bodies, "\n"), srv.AdminToken()) {
+		t.Error("a response the page received carries the admin token")
+	}
+}
