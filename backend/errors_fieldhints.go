@@ -36,7 +36,7 @@ var fieldAccepts = map[string]string{
 	"ordered_card_ids":          "every card of that type on the deck, each exactly once, in the new order",
 	"playbook_id":               "a playbook id (pb_…) or title",
 	"position":                  "a 0-based index: 0 puts the card first; leave it out to put the card last",
-	"profile":                   "runtime, standard or legacy",
+	"profile":                   "runtime, standard, resource or legacy",
 	"scheme":                    "bearer, header or http_basic_user",
 	"scope":                     "admin, agent or agent:read",
 	"service_id":                "a service id or name; list_collection or `agent-deck service list` shows them",

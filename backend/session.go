@@ -112,6 +112,7 @@ func (s *Service) newSession(ctx context.Context, a Actor, in OpenSessionInput) 
 	if !IsProfile(profile) {
 		return MCPSession{}, invalidEnum("profile", profile, Profiles)
 	}
+	profile = recordedProfile(profile)
 	ws, err := cleanWorkspace(in.WorkspaceRoot, true)
 	if err != nil {
 		return MCPSession{}, err

@@ -12,19 +12,32 @@ const (
 	ProfileRuntime  = "runtime"
 	ProfileStandard = "standard"
 	ProfileLegacy   = "legacy"
+	// ProfileResource carries the standard profile's tools as one tool per resource with the
+	// verb as an action; it counts as the same size as standard for narrowing.
+	ProfileResource = "resource"
 	// DefaultProfile is the profile of a server or session that names none.
 	DefaultProfile = ProfileStandard
 )
 
 // Profiles lists every MCP tool profile, smallest first: a connection may narrow the server's
 // profile to an earlier one, never widen it to a later one.
-var Profiles = []string{ProfileRuntime, ProfileStandard, ProfileLegacy}
+var Profiles = []string{ProfileRuntime, ProfileStandard, ProfileResource, ProfileLegacy}
 
 // IsProfile reports whether name is a profile, spelled exactly.
 func IsProfile(name string) bool { return containsString(Profiles, name) }
 
-// ProfileChoices is the list of profiles for a help text or an error: "runtime, standard or
-// legacy".
+// recordedProfile is the profile a session row records: the row keeps a session from widening
+// later, so resource is recorded as standard, its size (the sessions table's check constraint
+// predates resource); the connection's profile picks between the two on each request.
+func recordedProfile(name string) string {
+	if name == ProfileResource {
+		return ProfileStandard
+	}
+	return name
+}
+
+// ProfileChoices is the list of profiles for a help text or an error: "runtime, standard,
+// resource or legacy".
 func ProfileChoices() string {
 	if len(Profiles) < 2 {
 		return strings.Join(Profiles, "")

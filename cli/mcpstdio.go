@@ -68,7 +68,7 @@ const maxStdioMessage = 16 << 20
 // RunMCPStdio runs the bridge until stdin ends or ctx is cancelled, then ends the session. The
 // handshake (initialize, notifications/initialized) runs in order, alone; later messages are
 // sent concurrently so a slow tool call never holds up a ping or a cancellation — except around
-// a binding call (bind_workspace, switch_bound_deck), which waits for the requests read before it
+// a binding call (bind_workspace, switch_bound_deck, session), which waits for the requests read before it
 // and holds up the ones read after it until it has answered, so a call pipelined right after a
 // bind sees the binding.
 func RunMCPStdio(ctx context.Context, opts StdioBridgeOptions, stdin io.Reader, stdout, stderr io.Writer) error {
@@ -152,7 +152,7 @@ func waitClosed(ctx context.Context, ch chan struct{}) {
 
 // isBindingCall reports whether msg is a tools/call that changes the session's binding.
 func isBindingCall(msg []byte) bool {
-	if !bytes.Contains(msg, []byte("bind")) {
+	if !bytes.Contains(msg, []byte("bind")) && !bytes.Contains(msg, []byte("session")) {
 		return false
 	}
 	var m struct {
@@ -164,7 +164,9 @@ func isBindingCall(msg []byte) bool {
 	if json.Unmarshal(msg, &m) != nil || m.Method != "tools/call" {
 		return false
 	}
-	return m.Params.Name == "bind_workspace" || m.Params.Name == "switch_bound_deck"
+	// The resource profile binds through `session` (actions bind and switch; get waits too,
+	// which costs nothing).
+	return m.Params.Name == "bind_workspace" || m.Params.Name == "switch_bound_deck" || m.Params.Name == "session"
 }
 
 // readLine returns one line without its newline; a line over the limit is an error.

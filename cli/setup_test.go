@@ -34,7 +34,12 @@ func TestHarnessTextPerProfile(t *testing.T) {
 					t.Errorf("the %s text names %s, which that profile lacks", profile, spec.Name)
 				}
 			}
-			for _, must := range []string{"bind_workspace", "display_summary", "get_bound_deck", "get_playbook"} {
+			musts := []string{"bind_workspace", "display_summary", "get_bound_deck", "get_playbook"}
+			if profile == backend.ProfileResource {
+				musts = []string{"`session` with action `bind`", "display_summary", "`deck` action `get`",
+					"`playbook` action `get`"}
+			}
+			for _, must := range musts {
 				if !strings.Contains(text, must) {
 					t.Errorf("the %s text lacks %s", profile, must)
 				}

@@ -29,6 +29,25 @@ var harnessRules = []struct {
 		"makes. Never ask for or print one; a person sets them with `agent-deck credential add`.", nil},
 }
 
+// resourceRules are the resource profile's lines: its tools are the resources, the verb an
+// action. No profile has both these tools and the ones harnessRules name.
+var resourceRules = []struct {
+	text  string
+	tools []string
+}{
+	{"**Session opener.** At the start of a session call `session` with action `bind`, `id` the deck " +
+		"(`deckId` from `.agent-deck/use.json` when that file exists) and `fields.workspaceRoot` this " +
+		"workspace's root, then tell the user the returned `display_summary` line once, verbatim.",
+		[]string{"session"}},
+	{"**Capability rescue.** Before saying a tool, server or API key is missing, call `deck` action " +
+		"`get`: the deck's MCP servers are reached through `service` actions `tools` and `call`, not " +
+		"as tools of their own.", []string{"deck", "service"}},
+	{"**Playbooks first.** When a request matches a playbook's title or triggers in `deck` action " +
+		"`get`, read it with `playbook` action `get` and follow it before improvising; when you find " +
+		"a better way, fix it with `playbook` action `update`. Save a repeated procedure with " +
+		"action `register`.", []string{"deck", "playbook"}},
+}
+
 // Text is the harness text for a client whose profile has tools: short, specific, and naming
 // only those tools. The tool names come from the MCP tool registry (cli passes them in), so the
 // harness keeps no list of its own.
@@ -36,7 +55,7 @@ func Text(tools []string) string {
 	var b strings.Builder
 	b.WriteString("## Agent Deck\n\n")
 	b.WriteString("MCP servers, API keys and playbooks for this work come from the `agent-deck` MCP server.\n\n")
-	for _, r := range harnessRules {
+	for _, r := range append(slices.Clone(resourceRules), harnessRules...) {
 		if containsAll(tools, r.tools) {
 			b.WriteString("- " + r.text + "\n")
 		}

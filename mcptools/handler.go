@@ -59,6 +59,9 @@ type Handler struct {
 	fast      map[string]server.ToolHandlerFunc // handlers of fastTools (fastpath.go)
 	idleClock idleClock                         // when the transport last saw each session
 	inflight  sync.Map                          // fast-path calls in flight: inflightKey -> *inflightCall
+
+	// readOnlyTools are the resource tools as agent:read lists them: action enums narrowed.
+	readOnlyTools map[string]mcp.Tool
 }
 
 type visibility struct {
@@ -94,6 +97,12 @@ func NewHandler(svc *backend.Service, opts Options) (*Handler, error) {
 			h.visible[visibility{p, ro}] = set
 		}
 	}
+	h.readOnlyTools = map[string]mcp.Tool{}
+	for _, t := range Tools() {
+		if v, ok := t.readOnlyView(); ok && t.Tier == TierResource {
+			h.readOnlyTools[t.Name] = v.MCPTool()
+		}
+	}
 	h.roots = newRootsBinder(svc, h.log)
 	h.mcp = h.newMCPServer(opts.Version)
 	idle := opts.IdleTimeout
@@ -124,6 +133,11 @@ func (h *Handler) newMCPServer(version string) *server.MCPServer {
 			return errors.New(h.safeMessage(ctx, st.openErr))
 		}
 		return nil
+	})
+	hooks.AddAfterInitialize(func(ctx context.Context, _ any, _ *mcp.InitializeRequest, res *mcp.InitializeResult) {
+		if st := stateFrom(ctx); st != nil && res != nil {
+			res.Instructions = instructionsFor(st.effectiveProfile())
+		}
 	})
 	hooks.AddAfterSetLevel(func(ctx context.Context, _ any, req *mcp.SetLevelRequest, _ *mcp.EmptyResult) {
 		if cs := server.ClientSessionFromContext(ctx); cs != nil {
@@ -173,12 +187,15 @@ func (h *Handler) filterTools(ctx context.Context, tools []mcp.Tool) []mcp.Tool 
 		readOnly = !st.actor.Scope.CanWrite() && st.method != string(mcp.MethodToolsCall)
 	}
 	vis := h.visible[visibility{p, readOnly}]
-	if allVisible(tools, vis) {
+	if allVisible(tools, vis) && !readOnly {
 		return tools // the transport filters the one tool of every call: keep that free
 	}
 	out := make([]mcp.Tool, 0, len(tools))
 	for _, t := range tools {
 		if vis[t.Name] {
+			if n, ok := h.readOnlyTools[t.Name]; ok && readOnly {
+				t = n
+			}
 			out = append(out, t)
 		}
 	}

@@ -44,9 +44,18 @@ func (h *Handler) outsideProfile(ctx context.Context, spec *ToolSpec) error {
 		spec.Name, p, in).WithHint(hint).WithDetail("profile", string(p)).WithDetail("tool_profile", string(in))
 }
 
+// sameSizeAs ranks a profile as the same size as another for the never-widen rule: resource
+// carries exactly the standard profile's operations, in other shapes.
+var sameSizeAs = map[Profile]Profile{ProfileResource: ProfileStandard}
+
 // registered reports whether any profile has a tool of this name.
 func (h *Handler) registered(name string) bool {
-	return h.visible[visibility{ProfileLegacy, false}][name]
+	for _, p := range Profiles {
+		if h.visible[visibility{p, false}][name] {
+			return true
+		}
+	}
+	return false
 }
 
 // writeUnknownTool answers a tools/call naming a tool no profile has: JSON-RPC invalid params,

@@ -27,6 +27,9 @@ const (
 	TierEditing
 	// TierAlias holds deprecated names kept while hosts refresh cached tool lists.
 	TierAlias
+	// TierResource holds the resource profile's tools: one per resource, each action a row
+	// pointing at a canonical tool (resource.go).
+	TierResource
 )
 
 // Access says what a tool may change; it drives readOnlyHint and the read-only scope filter.
@@ -52,6 +55,7 @@ const (
 	ProfileRuntime  Profile = backend.ProfileRuntime
 	ProfileStandard Profile = backend.ProfileStandard
 	ProfileLegacy   Profile = backend.ProfileLegacy
+	ProfileResource Profile = backend.ProfileResource
 )
 
 // Profiles lists every profile, smallest first, in backend's order.
@@ -69,10 +73,15 @@ var profileTiers = map[Profile][]Tier{
 	ProfileRuntime:  {TierRuntime},
 	ProfileStandard: {TierRuntime, TierEditing},
 	ProfileLegacy:   {TierRuntime, TierEditing, TierAlias},
+	ProfileResource: {TierResource},
 }
 
-// rank orders profiles by size; -1 for unknown names.
+// rank orders profiles by size; -1 for unknown names. A profile sized like another
+// (sameSizeAs, profilegate.go) takes that one's rank.
 func (p Profile) rank() int {
+	if q, ok := sameSizeAs[p]; ok {
+		p = q
+	}
 	for i, q := range Profiles {
 		if q == p {
 			return i
@@ -90,12 +99,13 @@ func ParseProfile(s string) (Profile, error) {
 	return p, nil
 }
 
-// narrower returns the smaller of two profiles; an empty or unknown one does not count.
+// narrower returns b unless it is wider than a; an empty or unknown one does not count. Of two
+// profiles of the same size, b wins: asking for resource on a standard server is no widening.
 func narrower(a, b Profile) Profile {
 	switch {
 	case b.rank() < 0:
 		return a
-	case a.rank() < 0 || b.rank() < a.rank():
+	case a.rank() < 0 || b.rank() <= a.rank():
 		return b
 	}
 	return a
@@ -117,6 +127,8 @@ type ToolSpec struct {
 	Params      []Param
 	// AliasOf names the canonical tool a deprecated alias delegates to.
 	AliasOf string
+	// actions are a resource tool's rows (TierResource); its schema is rendered from them.
+	actions []resourceAction
 	run     runFunc
 }
 
@@ -178,6 +190,9 @@ func (p Param) schema() string {
 
 // inputSchema renders the tool's input schema: an object of its parameters, in order.
 func (t *ToolSpec) inputSchema() json.RawMessage {
+	if t.Tier == TierResource {
+		return t.resourceSchema()
+	}
 	var b strings.Builder
 	b.WriteString(`{"type":"object","properties":{`)
 	var required []string
@@ -237,7 +252,16 @@ func (t *ToolSpec) paramList() string {
 // Tools returns the registry: every tool of every tier, canonical tools first, in a fixed order.
 func Tools() []ToolSpec {
 	tools := append(runtimeTools(), editingTools()...)
-	return append(tools, aliasTools(tools)...)
+	return append(append(tools, aliasTools(tools)...), resourceTools(tools)...)
+}
+
+// readOnlyView is the tool as the agent:read scope sees it: a write tool is absent (false); a
+// resource tool keeps only its read actions, and is absent when none is left.
+func (t ToolSpec) readOnlyView() (ToolSpec, bool) {
+	if t.Tier == TierResource {
+		return t.readActionsOnly()
+	}
+	return t, t.Access != Write
 }
 
 // ToolNames returns the names of the tools a profile exposes, in registry order; readOnly
@@ -245,9 +269,13 @@ func Tools() []ToolSpec {
 func ToolNames(p Profile, readOnly bool) []string {
 	var names []string
 	for _, t := range Tools() {
-		if p.includes(t.Tier) && !(readOnly && t.Access == Write) {
-			names = append(names, t.Name)
+		if !p.includes(t.Tier) {
+			continue
 		}
+		if _, ok := t.readOnlyView(); readOnly && !ok {
+			continue
+		}
+		names = append(names, t.Name)
 	}
 	return names
 }
@@ -274,6 +302,9 @@ func ToolsJSON(p Profile, readOnly bool) ([]byte, error) {
 	var tools []mcp.Tool
 	for _, t := range Tools() {
 		if names[t.Name] {
+			if readOnly {
+				t, _ = t.readOnlyView()
+			}
 			tools = append(tools, t.MCPTool())
 		}
 	}

@@ -43,7 +43,11 @@ func stateFrom(ctx context.Context) *reqState {
 func (st *reqState) effectiveProfile() Profile {
 	p := st.profile
 	if st.session != nil {
-		p = narrower(p, Profile(st.session.Profile))
+		// Of two profiles of one size (standard and resource), the connection's wins: the
+		// session row records resource as standard.
+		if q := Profile(st.session.Profile); q.rank() >= 0 && q.rank() < p.rank() {
+			p = q
+		}
 	}
 	return p
 }
