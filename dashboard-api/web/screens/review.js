@@ -33,11 +33,11 @@ function drawSignals(box, signals) {
     h('thead', {}, h('tr', {}, ['Signal', 'Status', 'Playbook', 'Why', 'Recorded', ''].map((t) => h('th', { scope: 'col' }, t)))),
     h('tbody', {}, signals.map((s) => h('tr', { 'data-signal': s.id },
       h('td', {}, h('code', {}, s.id)),
-      h('td', {}, s.status),
+      h('td', {}, s.status, s.proposal_id ? [' · ', h('a', { href: '#/proposals/' + seg(s.proposal_id), 'aria-label': `Proposal of signal ${s.id}` }, 'proposal')] : ''),
       h('td', {}, s.playbook_id || ''),
       h('td', {}, s.rationale),
       h('td', {}, when(s.created_at)),
-      h('td', {}, s.status === 'discarded' ? '' : h('button', { type: 'button', 'aria-label': 'Discard ' + s.id, onclick: async () => {
+      h('td', {}, s.status !== 'open' && s.status !== 'parked' ? '' : h('button', { type: 'button', 'aria-label': 'Discard ' + s.id, onclick: async () => {
         try {
           await post('/signals/discard', { ids: [s.id] });
           toast(`Signal ${s.id} discarded`);
@@ -85,6 +85,8 @@ export async function proposalScreen(main, id, note) {
     h('p', {}, h('span.tag', { 'data-status': pv.status }, pv.status), ' ', pv.kind, pv.playbook_id ? [' · ', h('a', { href: `#/playbooks/${seg(pv.playbook_id)}/history` }, pv.playbook_id)] : '',
       ' · ', pv.client_name || 'unnamed client', ' · ', when(pv.created_at)),
     h('p', {}, pv.summary),
+    pv.superseded_by ? h('p', {}, 'Replaced by ', h('a', { href: '#/proposals/' + seg(pv.superseded_by) }, pv.superseded_by)) : null,
+    pv.supersedes && pv.supersedes.length ? h('p', {}, 'Replaces ', pv.supersedes.map((x, i) => [i ? ', ' : '', h('a', { href: '#/proposals/' + seg(x) }, x)])) : null,
     h('section.panel', { 'aria-label': 'Why' }, h('h2', {}, 'Why'), h('p', {}, pv.rationale),
       ev.failure_summary ? h('p', {}, h('strong', {}, 'What failed: '), ev.failure_summary) : null,
       ev.user_feedback_excerpt ? h('p', {}, h('strong', {}, 'The user said: '), ev.user_feedback_excerpt) : null,
