@@ -21,15 +21,14 @@ type stubHost struct {
 }
 
 // stubHosts is one row per client with a discovery mechanism for project skills or rules.
+// Codex reads Agent Skills from .agents/skills between the working directory and the
+// repository root, so it gets skills rather than a section in AGENTS.md: AGENTS.md is the
+// project's own text, always loaded whole, while a skill costs only its description until used.
+// VS Code loads a .github/instructions file on demand by its description; applyTo is left out
+// because it attaches by file glob, and a playbook is about a task, not a file type.
 var stubHosts = []stubHost{
-	{client: "claude-code", dir: ".claude/skills", pattern: ".claude/skills/agent-deck-*/SKILL.md",
-		path: func(p backend.PlaybookSummary) string {
-			return filepath.Join(".claude", "skills", "agent-deck-"+stubSlug(p.ID), "SKILL.md")
-		},
-		render: func(p backend.PlaybookSummary, desc string) string {
-			return "---\nname: agent-deck-" + stubSlug(p.ID) + "\ndescription: " + yamlQuote(desc) + "\n---\n\n" +
-				StubMarker + "\n" + stubInstruction(p)
-		}},
+	skillHost("claude-code", ".claude/skills"),
+	skillHost("codex", ".agents/skills"),
 	{client: "cursor", dir: ".cursor/rules/agent-deck", pattern: ".cursor/rules/agent-deck/*.mdc",
 		path: func(p backend.PlaybookSummary) string {
 			return filepath.Join(".cursor", "rules", "agent-deck", p.ID+".mdc")
@@ -38,6 +37,26 @@ var stubHosts = []stubHost{
 			return "---\ndescription: " + yamlQuote(desc) + "\nalwaysApply: false\n---\n\n" +
 				StubMarker + "\n" + stubInstruction(p)
 		}},
+	{client: "vscode", dir: ".github/instructions", pattern: ".github/instructions/agent-deck-*.instructions.md",
+		path: func(p backend.PlaybookSummary) string {
+			return filepath.Join(".github", "instructions", "agent-deck-"+stubSlug(p.ID)+".instructions.md")
+		},
+		render: func(p backend.PlaybookSummary, desc string) string {
+			return "---\nname: agent-deck-" + stubSlug(p.ID) + "\ndescription: " + yamlQuote(desc) + "\n---\n\n" +
+				StubMarker + "\n" + stubInstruction(p)
+		}},
+}
+
+// skillHost is a client that reads Agent Skills (a folder per skill holding SKILL.md) from dir.
+func skillHost(client, dir string) stubHost {
+	return stubHost{client: client, dir: dir, pattern: dir + "/agent-deck-*/SKILL.md",
+		path: func(p backend.PlaybookSummary) string {
+			return filepath.Join(filepath.FromSlash(dir), "agent-deck-"+stubSlug(p.ID), "SKILL.md")
+		},
+		render: func(p backend.PlaybookSummary, desc string) string {
+			return "---\nname: agent-deck-" + stubSlug(p.ID) + "\ndescription: " + yamlQuote(desc) + "\n---\n\n" +
+				StubMarker + "\n" + stubInstruction(p)
+		}}
 }
 
 // StubClients lists the clients that get playbook stubs.

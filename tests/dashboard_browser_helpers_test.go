@@ -26,7 +26,7 @@ var updateScreenshots = flag.Bool("update-screenshots", false,
 	"also write the dashboard screenshots the README shows to docs/img/")
 
 // readmeScreens are the screenshots the README shows, one per main screen.
-var readmeScreens = []string{"collection", "service", "deck", "sessions", "history", "settings", "deck-dark"}
+var readmeScreens = []string{"collection", "service", "deck", "sessions", "history", "settings", "deck-dark", "review", "proposal"}
 
 // browserWait bounds one wait for the page (a deadline, not a timing assertion).
 const browserWait = 30 * time.Second

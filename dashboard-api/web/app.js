@@ -1,5 +1,5 @@
 // The dashboard shell: sign-in, navigation and the hash router that mounts one screen at a time.
-import { loadSession, signOut } from './api.js';
+import { get, loadSession, signOut } from './api.js';
 import { fill, h, toast } from './ui.js';
 import { signinScreen } from './screens/signin.js';
 import { collectionScreen } from './screens/collection.js';
@@ -10,6 +10,7 @@ import { sessionsScreen } from './screens/sessions.js';
 import { historyScreen } from './screens/history.js';
 import { settingsScreen } from './screens/settings.js';
 import { consentScreen } from './screens/consent.js';
+import { proposalScreen, reviewScreen } from './screens/review.js';
 
 // routes: hash pattern → [nav section, screen]. A screen renders into main and may return a
 // function that stops what it started (polling).
@@ -20,6 +21,8 @@ const routes = [
   [/^#\/decks$/, 'decks', decksScreen],
   [/^#\/decks\/(.+)$/, 'decks', deckScreen],
   [/^#\/sessions$/, 'sessions', sessionsScreen],
+  [/^#\/review(?:\?status=(\w+))?$/, 'review', reviewScreen],
+  [/^#\/proposals\/(.+)$/, 'review', proposalScreen],
   [/^#\/settings$/, 'settings', settingsScreen],
   [/^#\/consent(?:\?.*)?$/, 'settings', consentScreen],
 ];
@@ -41,7 +44,8 @@ async function render() {
     if (a.dataset.nav === section) a.setAttribute('aria-current', 'page');
     else a.removeAttribute('aria-current');
   }
-  const args = hash.match(re).slice(1).map(decodeURIComponent);
+  const args = hash.match(re).slice(1).map((a) => a === undefined ? undefined : decodeURIComponent(a));
+  countOpen();
   fill(main, h('p.muted', {}, 'Loading…'));
   try {
     stop = (await screen(main, ...args)) || null;
@@ -49,6 +53,15 @@ async function render() {
     fill(main, h('div.error', { role: 'alert' }, err.message));
   }
   document.title = (main.querySelector('h1')?.textContent || 'Dashboard') + ' · Agent Deck';
+}
+
+// countOpen shows how many proposals wait for review next to the Review entry.
+async function countOpen() {
+  try {
+    const open = await get('/proposals?status=open');
+    fill(document.getElementById('review-count'), open.length ? String(open.length) : '');
+    fill(document.getElementById('review-count-text'), open.length ? ` (${open.length} open proposal${open.length === 1 ? '' : 's'})` : '');
+  } catch { /* the count is a hint; the screen shows errors */ }
 }
 
 function showSignIn() {
@@ -79,6 +92,7 @@ signoutButton.addEventListener('click', async () => {
   showSignIn();
 });
 window.addEventListener('hashchange', () => { render(); main.focus(); });
+window.addEventListener('proposals-changed', countOpen);
 window.addEventListener('signed-out', () => { if (signedIn) { toast('Your session ended; sign in again.', true); showSignIn(); } });
 
 start();
