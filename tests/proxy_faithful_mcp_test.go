@@ -200,7 +200,7 @@ func TestProxyFaithfulMCP(t *testing.T) {
 					var wg sync.WaitGroup
 					for _, ag := range []*faithfulAgent{a, b} {
 						wg.Go(func() {
-							ag.peer(service, "progress", map[string]any{"count": 3, "tag": ag.name}, "tok-"+ag.name)
+							ag.peer(service, "progress", map[string]any{"count": 3, "tag": ag.name, "gap_ms": 20}, "tok-"+ag.name)
 						})
 					}
 					wg.Wait()

@@ -58,7 +58,7 @@ func TestProxyFaithfulStdio(t *testing.T) {
 			a.mu.Lock()
 			a.notes = nil
 			a.mu.Unlock()
-			if res := a.peer(service, "progress", map[string]any{"count": 2, "tag": "bridge"}, 7); mcpText(res) != "sent 2" {
+			if res := a.peer(service, "progress", map[string]any{"count": 2, "tag": "bridge", "gap_ms": 20}, 7); mcpText(res) != "sent 2" {
 				t.Errorf("progress = %s", mcpText(res))
 			}
 			if got := a.waitSeen("notifications/progress", 2); len(got) != 2 || !strings.Contains(got[0], `"progressToken":7`) {

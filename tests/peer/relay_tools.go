@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"sync/atomic"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -16,7 +17,7 @@ import (
 func relayTools(s *server.MCPServer) []toolSpec {
 	return []toolSpec{
 		{name: "progress", description: "Sends count progress notifications with the call's progress token, then returns.", annotated: true, readOnly: true,
-			schema:  `{"type":"object","properties":{"count":{"type":"integer","minimum":0},"tag":{"type":"string"}}}`,
+			schema:  `{"type":"object","properties":{"count":{"type":"integer","minimum":0},"tag":{"type":"string"},"gap_ms":{"type":"integer","minimum":0}}}`,
 			handler: progress(s)},
 		{name: "notify_log", description: "Sends one log message at each of debug, info, warning and error, tagged.", annotated: true, readOnly: true,
 			schema:  `{"type":"object","properties":{"tag":{"type":"string"}}}`,
@@ -78,6 +79,9 @@ func progress(s *server.MCPServer) server.ToolHandlerFunc {
 		if req.Params.Meta == nil || req.Params.Meta.ProgressToken == nil {
 			return mcp.NewToolResultText("no progress token"), nil
 		}
+		// gap_ms spaces the notifications like a real long task. Sent back to back, mcp-go may put
+		// some on the client's GET stream rather than the call's own, where they can trail the result.
+		gap := time.Duration(req.GetInt("gap_ms", 0)) * time.Millisecond
 		for i := 1; i <= n; i++ {
 			err := s.SendNotificationToClient(ctx, string(mcp.MethodNotificationProgress), map[string]any{
 				"progressToken": req.Params.Meta.ProgressToken, "progress": i, "total": n,
@@ -85,6 +89,7 @@ func progress(s *server.MCPServer) server.ToolHandlerFunc {
 			if err != nil {
 				return mcp.NewToolResultError("progress: " + err.Error()), nil
 			}
+			time.Sleep(gap)
 		}
 		return mcp.NewToolResultText(fmt.Sprintf("sent %d", n)), nil
 	}

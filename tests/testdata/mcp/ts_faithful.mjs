@@ -41,7 +41,7 @@ const call = async (service, tool, args) => {
 
 const peer = process.env.DECK_PEER;
 {
-  const { res, progress } = await call(peer, "progress", { count: 3, tag: "ts" });
+  const { res, progress } = await call(peer, "progress", { count: 3, tag: "ts", gap_ms: 50 });
   console.log("peer progress", progress.length, text(res));
 }
 {
