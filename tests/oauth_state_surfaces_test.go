@@ -1,11 +1,17 @@
 package tests
 
 import (
+	"context"
 	"encoding/json"
+	"log/slog"
+	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/postgres/pgtest"
+	"github.com/agent-deck/agent-deck/cli"
 	"github.com/agent-deck/agent-deck/tests/oauthas"
 )
 
@@ -76,4 +82,68 @@ func TestOAuthStateInBoundDeck(t *testing.T) {
 		t.Fatal(err)
 	}
 	want("after disconnecting", "(absent)", "(absent)")
+}
+
+// TestOAuthStateInServiceList: `agent-deck service list` has a SIGN-IN column only once some
+// service has a sign-in state, and then shows every service's state.
+func TestOAuthStateInServiceList(t *testing.T) {
+	as := newOAuthService(t, oauthas.Options{Scope: "mcp:read"})
+	home := t.TempDir()
+	srv, err := cli.Start(context.Background(), cli.ServeConfig{Home: home, Addr: "127.0.0.1:0", DatabaseURL: pgtest.NewDB(t),
+		Profile: "standard", Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatalf("cli.Start: %v", err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+		defer cancel()
+		_ = srv.Close(ctx)
+	})
+	runCLI(home, strings.NewReader(""), "service", "add", "notes", as.MCPURL()).wantCode(t, 0)
+	runCLI(home, strings.NewReader(""), "service", "add", "plain", "http://127.0.0.1:9/mcp").wantCode(t, 0)
+	list := func() string {
+		t.Helper()
+		r := runCLI(home, strings.NewReader(""), "service", "list")
+		r.wantCode(t, 0)
+		return r.stdout
+	}
+	if out := list(); strings.Contains(out, "SIGN-IN") {
+		t.Fatalf("service list with no sign-in has a SIGN-IN column:\n%s", out)
+	}
+	a := restRequest(t, srv.URL(), srv.AdminToken(), http.MethodPost, "/api/v1/services/notes/connect", map[string]any{})
+	var started backend.OAuthConnect
+	must(t, json.Unmarshal(a.Body, &started))
+	resp, err := http.Get(started.AuthURL) // consent, then the deck's callback
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("the sign-in ended with %d", resp.StatusCode)
+	}
+	out := list()
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if !strings.Contains(lines[0], "SIGN-IN") {
+		t.Fatalf("service list after signing in has no SIGN-IN column:\n%s", out)
+	}
+	rows := 0
+	for _, l := range lines[1:] {
+		f := strings.Fields(l)
+		rows++
+		switch {
+		case strings.Contains(l, " notes "):
+			if f[len(f)-1] != "connected" {
+				t.Errorf("notes row %q, want it to end with connected", l)
+			}
+		case strings.Contains(l, " plain "):
+			if f[len(f)-1] != "-" {
+				t.Errorf("plain row %q, want it to end with -", l)
+			}
+		default:
+			rows--
+		}
+	}
+	if rows != 2 {
+		t.Errorf("service list shows %d of the two services:\n%s", rows, out)
+	}
 }
