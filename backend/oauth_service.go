@@ -91,11 +91,13 @@ func (s *Service) ConnectService(ctx context.Context, ref, redirectURI string, i
 			return OAuthConnect{}, err
 		}
 	}
-	p, err := flow.Begin(ctx, OAuthBegin{ServiceID: rec.ID, URL: rec.URL, RedirectURI: redirectURI, Client: client})
+	wantScopes, stepUps := s.stepUpScopes(prev)
+	p, err := flow.Begin(ctx, OAuthBegin{ServiceID: rec.ID, URL: rec.URL, RedirectURI: redirectURI, Client: client, Scopes: wantScopes})
 	if err != nil {
 		s.log.Warn("service sign-in could not start", "service_id", rec.ID, "err", oauthLogErr(err))
 		return OAuthConnect{}, asOAuthError(err, rec.Name)
 	}
+	p.StepUps = stepUps
 	next := prev
 	next.ServiceID = rec.ID
 	if next.State == "" {
@@ -161,6 +163,11 @@ func (s *Service) FinishOAuth(ctx context.Context, state, code, oauthError strin
 	}
 	if err := s.setToken(&r, tok); err != nil {
 		return done, err
+	}
+	if p.StepUps > 0 { // kept, so that the retry limit holds across sign-ins
+		if r.SealedPending, err = s.sealJSON(FieldOAuthPending, r.ServiceID, OAuthPending{ServiceID: r.ServiceID, StepUps: p.StepUps}); err != nil {
+			return done, err
+		}
 	}
 	if err := s.putOAuth(ctx, &r); err != nil {
 		return done, storeErr("storing a sign-in", err)
@@ -257,8 +264,8 @@ func (s *Service) oauthBearer(ctx context.Context, rec ServiceRecord) (OAuthToke
 // or expired it early) and returns the target with the new one, once; ok is false when err is
 // not such a refusal or no new token could be had.
 func (s *Service) renewOAuthAfterRefusal(ctx context.Context, rec ServiceRecord, t Target, err error) (Target, bool) {
-	if t.oauthAccess == "" || ErrorCode(err) != CodeDownstreamAuth {
-		return Target{}, false
+	if t.oauthAccess == "" || ErrorCode(err) != CodeDownstreamAuth || wantsScope(err) {
+		return Target{}, false // a refusal for want of scope is a step-up, not an expired token
 	}
 	if _, err := s.refreshOAuth(ctx, rec, t.oauthAccess); err != nil {
 		return Target{}, false
