@@ -73,6 +73,7 @@ function drawAuth(box, svc, st, link, done) {
       const started = await post(`/services/${seg(svc.id)}/connect`, {});
       window.open(started.authorization_url, '_blank', 'noopener');
       toast(`Finish signing in to ${svc.name} in the new window`);
+      box.dataset.waiting = '1'; // the sign-in may finish before the state is first read
       await loadAuth(box, svc, started.authorization_url, done);
     } catch (err) {
       toast(err.message, true);
