@@ -51,6 +51,7 @@ func (s *Service) deckViews(ctx context.Context, d Deck) (*deckViews, error) {
 	if err != nil {
 		return nil, storeErr("loading deck cards", err)
 	}
+	s.loadOAuthStates(ctx, cards.Services)
 	v := newDeckViews(cards)
 	cachePut(s.cache, deckMap, gen, d.ID, deckEntry{deck: d, views: v})
 	return v, nil

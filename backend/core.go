@@ -68,6 +68,8 @@ type Service struct {
 	cache *caches
 	// hashes memoizes tool-definition hashes for pinning (service_toolpins.go).
 	hashes *hashMemo
+	// oauth holds the services' sign-in states for snapshots (oauth_state.go).
+	oauth *oauthStates
 }
 
 // NewService wires the core. downstream may be nil until the proxy exists; calls that need it
@@ -97,6 +99,7 @@ func NewService(store Store, downstream Downstream, sealer Sealer, clock Clock, 
 	// Caching is safe only with every change announced: the feed runs for the Store's
 	// lifetime, and until it listens (or whenever it stops) every read goes to the Store.
 	s.cache = newCaches()
+	s.oauth = &oauthStates{}
 	s.store = &invalidatingStore{Store: store, c: s.cache}
 	store.Subscribe(context.Background(), s.cache.apply)
 	return s

@@ -33,6 +33,8 @@ type DeckService struct {
 	Health            Health      `json:"health"`
 	EnabledToolCount  *int        `json:"enabled_tool_count"`
 	DisabledToolCount *int        `json:"disabled_tool_count"`
+	// Auth is the sign-in state, only for a service that has one (connected, needs_sign_in, error).
+	Auth OAuthState `json:"auth,omitempty"`
 }
 
 // CardRef names a card on a deck. CardID takes an id or a name/label/title.

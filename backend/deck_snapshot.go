@@ -35,6 +35,7 @@ func (s *Service) deckService(r *ServiceRecord) DeckService {
 			}
 		}
 	}
+	ds.Auth = s.oauth.word(r.ID)
 	if ds.Health.Status == "" {
 		ds.Health.Status = HealthUnknown
 	}

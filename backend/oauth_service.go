@@ -91,11 +91,13 @@ func (s *Service) ConnectService(ctx context.Context, ref, redirectURI string, i
 			return OAuthConnect{}, err
 		}
 	}
-	p, err := flow.Begin(ctx, OAuthBegin{ServiceID: rec.ID, URL: rec.URL, RedirectURI: redirectURI, Client: client})
+	wantScopes, stepUps := s.stepUpScopes(prev)
+	p, err := flow.Begin(ctx, OAuthBegin{ServiceID: rec.ID, URL: rec.URL, RedirectURI: redirectURI, Client: client, Scopes: wantScopes})
 	if err != nil {
 		s.log.Warn("service sign-in could not start", "service_id", rec.ID, "err", oauthLogErr(err))
 		return OAuthConnect{}, asOAuthError(err, rec.Name)
 	}
+	p.StepUps = stepUps
 	next := prev
 	next.ServiceID = rec.ID
 	if next.State == "" {
@@ -108,7 +110,7 @@ func (s *Service) ConnectService(ctx context.Context, ref, redirectURI string, i
 		return OAuthConnect{}, err
 	}
 	next.PendingState, next.PendingUntil = hashState(p.State), s.clock().Add(oauthPendingTTL)
-	if err := s.store.PutOAuth(ctx, &next); err != nil {
+	if err := s.putOAuth(ctx, &next); err != nil {
 		return OAuthConnect{}, storeErr("storing a sign-in", err)
 	}
 	return OAuthConnect{ServiceID: rec.ID, ServiceName: rec.Name, AuthURL: p.AuthURL}, nil
@@ -149,20 +151,25 @@ func (s *Service) FinishOAuth(ctx context.Context, state, code, oauthError strin
 	r.SealedPending, r.PendingState, r.PendingUntil = nil, "", time.Time{}
 	if oauthError != "" || code == "" {
 		r.State, r.LastError = OAuthStateError, "consent refused"
-		_ = s.store.PutOAuth(ctx, &r)
+		_ = s.putOAuth(ctx, &r)
 		return done, Errorf(CodeDownstreamAuth, "the sign-in to %q was not allowed", svc.Name).WithHint(ConnectHint(svc.Name))
 	}
 	tok, err := flow.Exchange(ctx, svc.URL, p, code)
 	if err != nil {
 		s.log.Warn("service sign-in failed", "service_id", svc.ID, "err", oauthLogErr(err))
 		r.State, r.LastError = OAuthStateError, "code exchange failed"
-		_ = s.store.PutOAuth(ctx, &r)
+		_ = s.putOAuth(ctx, &r)
 		return done, asOAuthError(err, svc.Name)
 	}
 	if err := s.setToken(&r, tok); err != nil {
 		return done, err
 	}
-	if err := s.store.PutOAuth(ctx, &r); err != nil {
+	if p.StepUps > 0 { // kept, so that the retry limit holds across sign-ins
+		if r.SealedPending, err = s.sealJSON(FieldOAuthPending, r.ServiceID, OAuthPending{ServiceID: r.ServiceID, StepUps: p.StepUps}); err != nil {
+			return done, err
+		}
+	}
+	if err := s.putOAuth(ctx, &r); err != nil {
 		return done, storeErr("storing a sign-in", err)
 	}
 	return done, nil
@@ -194,7 +201,7 @@ func (s *Service) DisconnectService(ctx context.Context, ref string) error {
 			}
 		}
 	}
-	if err := s.store.DeleteOAuth(ctx, rec.ID); err != nil {
+	if err := s.deleteOAuth(ctx, rec.ID); err != nil {
 		return storeErr("forgetting a sign-in", err)
 	}
 	return nil
@@ -257,8 +264,8 @@ func (s *Service) oauthBearer(ctx context.Context, rec ServiceRecord) (OAuthToke
 // or expired it early) and returns the target with the new one, once; ok is false when err is
 // not such a refusal or no new token could be had.
 func (s *Service) renewOAuthAfterRefusal(ctx context.Context, rec ServiceRecord, t Target, err error) (Target, bool) {
-	if t.oauthAccess == "" || ErrorCode(err) != CodeDownstreamAuth {
-		return Target{}, false
+	if t.oauthAccess == "" || ErrorCode(err) != CodeDownstreamAuth || wantsScope(err) {
+		return Target{}, false // a refusal for want of scope is a step-up, not an expired token
 	}
 	if _, err := s.refreshOAuth(ctx, rec, t.oauthAccess); err != nil {
 		return Target{}, false
@@ -280,7 +287,7 @@ func (s *Service) refreshOAuth(ctx context.Context, rec ServiceRecord, refused s
 		return OAuthToken{}, err
 	}
 	var out OAuthToken
-	_, err = s.store.LockOAuth(ctx, rec.ID, func(r OAuthRecord) (OAuthRecord, error) {
+	_, err = s.lockOAuth(ctx, rec.ID, func(r OAuthRecord) (OAuthRecord, error) {
 		if r.State != OAuthStateConnected {
 			return r, s.needsSignIn(rec.Name)
 		}

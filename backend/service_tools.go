@@ -228,6 +228,9 @@ func (s *Service) callServiceTool(ctx context.Context, a Actor, ca *callAudit, r
 		if renewed, ok := s.renewOAuthAfterRefusal(ctx, rec, t, err); ok {
 			res, err = s.downstream.CallTool(ctx, renewed, in.ToolName, in.Arguments)
 		}
+		if err != nil {
+			err = s.stepUpOAuth(ctx, rec, err)
+		}
 	}
 	s.syncHealth(ctx, rec, false)
 	return res, err

@@ -18,14 +18,17 @@ import (
 // cardKind is one row of the table that drives `service`, `playbook`, `deck` and `credential`
 // list|show|delete: how to fetch, print and delete that kind.
 type cardKind struct {
-	name    string // command name
-	noun    string // in messages
-	header  []string
-	list    func(context.Context, *client.Client) (any, [][]string, error)
-	show    func(context.Context, *client.Client, string) (any, func(io.Writer) error, error)
-	delete  func(context.Context, *client.Client, string) error
-	extra   []*cli.Command
-	aliases []string
+	name   string // command name
+	noun   string // in messages
+	header []string
+	list   func(context.Context, *client.Client) (any, [][]string, error)
+	// extraColumn, when set, names a column list adds to every row only when it has something
+	// to show (rows one cell longer than header).
+	extraColumn string
+	show        func(context.Context, *client.Client, string) (any, func(io.Writer) error, error)
+	delete      func(context.Context, *client.Client, string) error
+	extra       []*cli.Command
+	aliases     []string
 }
 
 func (k cardKind) command() *cli.Command {
@@ -54,7 +57,11 @@ func (k cardKind) listAction(c *cli.Context) error {
 	if c.Bool("json") {
 		return printJSON(c.App.Writer, v)
 	}
-	return printTable(c.App.Writer, k.header, rows)
+	header := k.header
+	if k.extraColumn != "" && len(rows) > 0 && len(rows[0]) > len(header) {
+		header = append(slices.Clip(header), k.extraColumn)
+	}
+	return printTable(c.App.Writer, header, rows)
 }
 
 func oneArg(c *cli.Context, what string) (string, error) {
@@ -199,8 +206,12 @@ func serviceCommand() *cli.Command {
 			for i, s := range list {
 				rows[i] = []string{s.ID, s.Name, string(s.Type), clipCell(serviceTarget(s), maxTargetWidth), string(s.Health.Status)}
 			}
+			if err == nil {
+				rows = withSignInColumn(ctx, cl, list, rows)
+			}
 			return orEmptyList(list), rows, err
 		},
+		extraColumn: "SIGN-IN",
 		show: func(ctx context.Context, cl *client.Client, ref string) (any, func(io.Writer) error, error) {
 			s, err := cl.GetService(ctx, ref)
 			pairs := servicePairs(s)

@@ -148,3 +148,26 @@ func signInPairs(ctx context.Context, cl *client.Client, s backend.ServiceCard) 
 	}
 	return [][2]string{{"sign-in", authWord(st)}}
 }
+
+// withSignInColumn adds each service's sign-in state to the list's rows when any service has
+// one; otherwise the rows stay as they are, so a deck without OAuth services lists as before.
+func withSignInColumn(ctx context.Context, cl *client.Client, list []backend.ServiceCard, rows [][]string) [][]string {
+	words := make([]string, len(list))
+	some := false
+	for i, s := range list {
+		words[i] = "-"
+		if s.Type != backend.ServiceRemote {
+			continue
+		}
+		if st, err := cl.ServiceAuth(ctx, s.ID); err == nil && st.State != backend.OAuthStateNone {
+			words[i], some = string(st.State), true
+		}
+	}
+	if !some {
+		return rows
+	}
+	for i := range rows {
+		rows[i] = append(rows[i], words[i])
+	}
+	return rows
+}

@@ -192,7 +192,11 @@ func (c *conn) request(ctx context.Context, method string, params any) (json.Raw
 			return nil, errors.Join(cerr, err)
 		}
 		if st := rec.get(); st >= 300 {
-			return nil, &httpStatusError{status: st, err: err}
+			se := &httpStatusError{status: st, err: err}
+			if ws := rec.wantScope.Load(); ws != nil {
+				se.wantScope = *ws
+			}
+			return nil, se
 		}
 		if c.local {
 			return nil, c.localFailure(err)
@@ -202,6 +206,9 @@ func (c *conn) request(ctx context.Context, method string, params any) (json.Raw
 	if resp.Error != nil {
 		if resp.Error.Code == codeResultTooLarge && c.cut.take(quote(idText)) {
 			return nil, errResultTooLarge
+		}
+		if ws := rec.wantScope.Load(); ws != nil { // a 403 insufficient_scope with a JSON-RPC body
+			return nil, &httpStatusError{status: rec.get(), err: &rpcError{code: resp.Error.Code, message: resp.Error.Message}, wantScope: *ws}
 		}
 		return nil, &rpcError{code: resp.Error.Code, message: resp.Error.Message}
 	}

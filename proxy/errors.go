@@ -36,6 +36,8 @@ func (e *rpcError) Error() string { return fmt.Sprintf("downstream error %d: %s"
 type httpStatusError struct {
 	status int
 	err    error
+	// wantScope is the scope a 403 insufficient_scope challenge asked for.
+	wantScope string
 }
 
 func (e *httpStatusError) Error() string { return fmt.Sprintf("HTTP %d: %v", e.status, e.err) }
@@ -108,6 +110,9 @@ func describe(name string, err error, ph phase, timeout time.Duration) *backend.
 			WithHint("retry, or raise the service's timeout_seconds if the tool is slow by nature")
 	case errors.Is(err, context.Canceled):
 		return backend.Errorf(backend.CodeDownstreamTimeout, "the request to %s was cancelled", name)
+	case errors.As(err, &status) && status.wantScope != "":
+		return backend.Errorf(backend.CodeDownstreamAuth, "%s needs a sign-in with more scope (HTTP 403 insufficient_scope)", name).
+			WithDetail(backend.DetailRequiredScope, status.wantScope).WithHint(backend.ConnectHint(name))
 	case oauthChallenged(err):
 		return backend.Errorf(backend.CodeDownstreamAuth, "%s needs a person to sign in%s", name, statusSuffix(err)).
 			WithHint(backend.ConnectHint(name))

@@ -178,6 +178,8 @@ func (d debugOnly) WithGroup(g string) slog.Handler       { return debugOnly{d.H
 type statusRecorder struct {
 	code     atomic.Int32
 	tooLarge atomic.Bool
+	// wantScope is the scope a 403 insufficient_scope challenge asked for (step-up).
+	wantScope atomic.Pointer[string]
 }
 
 func (r *statusRecorder) get() int { return int(r.code.Load()) }
@@ -213,6 +215,11 @@ func (s statusTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	rec, _ := req.Context().Value(recorderKey{}).(*statusRecorder)
 	if rec != nil {
 		rec.set(resp.StatusCode)
+		if resp.StatusCode == http.StatusForbidden {
+			if ch := parseChallenge(resp.Header.Values("WWW-Authenticate")); ch.err == "insufficient_scope" && ch.scope != "" {
+				rec.wantScope.CompareAndSwap(nil, &ch.scope)
+			}
+		}
 	}
 	if s.max > 0 {
 		mediaType, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))

@@ -20,7 +20,7 @@ var conformanceClientScenarios = []string{
 	"initialize", "tools_call", "sse-retry",
 	"auth/metadata-default", "auth/metadata-var1", "auth/metadata-var2", "auth/metadata-var3",
 	"auth/scope-from-www-authenticate", "auth/scope-from-scopes-supported", "auth/scope-omitted-when-undefined",
-	"auth/scope-retry-limit",
+	"auth/scope-step-up", "auth/scope-retry-limit",
 	"auth/token-endpoint-auth-basic", "auth/token-endpoint-auth-post", "auth/token-endpoint-auth-none",
 	"auth/pre-registration",
 	"auth/2025-03-26-oauth-metadata-backcompat", "auth/2025-03-26-oauth-endpoint-fallback",

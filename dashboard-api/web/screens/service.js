@@ -1,11 +1,13 @@
 // Service detail: health, check now, the downstream tools with on/off switches, and a form
-// built from a tool's JSON Schema that calls it and shows the result.
+// built from a tool's JSON Schema that calls it and shows the result. A remote service also shows
+// its sign-in state, with Connect (opens the authorization server's consent page) and Disconnect.
 import { get, post, put, seg } from '../api.js';
 import { busy, empty, errorBox, field, fill, h, health, toast, when } from '../ui.js';
 
 export async function serviceScreen(main, ref) {
   const svc = await get('/services/' + seg(ref));
   const healthBox = h('div.panel', { 'aria-labelledby': 'health-title' });
+  const authBox = svc.type === 'local-mcp' ? null : h('section.panel', { 'aria-labelledby': 'auth-title' });
   const toolsBox = h('section', { 'aria-labelledby': 'tools-title' });
   const tryBox = h('section.panel', { 'aria-labelledby': 'try-title' });
   fill(main,
@@ -13,8 +15,10 @@ export async function serviceScreen(main, ref) {
     h('h1', {}, svc.name),
     h('p.muted', {}, h('code', {}, svc.id), ' · ', svc.type === 'local-mcp' ? `local: ${svc.local_command} ${(svc.local_args || []).join(' ')}` : svc.url),
     svc.description ? h('p', {}, svc.description) : null,
-    healthBox, toolsBox, tryBox);
+    healthBox, authBox, toolsBox, tryBox);
   drawHealth(healthBox, svc);
+  // A finished sign-in changes what the service lists: draw the screen again.
+  if (authBox) await loadAuth(authBox, svc, null, () => serviceScreen(main, ref));
   await loadTools(svc, toolsBox, tryBox);
 }
 
@@ -35,6 +39,69 @@ function drawHealth(box, svc) {
     h('p', {}, health(hl), ' · last check ', when(hl.last_checked_at), ' · last success ', when(hl.last_success_at)),
     hl.last_error ? h('div.error', {}, hl.last_error) : null,
     hl.stderr ? [h('h3', {}, 'Standard error (tail, secrets masked)'), h('pre', {}, hl.stderr)] : null);
+}
+
+const authWords = { none: 'Not signed in', connected: 'Connected', needs_sign_in: 'Sign-in needed', error: 'Sign-in failed' };
+const authColours = { none: 'unknown', connected: 'healthy', needs_sign_in: 'auth_required', error: 'unhealthy' };
+
+/**
+ * The service's sign-in state; while a started sign-in waits for its callback, polls until it
+ * ends, then calls done.
+ */
+async function loadAuth(box, svc, link, done) {
+  let st;
+  try {
+    st = await get(`/services/${seg(svc.id)}/auth`);
+  } catch (err) {
+    fill(box, h('h2', { id: 'auth-title' }, 'Sign-in'), errorBox(err));
+    return;
+  }
+  if (!box.isConnected && box.dataset.drawn) return; // the person left the screen
+  box.dataset.drawn = '1';
+  drawAuth(box, svc, st, link, done);
+  if (st.pending) box.dataset.waiting = '1';
+  else if (box.dataset.waiting) { delete box.dataset.waiting; if (done) done(); return; }
+  if (st.pending) setTimeout(() => { if (box.isConnected) loadAuth(box, svc, link, done); }, 1000);
+}
+
+function drawAuth(box, svc, st, link, done) {
+  const state = st.state || 'none';
+  const badge = h('span.health.' + (authColours[state] || 'unknown'), { 'data-auth': state }, authWords[state] || state);
+  const connect = h('button.primary', { type: 'button', onclick: async () => {
+    connect.disabled = true;
+    try {
+      const started = await post(`/services/${seg(svc.id)}/connect`, {});
+      window.open(started.authorization_url, '_blank', 'noopener');
+      toast(`Finish signing in to ${svc.name} in the new window`);
+      box.dataset.waiting = '1'; // the sign-in may finish before the state is first read
+      await loadAuth(box, svc, started.authorization_url, done);
+    } catch (err) {
+      toast(err.message, true);
+      connect.disabled = false;
+    }
+  } }, state === 'connected' ? 'Reconnect' : 'Connect');
+  const disconnect = state === 'none' ? null : h('button', { type: 'button', onclick: async () => {
+    disconnect.disabled = true;
+    try {
+      await post(`/services/${seg(svc.id)}/disconnect`);
+      toast(`Disconnected ${svc.name}`);
+      await loadAuth(box, svc, null, done);
+    } catch (err) {
+      toast(err.message, true);
+      disconnect.disabled = false;
+    }
+  } }, 'Disconnect');
+  const facts = [];
+  if (state === 'connected') {
+    facts.push(h('p', { 'data-auth-facts': '' }, st.expires_at ? ['Expires ', h('time', { datetime: st.expires_at }, new Date(st.expires_at).toLocaleString())] : 'No expiry',
+      ' · scopes ', st.scopes && st.scopes.length ? st.scopes.map((s, i) => [i ? ' ' : '', h('code', {}, s)]) : h('span.muted', {}, 'none')));
+  }
+  fill(box, h('div.row.spread', {}, h('h2', { id: 'auth-title' }, 'Sign-in'), h('div.row', {}, disconnect, connect)),
+    h('p', {}, badge, st.pending ? h('span.muted', {}, ' · waiting for the sign-in to finish')
+      : state === 'none' && (svc.health || {}).status === 'auth_required' ? h('span.muted', {}, ' · the service asks for a sign-in: Connect opens its sign-in page') : null),
+    facts,
+    st.error ? h('div.error', {}, st.error) : null,
+    st.pending && link ? h('p.muted', {}, 'No window opened? ', h('a', { href: link, target: '_blank', rel: 'noopener noreferrer' }, 'Open the sign-in page')) : null);
 }
 
 async function loadTools(svc, box, tryBox) {

@@ -83,11 +83,30 @@ func run(d deck, serverURL string) error {
 				args[p] = "x"
 			}
 		}
-		if _, err := d.do(http.MethodPost, "/api/v1/services/"+name+"/call", map[string]any{"tool_name": tool.Name, "arguments": args}, 200); err != nil {
+		if err := d.call(name, tool.Name, args); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// call calls a tool; when the service refuses for want of scope (a step-up leaves the
+// service's sign-in at needs_sign_in), it signs in again, as the person the error names would,
+// and retries. The deck bounds the step-ups; so does this loop.
+func (d deck) call(name, tool string, args map[string]any) error {
+	for try := 0; ; try++ {
+		body, err := d.do(http.MethodPost, "/api/v1/services/"+name+"/call", map[string]any{"tool_name": tool, "arguments": args}, 200)
+		if err == nil || try == 3 || !strings.Contains(string(body), "DOWNSTREAM_AUTH") {
+			return err
+		}
+		auth, aerr := d.do(http.MethodGet, "/api/v1/services/"+name+"/auth", nil, 200)
+		if aerr != nil || !strings.Contains(string(auth), `"needs_sign_in"`) {
+			return err
+		}
+		if err := d.connect(name); err != nil {
+			return err
+		}
+	}
 }
 
 // connect starts the sign-in and opens the authorization URL, following every redirect as a

@@ -1,0 +1,71 @@
+package backend
+
+import (
+	"context"
+	"sync"
+)
+
+// oauthStates is this replica's copy of its services' sign-in states, for the deck snapshot,
+// which renders without I/O. A service is loaded from the store the first time a snapshot shows
+// it and kept current by every sign-in write made here; a service with no sign-in holds
+// OAuthStateNone, so the store is asked once.
+type oauthStates struct{ m sync.Map } // service id → OAuthState
+
+func (o *oauthStates) note(serviceID string, st OAuthState) {
+	if st == "" {
+		st = OAuthStateNone
+	}
+	o.m.Store(serviceID, st)
+}
+
+// word is the state a snapshot shows: empty for a service without a sign-in (or not loaded).
+func (o *oauthStates) word(serviceID string) OAuthState {
+	v, ok := o.m.Load(serviceID)
+	if !ok || v.(OAuthState) == OAuthStateNone {
+		return ""
+	}
+	return v.(OAuthState)
+}
+
+// loadOAuthStates reads the sign-in state of the remote services not yet known.
+func (s *Service) loadOAuthStates(ctx context.Context, recs []ServiceRecord) {
+	for i := range recs {
+		if recs[i].Type != ServiceRemote {
+			continue
+		}
+		if _, ok := s.oauth.m.Load(recs[i].ID); ok {
+			continue
+		}
+		r, err := s.store.GetOAuth(ctx, recs[i].ID)
+		switch {
+		case isNotFound(err):
+			s.oauth.note(recs[i].ID, OAuthStateNone)
+		case err == nil:
+			s.oauth.note(recs[i].ID, r.State)
+		}
+	}
+}
+
+func (s *Service) putOAuth(ctx context.Context, r *OAuthRecord) error {
+	err := s.store.PutOAuth(ctx, r)
+	if err == nil {
+		s.oauth.note(r.ServiceID, r.State)
+	}
+	return err
+}
+
+func (s *Service) deleteOAuth(ctx context.Context, serviceID string) error {
+	err := s.store.DeleteOAuth(ctx, serviceID)
+	if err == nil {
+		s.oauth.note(serviceID, OAuthStateNone)
+	}
+	return err
+}
+
+func (s *Service) lockOAuth(ctx context.Context, serviceID string, fn func(OAuthRecord) (OAuthRecord, error)) (OAuthRecord, error) {
+	r, err := s.store.LockOAuth(ctx, serviceID, fn)
+	if r.ServiceID != "" {
+		s.oauth.note(serviceID, r.State)
+	}
+	return r, err
+}

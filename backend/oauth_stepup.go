@@ -1,0 +1,89 @@
+package backend
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+)
+
+// DetailRequiredScope is the detail of a DOWNSTREAM_AUTH error naming the scope a service's
+// 403 insufficient_scope challenge asked for.
+const DetailRequiredScope = "required_scope"
+
+// stepUpOAuth handles a service's refusal for want of scope (a 403 insufficient_scope): the
+// sign-in becomes needs_sign_in with the union of the granted and the asked scopes remembered,
+// so the next connect asks for all of them. A service that asks for scope it was already
+// granted, or that asked MaxOAuthStepUps times in a row, is not sent to consent again: the
+// error then says so.
+func (s *Service) stepUpOAuth(ctx context.Context, rec ServiceRecord, err error) error {
+	var e *Error
+	if !errors.As(err, &e) || e.Code != CodeDownstreamAuth || rec.Type != ServiceRemote {
+		return err
+	}
+	asked, _ := e.Details[DetailRequiredScope].(string)
+	if asked == "" {
+		return err
+	}
+	limit := false
+	_, lerr := s.lockOAuth(ctx, rec.ID, func(r OAuthRecord) (OAuthRecord, error) {
+		if r.State != OAuthStateConnected {
+			return r, nil
+		}
+		var prev OAuthPending
+		if len(r.SealedPending) > 0 {
+			if err := s.openJSON(FieldOAuthPending, rec.ID, r.SealedPending, &prev); err != nil {
+				return r, err
+			}
+		}
+		want := slices.Clone(r.Scopes)
+		for _, sc := range strings.Fields(asked) {
+			if !slices.Contains(want, sc) {
+				want = append(want, sc)
+			}
+		}
+		if len(want) == len(r.Scopes) || prev.StepUps >= MaxOAuthStepUps {
+			limit = true
+			return r, nil
+		}
+		sealed, err := s.sealJSON(FieldOAuthPending, rec.ID, OAuthPending{ServiceID: rec.ID, Scopes: want, StepUps: prev.StepUps + 1})
+		if err != nil {
+			return r, err
+		}
+		r.SealedPending, r.State, r.LastError = sealed, OAuthStateNeedsSignIn, "the service asked for more scope"
+		return r, nil
+	})
+	if lerr != nil {
+		s.log.Warn("service step-up could not be recorded", "service_id", rec.ID, "err", AsError(lerr).Message)
+		return err
+	}
+	if limit {
+		c := *e
+		c.Message = "service " + quoteClip(rec.Name) + " still refuses for want of scope after signing in with the scope it asked for"
+		c.Hint = "the service's authorization server does not grant the scope it asks for; an admin checks the service's OAuth settings, then: agent-deck service disconnect " + rec.Name + " and connect again"
+		return &c
+	}
+	return err
+}
+
+// stepUpScopes returns the scopes and step-up count the last sign-in or step-up remembered on r.
+func (s *Service) stepUpScopes(r OAuthRecord) ([]string, int) {
+	if len(r.SealedPending) == 0 {
+		return nil, 0
+	}
+	var p OAuthPending
+	if s.openJSON(FieldOAuthPending, r.ServiceID, r.SealedPending, &p) != nil {
+		return nil, 0
+	}
+	return p.Scopes, p.StepUps
+}
+
+// wantsScope reports whether err is a service's refusal for want of scope.
+func wantsScope(err error) bool {
+	var e *Error
+	if !errors.As(err, &e) {
+		return false
+	}
+	asked, _ := e.Details[DetailRequiredScope].(string)
+	return asked != ""
+}

@@ -1,0 +1,77 @@
+package tests
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/tests/oauthas"
+)
+
+// TestOAuthDashboardConnect: in headless Chromium, a remote service that needs sign-in shows
+// "Not signed in" and that it asks for a sign-in on its screen after a refused call; Connect starts the flow through REST and
+// opens the authorization server's page in a new window, whose consent comes back to the deck's
+// callback; the screen then shows Connected with the expiry and the scopes, calls work, and
+// Disconnect forgets the sign-in. No token reaches the page.
+func TestOAuthDashboardConnect(t *testing.T) {
+	chromiumPath(t)
+	as := newOAuthService(t, oauthas.Options{Scope: "mcp:read"})
+	srv := startFrontDoor(t, nil)
+	f := &dashFlow{srv: srv, b: startDashBrowser(t, srv)}
+	b := f.b
+	if st := f.api(http.MethodPost, "/api/v1/services", map[string]any{"name": "Notes", "type": "mcp", "url": as.MCPURL()}, nil); st != http.StatusCreated {
+		t.Fatalf("creating the service answered %d", st)
+	}
+	call := map[string]any{"tool_name": "echo", "arguments": map[string]any{"text": "hi"}}
+	var res struct {
+		Content []map[string]any `json:"content"`
+	}
+	f.api(http.MethodPost, "/api/v1/services/Notes/call", call, nil) // refused: the service asks for a sign-in
+
+	b.do("opening the dashboard", chromedp.Navigate(srv.URL()+"/signin#code="+dashboardSignInCode(t, srv)))
+	b.waitFor("the collection", `document.querySelector('main h1')?.textContent === 'Collection'`)
+	b.visit("#/services/Notes", "Notes")
+	b.waitFor("the sign-in state", `document.querySelector('[data-auth]')?.dataset.auth === 'none'`)
+	b.waitFor("the state in words", mainHas("Not signed in · the service asks for a sign-in"))
+	b.checkAccessibility("service sign-in needed")
+
+	b.click(`#auth-title + div button.primary`) // Connect
+	b.waitFor("the connected state", `document.querySelector('[data-auth]')?.dataset.auth === 'connected'`)
+	b.waitFor("the scopes", `(document.querySelector('[data-auth-facts]')?.innerText || '').includes('mcp:read')`)
+	b.waitFor("the expiry", `!!document.querySelector('[data-auth-facts] time[datetime]')`)
+	if c := as.Counts(); c.Authorizations != 1 || c.CodeExchanges != 1 {
+		t.Fatalf("the authorization server saw %+v, want one authorization and one code exchange", c)
+	}
+	var st backend.OAuthStatus
+	f.api(http.MethodGet, "/api/v1/services/Notes/auth", nil, &st)
+	if st.State != backend.OAuthStateConnected {
+		t.Fatalf("REST says %+v after the dashboard's Connect", st)
+	}
+	if code := f.api(http.MethodPost, "/api/v1/services/Notes/call", call, &res); code != http.StatusOK || !strings.Contains(toJSONString(res), "echo: hi") {
+		t.Fatalf("call after connecting answered %d %+v", code, res)
+	}
+	b.waitFor("the tools listed after connecting", `!!document.querySelector('tr[data-tool=echo]')`)
+	b.checkAccessibility("service connected")
+	b.screenshot("service-connected")
+	for _, tok := range as.Issued() {
+		if hits, _ := b.responsesContaining(tok); hits > 0 {
+			t.Fatalf("an issued token reached the page in %d responses", hits)
+		}
+	}
+
+	b.click(`#auth-title + div button:not(.primary)`) // Disconnect
+	b.waitFor("the state after disconnecting", `document.querySelector('[data-auth]')?.dataset.auth === 'none'`)
+	if c := as.Counts(); c.Revocations == 0 {
+		t.Errorf("Disconnect revoked nothing: %+v", c)
+	}
+	b.checkNoExceptions()
+}
+
+func toJSONString(v any) string {
+	raw, _ := json.Marshal(v)
+	return string(raw)
+}
