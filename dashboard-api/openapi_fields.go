@@ -74,6 +74,7 @@ var fieldDocs = map[string]string{
 	"more":           "What the page left out and how to get it; absent when nothing is left",
 	"remaining":      "Cards not shown yet",
 	"cursor":         "Pass as cursor to get the next page",
+	"auth":           "Sign-in state of a service that needs OAuth: connected, needs_sign_in or error; absent when it has none",
 
 	"reason":      "Why the proposal was rejected; optional, at most 2000 characters",
 	"ids":         "Feedback signal ids",
