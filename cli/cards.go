@@ -75,6 +75,17 @@ func oneArg(c *cli.Context, what string) (string, error) {
 	return args[0], nil
 }
 
+// refAndClient reads the one argument a command names (what says what it is) and connects to
+// the server: the opening of every command that acts on one card.
+func refAndClient(c *cli.Context, what string) (string, *client.Client, error) {
+	ref, err := oneArg(c, what)
+	if err != nil {
+		return "", nil, err
+	}
+	cl, err := apiClient(c)
+	return ref, cl, err
+}
+
 // positional returns the arguments that are not flags, applying flags that follow them
 // (`deck show dev --json`), which the flag parser leaves unparsed after the first argument.
 func positional(c *cli.Context) ([]string, error) {
@@ -120,11 +131,7 @@ func findFlag(flags []cli.Flag, name string) cli.Flag {
 }
 
 func (k cardKind) showAction(c *cli.Context) error {
-	ref, err := oneArg(c, k.noun+" id or name")
-	if err != nil {
-		return err
-	}
-	cl, err := apiClient(c)
+	ref, cl, err := refAndClient(c, k.noun+" id or name")
 	if err != nil {
 		return err
 	}

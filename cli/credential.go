@@ -103,11 +103,7 @@ func credentialRotateCommand() *cli.Command {
 		Name: "rotate", Usage: "replace a credential's secret (hidden prompt or stdin)", ArgsUsage: "ID-OR-LABEL",
 		Flags: []cli.Flag{jsonFlag},
 		Action: func(c *cli.Context) error {
-			ref, err := oneArg(c, "credential id or label")
-			if err != nil {
-				return err
-			}
-			cl, err := apiClient(c)
+			ref, cl, err := refAndClient(c, "credential id or label")
 			if err != nil {
 				return err
 			}

@@ -30,11 +30,7 @@ func serviceConnectCommand() *cli.Command {
 			jsonFlag,
 		},
 		Action: func(c *cli.Context) error {
-			ref, err := oneArg(c, "service id or name")
-			if err != nil {
-				return err
-			}
-			cl, err := apiClient(c)
+			ref, cl, err := refAndClient(c, "service id or name")
 			if err != nil {
 				return err
 			}
@@ -78,11 +74,7 @@ func serviceDisconnectCommand() *cli.Command {
 	return &cli.Command{
 		Name: "disconnect", Usage: "forget a service's sign-in (revoking its tokens where the server supports it)", ArgsUsage: "NAME",
 		Action: func(c *cli.Context) error {
-			ref, err := oneArg(c, "service id or name")
-			if err != nil {
-				return err
-			}
-			cl, err := apiClient(c)
+			ref, cl, err := refAndClient(c, "service id or name")
 			if err != nil {
 				return err
 			}

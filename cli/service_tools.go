@@ -15,11 +15,7 @@ func serviceToolsCommand() *cli.Command {
 		Name: "tools", Usage: "list a service's downstream tools: enabled, held for approval",
 		ArgsUsage: "NAME", Flags: []cli.Flag{jsonFlag},
 		Action: func(c *cli.Context) error {
-			ref, err := oneArg(c, "service id or name")
-			if err != nil {
-				return err
-			}
-			cl, err := apiClient(c)
+			ref, cl, err := refAndClient(c, "service id or name")
 			if err != nil {
 				return err
 			}
@@ -124,11 +120,7 @@ func serviceCheckCommand() *cli.Command {
 		Name: "check", Usage: "reach a service now and show its health (exit 1 unless healthy)", ArgsUsage: "NAME",
 		Flags: []cli.Flag{jsonFlag},
 		Action: func(c *cli.Context) error {
-			ref, err := oneArg(c, "service id or name")
-			if err != nil {
-				return err
-			}
-			cl, err := apiClient(c)
+			ref, cl, err := refAndClient(c, "service id or name")
 			if err != nil {
 				return err
 			}
