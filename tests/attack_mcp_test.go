@@ -17,5 +17,6 @@ func TestAttacksMCP(t *testing.T) {
 		{"an outage reaches the agent as a generic error without its own message", attackMCPOutageHidden},
 		{"agent decides its own playbook proposal through MCP", attackMCPAcceptOwnProposal},
 		{"agent bound to one deck reaches a service with another deck's credential", attackMCPReachOtherDeckCredential},
+		{"agent erases its calls from the audit trail with a NUL in a tool name", attackAuditNULErasesTrail},
 	})
 }

@@ -221,9 +221,10 @@ func TestAuditToolCalls(t *testing.T) {
 	})
 }
 
-// TestAuditHostileInput: names and arguments the database cannot store as sent (NUL) are kept
-// in a storable form, and never cost the other entries of their batch.
-func TestAuditHostileInput(t *testing.T) {
+// attackAuditNULErasesTrail: names and arguments the database cannot store as sent (NUL) are
+// kept in a storable form, and never cost the other entries of their batch, so an agent cannot
+// erase its own calls from the audit trail.
+func attackAuditNULErasesTrail(t *testing.T) {
 	s := startMCPStack(t, mcpStackOptions{})
 	f := s.seedDeck(t, "dev", startHTTPPeer(t))
 	a := restRequest(t, s.URL, s.AdminToken, "PUT", "/api/v1/decks/dev/audit", map[string]any{"capture_arguments": true})
