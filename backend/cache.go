@@ -34,10 +34,14 @@ type caches struct {
 
 	// pins maps a service id to its tool pins by tool name (service_toolpins.go).
 	pins map[string]map[string]ToolPin
+
+	// oauth is the services' sign-in states the snapshot shows (oauth_state.go): a sign-in
+	// made on another replica arrives as a change of its service and drops the state here.
+	oauth *oauthStates
 }
 
 func newCaches() *caches {
-	c := &caches{}
+	c := &caches{oauth: &oauthStates{}}
 	c.resetLocked()
 	return c
 }
@@ -51,6 +55,7 @@ func (c *caches) resetLocked() {
 	c.decks = map[string]deckEntry{}
 	c.deckRefs = map[string]string{}
 	c.pins = map[string]map[string]ToolPin{}
+	c.oauth.forget("")
 }
 
 // generation returns the stamp a fill must carry; ok is false while caches are bypassed.
@@ -136,6 +141,9 @@ func (c *caches) invalidate(table, id string) {
 	case "service_tool_pins":
 		delete(c.pins, id)
 	case "services", "credentials", "playbooks":
+		if table == "services" {
+			c.oauth.forget(id)
+		}
 		clear(c.services)
 		clear(c.links)
 		clear(c.decks)

@@ -99,7 +99,7 @@ func NewService(store Store, downstream Downstream, sealer Sealer, clock Clock, 
 	// Caching is safe only with every change announced: the feed runs for the Store's
 	// lifetime, and until it listens (or whenever it stops) every read goes to the Store.
 	s.cache = newCaches()
-	s.oauth = &oauthStates{}
+	s.oauth = s.cache.oauth
 	s.store = &invalidatingStore{Store: store, c: s.cache}
 	store.Subscribe(context.Background(), s.cache.apply)
 	return s

@@ -7,8 +7,9 @@ import (
 
 // oauthStates is this replica's copy of its services' sign-in states, for the deck snapshot,
 // which renders without I/O. A service is loaded from the store the first time a snapshot shows
-// it and kept current by every sign-in write made here; a service with no sign-in holds
-// OAuthStateNone, so the store is asked once.
+// it, kept current by every sign-in write made here, and dropped when the change feed reports
+// a change of the service (a sign-in elsewhere); a service with no sign-in holds OAuthStateNone,
+// so the store is asked once per change.
 type oauthStates struct{ m sync.Map } // service id → OAuthState
 
 func (o *oauthStates) note(serviceID string, st OAuthState) {
@@ -16,6 +17,16 @@ func (o *oauthStates) note(serviceID string, st OAuthState) {
 		st = OAuthStateNone
 	}
 	o.m.Store(serviceID, st)
+}
+
+// forget drops a service's state (every state for an empty id), so the next snapshot that
+// shows it reads the store again.
+func (o *oauthStates) forget(serviceID string) {
+	if serviceID == "" {
+		o.m.Clear()
+		return
+	}
+	o.m.Delete(serviceID)
 }
 
 // word is the state a snapshot shows: empty for a service without a sign-in (or not loaded).
