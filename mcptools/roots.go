@@ -118,15 +118,34 @@ func (r *rootsBinder) ask(ctx context.Context, n mcp.JSONRPCNotification) {
 	}()
 }
 
+// rootsAttempt bounds one question: a question that went to a session copy no stream reads is
+// asked again through the session registered then, until rootsTimeout.
+const rootsAttempt = 3 * time.Second
+
+// askRegistered asks the client for its roots through the session mcp-go registered.
+func (r *rootsBinder) askRegistered(ctx context.Context, sessionID string) (*mcp.ListRootsResult, error) {
+	for {
+		cs, err := r.registered(ctx, sessionID)
+		if err != nil {
+			return nil, err
+		}
+		actx, cancel := context.WithTimeout(ctx, rootsAttempt)
+		res, err := r.mcp.RequestRoots(r.mcp.WithContext(actx, cs), mcp.ListRootsRequest{})
+		cancel()
+		if err == nil || ctx.Err() != nil {
+			return res, err
+		}
+		select { // a client that answers with an error is not asked in a tight loop
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
+}
+
 // bind asks for the roots and hands the usable ones to the core.
 func (r *rootsBinder) bind(ctx context.Context, sessionID, why string) {
-	cs, err := r.registered(ctx, sessionID)
-	if err != nil {
-		r.log.DebugContext(ctx, "the client opened no stream to ask its roots on", "session_id", sessionID,
-			"after", why)
-		return
-	}
-	res, err := r.mcp.RequestRoots(r.mcp.WithContext(ctx, cs), mcp.ListRootsRequest{})
+	res, err := r.askRegistered(ctx, sessionID)
 	if err != nil {
 		r.log.DebugContext(ctx, "the client did not list its roots", "session_id", sessionID, "after", why,
 			"error", err)
