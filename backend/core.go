@@ -49,6 +49,10 @@ type Config struct {
 	// ServiceOAuth signs in to remote services that require the MCP authorization flow; nil
 	// turns service sign-in off.
 	ServiceOAuth OAuthFlow
+	// ClientMetadataURL is the https URL of Agent Deck's own Client ID Metadata Document, used
+	// as its client_id at authorization servers that support such documents
+	// (AGENT_DECK_OAUTH_CLIENT_METADATA_URL); empty derives it from an https callback address.
+	ClientMetadataURL string
 }
 
 // DefaultMaxSessionsPerToken is MaxSessionsPerToken when unset.

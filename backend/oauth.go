@@ -81,6 +81,10 @@ type OAuthBegin struct {
 	RedirectURI string
 	Client      ServiceOAuthClient
 	Scopes      []string
+	// ClientMetadataURL is Agent Deck's Client ID Metadata Document (an https URL), used as
+	// the client_id when the authorization server supports such documents and no client is
+	// known; empty registers instead.
+	ClientMetadataURL string
 }
 
 // OAuthFlow is the network side of signing in to a service, implemented by the proxy:

@@ -16,6 +16,47 @@ import (
 // server's own address.
 const OAuthCallbackPath = "/oauth/callback"
 
+// OAuthClientMetadataPath is where the deck server serves its own Client ID Metadata Document.
+const OAuthClientMetadataPath = "/oauth/client-metadata.json"
+
+// ClientMetadata is Agent Deck's Client ID Metadata Document: what an authorization server that
+// supports such documents fetches from the URL Agent Deck gives as its client_id.
+type ClientMetadata struct {
+	ClientID                string   `json:"client_id"`
+	ClientName              string   `json:"client_name"`
+	RedirectURIs            []string `json:"redirect_uris"`
+	GrantTypes              []string `json:"grant_types"`
+	ResponseTypes           []string `json:"response_types"`
+	TokenEndpointAuthMethod string   `json:"token_endpoint_auth_method"`
+}
+
+// ClientMetadataDocument is the document served at OAuthClientMetadataPath of base (the deck
+// server's address as the fetcher reached it): its client_id is the configured URL, else the
+// document's own address.
+func (s *Service) ClientMetadataDocument(base string) ClientMetadata {
+	id := s.cfg.ClientMetadataURL
+	if id == "" {
+		id = base + OAuthClientMetadataPath
+	}
+	return ClientMetadata{ClientID: id, ClientName: "Agent Deck", RedirectURIs: []string{base + OAuthCallbackPath},
+		GrantTypes: []string{"authorization_code", "refresh_token"}, ResponseTypes: []string{"code"}, TokenEndpointAuthMethod: "none"}
+}
+
+// clientMetadataURL is the client_id Agent Deck offers authorization servers that support
+// Client ID Metadata Documents: the configured URL, else the document on the deck server's own
+// address when that address is https. Over plain http there is none: an authorization server
+// could not fetch it, and the draft requires https.
+func (s *Service) clientMetadataURL(redirectURI string) string {
+	if s.cfg.ClientMetadataURL != "" {
+		return s.cfg.ClientMetadataURL
+	}
+	base, ok := strings.CutSuffix(redirectURI, OAuthCallbackPath)
+	if !ok || !strings.HasPrefix(base, "https://") {
+		return ""
+	}
+	return base + OAuthClientMetadataPath
+}
+
 // oauthPendingTTL is how long a started sign-in waits for its callback.
 const oauthPendingTTL = 10 * time.Minute
 
@@ -92,7 +133,8 @@ func (s *Service) ConnectService(ctx context.Context, ref, redirectURI string, i
 		}
 	}
 	wantScopes, stepUps := s.stepUpScopes(prev)
-	p, err := flow.Begin(ctx, OAuthBegin{ServiceID: rec.ID, URL: rec.URL, RedirectURI: redirectURI, Client: client, Scopes: wantScopes})
+	p, err := flow.Begin(ctx, OAuthBegin{ServiceID: rec.ID, URL: rec.URL, RedirectURI: redirectURI, Client: client, Scopes: wantScopes,
+		ClientMetadataURL: s.clientMetadataURL(redirectURI)})
 	if err != nil {
 		s.log.Warn("service sign-in could not start", "service_id", rec.ID, "err", oauthLogErr(err))
 		return OAuthConnect{}, asOAuthError(err, rec.Name)

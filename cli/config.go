@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/url"
 	"os"
 	"path/filepath"
 	"time"
@@ -64,6 +65,8 @@ func serveFlags() []cli.Flag {
 			Value: 200, Usage: "live MCP sessions one token may hold; opening one more expires its least recently used"},
 		&cli.DurationFlag{Name: "oauth-access-ttl", EnvVars: []string{"AGENT_DECK_OAUTH_ACCESS_TTL"},
 			Value: backend.DefaultOAuthAccessTTL, Usage: "access tokens issued to OAuth clients expire after this long (they refresh by themselves)"},
+		&cli.StringFlag{Name: "oauth-client-metadata-url", EnvVars: []string{"AGENT_DECK_OAUTH_CLIENT_METADATA_URL"},
+			Usage: "https URL of Agent Deck's Client ID Metadata Document (served at /oauth/client-metadata.json), its client_id at services' authorization servers that support such documents; default: that path on the server's address when it is https"},
 		&cli.DurationFlag{Name: "local-idle-timeout", EnvVars: []string{"AGENT_DECK_LOCAL_IDLE_TIMEOUT"},
 			Value: 10 * time.Minute, Usage: "idle local MCP servers are stopped after this long"},
 		&cli.IntFlag{Name: "result-cap", EnvVars: []string{"AGENT_DECK_RESULT_CAP"}, Value: 48 * 1024,
@@ -111,12 +114,15 @@ type ServeConfig struct {
 	// OAuthAllowLoopbackHTTPClientIDs accepts http loopback Client ID Metadata Document URLs.
 	// Tests only; there is no flag.
 	OAuthAllowLoopbackHTTPClientIDs bool
-	LocalIdleTimeout                time.Duration
-	ResultCap                       int
-	ResultRetention                 time.Duration
-	ResultHardCap                   int   // bytes; 0 = 32 MiB
-	ResultDirCap                    int64 // bytes; 0 = 1 GiB
-	LogLevel                        string
+	// OAuthClientMetadataURL is the https URL of Agent Deck's own Client ID Metadata Document,
+	// its client_id at services' authorization servers that support such documents.
+	OAuthClientMetadataURL string
+	LocalIdleTimeout       time.Duration
+	ResultCap              int
+	ResultRetention        time.Duration
+	ResultHardCap          int   // bytes; 0 = 32 MiB
+	ResultDirCap           int64 // bytes; 0 = 1 GiB
+	LogLevel               string
 	// LogFormat is text (default) or json.
 	LogFormat          string
 	AllowMetadataHosts bool
@@ -146,29 +152,30 @@ type ServeConfig struct {
 
 func serveConfigFrom(c *cli.Context) ServeConfig {
 	return ServeConfig{
-		Home:                global(c, flagHome),
-		Addr:                c.String("addr"),
-		AllowRemote:         c.Bool("allow-remote"),
-		DatabaseURL:         c.String("database-url"),
-		SecretKey:           os.Getenv("AGENT_DECK_SECRET_KEY"),
-		Profile:             c.String("profile"),
-		DefaultDeck:         c.String("deck"),
-		DefaultWorkspace:    c.String("workspace"),
-		SessionIdleTimeout:  c.Duration("session-idle-timeout"),
-		MaxSessionsPerToken: c.Int("max-sessions-per-token"),
-		OAuthAccessTTL:      c.Duration("oauth-access-ttl"),
-		LocalIdleTimeout:    c.Duration("local-idle-timeout"),
-		ResultCap:           c.Int("result-cap"),
-		ResultRetention:     c.Duration("result-retention"),
-		ResultHardCap:       c.Int("result-hard-cap"),
-		ResultDirCap:        c.Int64("result-dir-cap"),
-		LogLevel:            c.String("log-level"),
-		LogFormat:           c.String("log-format"),
-		AllowMetadataHosts:  c.Bool("allow-metadata-hosts"),
-		AuditRetention:      c.Duration("audit-retention"),
-		StrictPerms:         c.Bool("strict-perms"),
-		AllowOrigins:        c.StringSlice("allow-origin"),
-		Pprof:               c.Bool("pprof"),
+		Home:                   global(c, flagHome),
+		Addr:                   c.String("addr"),
+		AllowRemote:            c.Bool("allow-remote"),
+		DatabaseURL:            c.String("database-url"),
+		SecretKey:              os.Getenv("AGENT_DECK_SECRET_KEY"),
+		Profile:                c.String("profile"),
+		DefaultDeck:            c.String("deck"),
+		DefaultWorkspace:       c.String("workspace"),
+		SessionIdleTimeout:     c.Duration("session-idle-timeout"),
+		MaxSessionsPerToken:    c.Int("max-sessions-per-token"),
+		OAuthAccessTTL:         c.Duration("oauth-access-ttl"),
+		OAuthClientMetadataURL: c.String("oauth-client-metadata-url"),
+		LocalIdleTimeout:       c.Duration("local-idle-timeout"),
+		ResultCap:              c.Int("result-cap"),
+		ResultRetention:        c.Duration("result-retention"),
+		ResultHardCap:          c.Int("result-hard-cap"),
+		ResultDirCap:           c.Int64("result-dir-cap"),
+		LogLevel:               c.String("log-level"),
+		LogFormat:              c.String("log-format"),
+		AllowMetadataHosts:     c.Bool("allow-metadata-hosts"),
+		AuditRetention:         c.Duration("audit-retention"),
+		StrictPerms:            c.Bool("strict-perms"),
+		AllowOrigins:           c.StringSlice("allow-origin"),
+		Pprof:                  c.Bool("pprof"),
 
 		PlaybookFetchRetention: c.Duration("playbook-fetch-retention"),
 	}
@@ -193,6 +200,9 @@ func (c ServeConfig) validate() error {
 	if c.OAuthAccessTTL < 0 {
 		return fmt.Errorf("--oauth-access-ttl %s: expected a positive duration", c.OAuthAccessTTL)
 	}
+	if err := checkClientMetadataURL(c.OAuthClientMetadataURL); err != nil {
+		return err
+	}
 	if _, err := backend.NewOriginPolicy("", c.AllowOrigins); err != nil {
 		return errors.New(backend.AsError(err).Message)
 	}
@@ -215,4 +225,17 @@ func checkListenAddr(addr string, allowRemote bool) error {
 		return nil
 	}
 	return fmt.Errorf("--addr %q is not a loopback address; pass --allow-remote (AGENT_DECK_ALLOW_REMOTE=1) to listen there", addr)
+}
+
+// checkClientMetadataURL accepts an https URL with a path, as the Client ID Metadata Document
+// draft requires of a client_id (an authorization server fetches it); empty is fine.
+func checkClientMetadataURL(raw string) error {
+	if raw == "" {
+		return nil
+	}
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme != "https" || u.Host == "" || u.Path == "" || u.Path == "/" || u.Fragment != "" || u.User != nil {
+		return fmt.Errorf("--oauth-client-metadata-url %q: expected an https URL with a path, such as https://deck.example.com/oauth/client-metadata.json", raw)
+	}
+	return nil
 }

@@ -150,7 +150,8 @@ func Start(ctx context.Context, cfg ServeConfig) (srv *Server, err error) {
 		Redactor:            redactor,
 		OAuth: backend.OAuthConfig{AccessTokenTTL: cfg.OAuthAccessTTL,
 			AllowLoopbackHTTPClientIDs: cfg.OAuthAllowLoopbackHTTPClientIDs},
-		ServiceOAuth: proxy.NewOAuthFlow(),
+		ServiceOAuth:      proxy.NewOAuthFlow(),
+		ClientMetadataURL: cfg.OAuthClientMetadataURL,
 
 		PlaybookFetchRetention: cfg.PlaybookFetchRetention,
 	})

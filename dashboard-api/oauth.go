@@ -23,15 +23,17 @@ func (a *api) oauthRoutes() []route {
 			query: []queryParam{{name: "state", description: "the sign-in's state"}, {name: "code", description: "the authorization code"},
 				{name: "error", description: "the authorization server's refusal"}},
 			serve: a.oauthCallback},
+		noBody(http.MethodGet, backend.OAuthClientMetadataPath, "Agent Deck's own OAuth Client ID Metadata Document, fetched by the authorization servers of services it signs in to",
+			a.clientMetadata).withPublic(),
 	}
 }
 
+func (a *api) clientMetadata(c *gin.Context) (backend.ClientMetadata, error) {
+	return a.svc.ClientMetadataDocument(requestBase(c.Request)), nil
+}
+
 func (a *api) connectService(c *gin.Context, in backend.OAuthConnectInput) (backend.OAuthConnect, error) {
-	scheme := "http"
-	if c.Request.TLS != nil {
-		scheme = "https"
-	}
-	return a.svc.ConnectService(ctx(c), c.Param("service"), scheme+"://"+c.Request.Host+backend.OAuthCallbackPath, in)
+	return a.svc.ConnectService(ctx(c), c.Param("service"), requestBase(c.Request)+backend.OAuthCallbackPath, in)
 }
 
 func (a *api) disconnectService(c *gin.Context) error {

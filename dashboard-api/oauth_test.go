@@ -24,5 +24,11 @@ func oauthSteps(ok, gone []int) []step {
 				t.Errorf("body %s", r.body)
 			}
 		}},
+		{"client metadata document", "GET", "/oauth/client-metadata.json", nil, ok, func(t *testing.T, r response, _ map[string]string) {
+			if !strings.Contains(string(r.body), `/oauth/client-metadata.json","client_name":"Agent Deck"`) ||
+				!strings.Contains(string(r.body), `"token_endpoint_auth_method":"none"`) {
+				t.Errorf("body %s", r.body)
+			}
+		}},
 	}
 }

@@ -60,6 +60,12 @@ func (f OAuthFlow) Begin(ctx context.Context, in backend.OAuthBegin) (backend.OA
 		client.AuthServerMetadata = f.fallbackMetadata(ctx, in.URL)
 	}
 	h := f.handler(in.URL, in.RedirectURI, client, scopes, resp)
+	if client.ID == "" && in.ClientMetadataURL != "" && f.supportsClientMetadata(ctx, h, client) {
+		// A Client ID Metadata Document: the URL is the client_id, the server fetches the
+		// document from it, and nothing is registered. A public client.
+		client.ID, client.Secret, client.AuthMethod = in.ClientMetadataURL, "", "none"
+		h = f.handler(in.URL, in.RedirectURI, client, scopes, resp)
+	}
 	if client.ID == "" {
 		if err := h.RegisterClient(ctx, f.ClientName); err != nil {
 			return backend.OAuthPending{}, oauthErr("register with the authorization server", err)
@@ -170,6 +176,29 @@ func (f OAuthFlow) handlerWith(serviceURL, redirect string, c backend.ServiceOAu
 		h.SetProtectedResourceMetadataURL(c.ResourceMetadata)
 	}
 	return h
+}
+
+// supportsClientMetadata reports whether the service's authorization server says
+// client_id_metadata_document_supported. mcp-go's metadata type leaves that field out, so the
+// server's metadata is read again: from the URL the fallbacks found, else the issuer's RFC 8414
+// and OpenID Connect discovery URLs.
+func (f OAuthFlow) supportsClientMetadata(ctx context.Context, h *transport.OAuthHandler, c backend.ServiceOAuthClient) bool {
+	var cands []string
+	if c.AuthServerMetadata != "" {
+		cands = append(cands, c.AuthServerMetadata)
+	}
+	if md, err := h.GetServerMetadata(ctx); err == nil && md.Issuer != "" {
+		cands = append(cands, authServerMetadataURLs(md.Issuer)...)
+	}
+	for _, u := range cands {
+		var md struct {
+			Supported bool `json:"client_id_metadata_document_supported"`
+		}
+		if f.fetchOK(ctx, u, &md) {
+			return md.Supported
+		}
+	}
+	return false
 }
 
 // sameOrigin reports whether a and b share scheme and host: a resource metadata URL from a

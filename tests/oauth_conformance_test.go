@@ -22,7 +22,7 @@ var conformanceClientScenarios = []string{
 	"auth/scope-from-www-authenticate", "auth/scope-from-scopes-supported", "auth/scope-omitted-when-undefined",
 	"auth/scope-step-up", "auth/scope-retry-limit",
 	"auth/token-endpoint-auth-basic", "auth/token-endpoint-auth-post", "auth/token-endpoint-auth-none",
-	"auth/pre-registration",
+	"auth/pre-registration", "auth/basic-cimd",
 	"auth/2025-03-26-oauth-metadata-backcompat", "auth/2025-03-26-oauth-endpoint-fallback",
 	"auth/resource-mismatch", "auth/offline-access-scope", "auth/offline-access-not-supported", // draft
 }
@@ -40,7 +40,9 @@ func TestConformanceClient(t *testing.T) {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	srv, err := cli.Start(context.Background(), cli.ServeConfig{Home: t.TempDir(), Addr: "127.0.0.1:0",
-		DatabaseURL: pgtest.NewDB(t), Profile: "standard", Logger: slog.New(slog.DiscardHandler)})
+		DatabaseURL: pgtest.NewDB(t), Profile: "standard", Logger: slog.New(slog.DiscardHandler),
+		// The client_id auth/basic-cimd expects: the suite's authorization server does not fetch it.
+		OAuthClientMetadataURL: "https://conformance-test.local/client-metadata.json"})
 	if err != nil {
 		t.Fatalf("cli.Start: %v", err)
 	}

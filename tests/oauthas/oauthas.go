@@ -31,6 +31,11 @@ type Options struct {
 	// RefreshDelay holds each refresh request this long before answering, so that concurrent
 	// refreshes overlap.
 	RefreshDelay time.Duration
+	// ClientIDMetadataDocuments advertises client_id_metadata_document_supported and accepts
+	// an https client_id as a public client whose document lists the redirect URIs given in
+	// ClientMetadataRedirects (the document is not fetched: tests serve none over https).
+	ClientIDMetadataDocuments bool
+	ClientMetadataRedirects   []string
 }
 
 // Server is the running authorization server and protected MCP endpoint (at /mcp).
@@ -114,6 +119,13 @@ func (s *Server) SetTokenTTL(d time.Duration) {
 	s.opts.TokenTTL = d
 }
 
+// SetClientMetadataRedirects changes the redirect URIs a Client ID Metadata Document lists.
+func (s *Server) SetClientMetadataRedirects(uris []string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.opts.ClientMetadataRedirects = uris
+}
+
 // ExpireAccessTokens makes every access token issued so far invalid, as if time had passed.
 func (s *Server) ExpireAccessTokens() {
 	s.mu.Lock()
@@ -154,7 +166,20 @@ func (s *Server) serverMetadata(w http.ResponseWriter, _ *http.Request) {
 		"response_types_supported": []string{"code"}, "code_challenge_methods_supported": []string{"S256"},
 		"grant_types_supported":                 []string{"authorization_code", "refresh_token"},
 		"token_endpoint_auth_methods_supported": []string{"none", "client_secret_basic"},
+		"client_id_metadata_document_supported": s.opts.ClientIDMetadataDocuments,
 	})
+}
+
+// client finds a registered client, or the public client a Client ID Metadata Document URL
+// names; the caller holds mu.
+func (s *Server) client(id string) (client, bool) {
+	if c, ok := s.clients[id]; ok {
+		return c, true
+	}
+	if s.opts.ClientIDMetadataDocuments && strings.HasPrefix(id, "https://") {
+		return client{method: "none", redirects: s.opts.ClientMetadataRedirects}, true
+	}
+	return client{}, false
 }
 
 func (s *Server) register(w http.ResponseWriter, r *http.Request) {
@@ -184,7 +209,7 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.lastAuth = q
-	c, ok := s.clients[q.Get("client_id")]
+	c, ok := s.client(q.Get("client_id"))
 	if !ok || !contains(c.redirects, q.Get("redirect_uri")) {
 		http.Error(w, "unknown client or redirect_uri", http.StatusBadRequest)
 		return
@@ -261,7 +286,7 @@ func (s *Server) authenticate(r *http.Request) (string, bool) {
 		return id, known && c.method == "client_secret_basic" && c.secret == secret
 	}
 	id := r.PostForm.Get("client_id")
-	c, known := s.clients[id]
+	c, known := s.client(id)
 	return id, known && c.method == "none"
 }
 
