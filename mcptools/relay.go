@@ -109,6 +109,7 @@ func (r *sessionRelay) Request(ctx context.Context, method string, params json.R
 		if err != nil {
 			return nil, err
 		}
+		withElicitationDefaults(p.RequestedSchema, res)
 		return json.Marshal(res)
 	case backend.MethodSampling:
 		if !r.wants.Sampling {

@@ -17,7 +17,7 @@ import (
 // conformanceClientScenarios are the suite's client scenarios Agent Deck's downstream client
 // passes; docs/conformance.md has the table of every scenario and its result.
 var conformanceClientScenarios = []string{
-	"initialize", "tools_call", "sse-retry",
+	"initialize", "tools_call", "sse-retry", "elicitation-sep1034-client-defaults",
 	"auth/metadata-default", "auth/metadata-var1", "auth/metadata-var2", "auth/metadata-var3",
 	"auth/scope-from-www-authenticate", "auth/scope-from-scopes-supported", "auth/scope-omitted-when-undefined",
 	"auth/scope-step-up", "auth/scope-retry-limit",
