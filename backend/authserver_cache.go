@@ -27,8 +27,8 @@ func (s *invalidatingStore) IssueOAuthGrant(ctx context.Context, t *TokenRecord,
 }
 
 func (s *invalidatingStore) RotateOAuthRefresh(ctx context.Context, oldHash []byte, at time.Time, accessHash []byte,
-	accessExpires time.Time, next OAuthRefresh) (TokenRecord, error) {
-	rec, err := s.Store.RotateOAuthRefresh(ctx, oldHash, at, accessHash, accessExpires, next)
+	accessExpires time.Time, next OAuthRefresh, scope func(granted Scope) (Scope, error)) (TokenRecord, error) {
+	rec, err := s.Store.RotateOAuthRefresh(ctx, oldHash, at, accessHash, accessExpires, next, scope)
 	if rec.ID != "" {
 		s.changed("tokens", rec.ID)
 	}

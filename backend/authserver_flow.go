@@ -428,7 +428,7 @@ func (s *Service) exchangeCode(ctx context.Context, resource string, req OAuthTo
 			Kind: TokenKindOAuth, ExpiresAt: &exp},
 		Hash: hashToken(access),
 	}
-	r := OAuthRefresh{Hash: hashToken(refresh), CreatedAt: now, ExpiresAt: now.Add(OAuthRefreshTTL)}
+	r := OAuthRefresh{Hash: hashToken(refresh), CreatedAt: now, ExpiresAt: now.Add(OAuthRefreshTTL), Scope: code.Scope}
 	if err := s.store.IssueOAuthGrant(ctx, &rec, code.Hash, r); err != nil {
 		return OAuthTokenResponse{}, storeErr("issuing an oauth grant", err)
 	}
@@ -454,7 +454,11 @@ func (s *Service) refreshGrant(ctx context.Context, req OAuthTokenRequest) (OAut
 	var rec TokenRecord
 	err = Errorf(CodeNotFound, "not a refresh token")
 	if strings.HasPrefix(req.RefreshToken, OAuthRefreshPrefix) && len(req.RefreshToken) == len(OAuthRefreshPrefix)+43 {
-		rec, err = s.store.RotateOAuthRefresh(ctx, hashToken(req.RefreshToken), now, hashToken(access), now.Add(ttl), next)
+		rec, err = s.store.RotateOAuthRefresh(ctx, hashToken(req.RefreshToken), now, hashToken(access), now.Add(ttl), next,
+			func(granted Scope) (Scope, error) { return refreshScope(req.Scope, granted) })
+	}
+	if oe, ok := errors.AsType[*OAuthError](err); ok {
+		return OAuthTokenResponse{}, oe
 	}
 	switch {
 	case ErrorCode(err) == CodeConflict:
@@ -558,4 +562,28 @@ func (s *Service) fetchClientMetadata(ctx context.Context, id string) (OAuthClie
 		name = u.Host
 	}
 	return OAuthClient{ID: id, Name: clip(name, 100), RedirectURIs: doc.RedirectURIs}, nil
+}
+
+// refreshScope is the scope of a refreshed access token: the grant's when the request names
+// none, else the one named, which may narrow the grant (agent to agent:read) but never exceed
+// it (RFC 6749 §6).
+func refreshScope(raw string, granted Scope) (Scope, error) {
+	if strings.TrimSpace(raw) == "" {
+		return granted, nil
+	}
+	want := Scope("")
+	for w := range strings.FieldsSeq(raw) {
+		switch w {
+		case string(ScopeAgent), string(ScopeAgentRead):
+			if want != ScopeAgent {
+				want = Scope(w)
+			}
+		default:
+			return "", oauthErr("invalid_scope", "scope %q is not offered; ask for agent or agent:read", clip(w, 40))
+		}
+	}
+	if want == ScopeAgent && granted != ScopeAgent {
+		return "", oauthErr("invalid_scope", "scope %q exceeds what was granted (%s)", want, granted)
+	}
+	return want, nil
 }

@@ -39,6 +39,9 @@ type OAuthRefresh struct {
 	TokenID   string
 	CreatedAt time.Time
 	ExpiresAt time.Time
+	// Scope is the grant's scope, which every refresh token of the grant keeps; a refresh's
+	// access token may be narrower (RFC 6749 §6).
+	Scope Scope
 }
 
 // AuthServerStore is the storage of the OAuth authorization server.
@@ -53,10 +56,11 @@ type AuthServerStore interface {
 	// IssueOAuthGrant stores a new grant (token row) with its first refresh token and records
 	// it on the code it came from, in one transaction.
 	IssueOAuthGrant(ctx context.Context, t *TokenRecord, codeHash []byte, r OAuthRefresh) error
-	// RotateOAuthRefresh spends refresh token oldHash: the grant's access hash and expiry are
-	// replaced and next becomes its refresh token, in one transaction. A refresh token spent
-	// before revokes the grant and is CONFLICT; an unknown or expired one, or one of a revoked
-	// grant, is NOT_FOUND.
+	// RotateOAuthRefresh spends refresh token oldHash: the grant's access hash, expiry and
+	// scope are replaced and next becomes its refresh token (with the grant's scope), in one
+	// transaction. scope gets the grant's scope and returns the access token's; its error
+	// leaves everything as it was. A refresh token spent before revokes the grant and is
+	// CONFLICT; an unknown or expired one, or one of a revoked grant, is NOT_FOUND.
 	RotateOAuthRefresh(ctx context.Context, oldHash []byte, at time.Time, accessHash []byte,
-		accessExpires time.Time, next OAuthRefresh) (TokenRecord, error)
+		accessExpires time.Time, next OAuthRefresh, scope func(granted Scope) (Scope, error)) (TokenRecord, error)
 }

@@ -85,22 +85,23 @@ func (s *Store) IssueOAuthGrant(ctx context.Context, t *backend.TokenRecord, cod
 }
 
 func (s *Store) insertRefresh(ctx context.Context, r backend.OAuthRefresh) error {
-	_, err := s.db.Exec(ctx, `INSERT INTO oauth_refresh_tokens (hash, token_id, created_at, expires_at)
-		VALUES ($1, $2, $3, $4)`, r.Hash, r.TokenID, r.CreatedAt, r.ExpiresAt)
+	_, err := s.db.Exec(ctx, `INSERT INTO oauth_refresh_tokens (hash, token_id, created_at, expires_at, scope)
+		VALUES ($1, $2, $3, $4, NULLIF($5, ''))`, r.Hash, r.TokenID, r.CreatedAt, r.ExpiresAt, string(r.Scope))
 	return classify("store refresh token", err)
 }
 
 // RotateOAuthRefresh spends a refresh token and rotates its grant.
 func (s *Store) RotateOAuthRefresh(ctx context.Context, oldHash []byte, at time.Time, accessHash []byte,
-	accessExpires time.Time, next backend.OAuthRefresh) (backend.TokenRecord, error) {
+	accessExpires time.Time, next backend.OAuthRefresh, scope func(granted backend.Scope) (backend.Scope, error)) (backend.TokenRecord, error) {
 	var out backend.TokenRecord
 	var reused bool
 	err := s.transact(ctx, func(st *Store) error {
-		var tokenID string
+		var tokenID, granted string
 		var usedAt *time.Time
 		var expires time.Time
-		err := st.db.QueryRow(ctx, `SELECT token_id::text, used_at, expires_at FROM oauth_refresh_tokens
-			WHERE hash = $1 FOR UPDATE`, oldHash).Scan(&tokenID, &usedAt, &expires)
+		err := st.db.QueryRow(ctx, `SELECT r.token_id::text, r.used_at, r.expires_at, COALESCE(r.scope, t.scope)
+			FROM oauth_refresh_tokens r JOIN tokens t ON t.id = r.token_id
+			WHERE r.hash = $1 FOR UPDATE OF r`, oldHash).Scan(&tokenID, &usedAt, &expires, &granted)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return backend.Errorf(backend.CodeNotFound, "refresh token not found")
 		}
@@ -117,18 +118,22 @@ func (s *Store) RotateOAuthRefresh(ctx context.Context, oldHash []byte, at time.
 		if !expires.After(at) {
 			return backend.Errorf(backend.CodeNotFound, "refresh token expired")
 		}
+		access, err := scope(backend.Scope(granted))
+		if err != nil {
+			return err
+		}
 		if _, err := st.db.Exec(ctx, `UPDATE oauth_refresh_tokens SET used_at = $2 WHERE hash = $1`, oldHash, at); err != nil {
 			return classify("rotate refresh token", err)
 		}
-		out, err = scanToken(st.db.QueryRow(ctx, `UPDATE tokens t SET hash = $2, expires_at = $3
-			WHERE t.id = $1 AND t.revoked_at IS NULL AND t.kind = 'oauth' RETURNING `+tokenColumns, tokenID, accessHash, accessExpires))
+		out, err = scanToken(st.db.QueryRow(ctx, `UPDATE tokens t SET hash = $2, expires_at = $3, scope = $4
+			WHERE t.id = $1 AND t.revoked_at IS NULL AND t.kind = 'oauth' RETURNING `+tokenColumns, tokenID, accessHash, accessExpires, string(access)))
 		if errors.Is(err, pgx.ErrNoRows) {
 			return backend.Errorf(backend.CodeNotFound, "the grant was revoked")
 		}
 		if err != nil {
 			return classify("rotate oauth grant", err)
 		}
-		next.TokenID = tokenID
+		next.TokenID, next.Scope = tokenID, backend.Scope(granted)
 		return st.insertRefresh(ctx, next)
 	})
 	if err == nil && reused {

@@ -1,0 +1,4 @@
+-- What an OAuth grant keeps across refreshes. A refresh may ask for a narrower scope than the
+-- grant's (RFC 6749 §6): the access token gets it, while every refresh token of the grant keeps
+-- the scope first granted (NULL: the grant's token row's scope, as before this column).
+ALTER TABLE oauth_refresh_tokens ADD COLUMN scope text;
