@@ -271,6 +271,9 @@ func validChallenge(c string) bool {
 type ConsentInput struct {
 	AuthorizeRequest
 	Approve bool `json:"approve"`
+	// Deck (id or exact name), when set, is the deck the client's MCP sessions start bound to;
+	// empty lets the agent bind itself.
+	Deck string `json:"deck,omitempty"`
 }
 
 // ConsentDecision is where the browser goes next: the client's redirect_uri with a code (or
@@ -298,6 +301,12 @@ func (s *Service) DecideAuthorization(ctx context.Context, base string, in Conse
 		return ConsentDecision{RedirectTo: AuthorizationErrorURL(base, info.RedirectURI, in.State,
 			oauthErr("access_denied", "the person declined the sign-in"))}, nil
 	}
+	var deck Deck
+	if ref := strings.TrimSpace(in.Deck); ref != "" {
+		if deck, err = s.deckByRef(ctx, s.store, ref); err != nil {
+			return ConsentDecision{}, err
+		}
+	}
 	code, err := randomSecret(OAuthCodePrefix)
 	if err != nil {
 		return ConsentDecision{}, err
@@ -305,7 +314,7 @@ func (s *Service) DecideAuthorization(ctx context.Context, base string, in Conse
 	now := s.clock()
 	rec := OAuthCode{Hash: hashToken(code), ClientID: info.ClientID, ClientName: info.ClientName,
 		RedirectURI: info.RedirectURI, Challenge: in.CodeChallenge, Scope: info.Scope, Resource: info.Resource,
-		CreatedAt: now, ExpiresAt: now.Add(OAuthCodeTTL)}
+		CreatedAt: now, ExpiresAt: now.Add(OAuthCodeTTL), DeckID: deck.ID}
 	if err := s.store.CreateOAuthCode(ctx, rec); err != nil {
 		return ConsentDecision{}, storeErr("creating an authorization code", err)
 	}
@@ -425,7 +434,7 @@ func (s *Service) exchangeCode(ctx context.Context, resource string, req OAuthTo
 	exp := now.Add(ttl)
 	rec := TokenRecord{
 		Token: Token{Name: clip("OAuth: "+code.ClientName, 120), Scope: code.Scope, CreatedAt: now,
-			Kind: TokenKindOAuth, ExpiresAt: &exp},
+			Kind: TokenKindOAuth, ExpiresAt: &exp, DeckID: code.DeckID},
 		Hash: hashToken(access),
 	}
 	r := OAuthRefresh{Hash: hashToken(refresh), CreatedAt: now, ExpiresAt: now.Add(OAuthRefreshTTL), Scope: code.Scope}

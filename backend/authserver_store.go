@@ -31,6 +31,8 @@ type OAuthCode struct {
 	ExpiresAt   time.Time
 	UsedAt      *time.Time
 	TokenID     string // the grant this code became, once used
+	// DeckID is the deck chosen at consent, handed to the grant.
+	DeckID string
 }
 
 // OAuthRefresh is a refresh token as stored (its sha256 only), of one grant.

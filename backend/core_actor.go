@@ -17,6 +17,8 @@ type Actor struct {
 	TokenID string
 	Scope   Scope
 	Kind    ActorKind
+	// DeckID is the deck the token's MCP sessions start bound to (an OAuth grant's consent).
+	DeckID string
 }
 
 type actorKey struct{}

@@ -199,6 +199,8 @@ type Token struct {
 	Kind TokenKind `json:"kind"`
 	// ExpiresAt ends a dashboard session; API tokens do not expire.
 	ExpiresAt *time.Time `json:"expires_at,omitempty"`
+	// DeckID is the deck an OAuth grant's MCP sessions start bound to, chosen at consent.
+	DeckID string `json:"deck_id,omitempty"`
 }
 
 // TokenRecord is a token as stored.

@@ -123,15 +123,22 @@ func (s *Service) newSession(ctx context.Context, a Actor, in OpenSessionInput) 
 	now := s.clock()
 	sess := MCPSession{ID: id, WorkspaceRoot: ws, ClientName: clip(printableLine(in.ClientName), 100),
 		Profile: profile, Scope: a.Scope, TokenID: a.TokenID, CreatedAt: now, LastSeenAt: now}
-	d, err := s.preBoundDeck(ctx, in.Deck)
+	d, err := s.preBoundDeck(ctx, in.Deck, a.DeckID)
 	sess.DeckID, sess.DeckName = d.ID, d.Name
 	return sess, err
 }
 
 // preBoundDeck resolves the deck a new session starts on: the one the client asked for, else
 // the configured default; none when neither is set or the default no longer exists.
-func (s *Service) preBoundDeck(ctx context.Context, asked string) (Deck, error) {
+func (s *Service) preBoundDeck(ctx context.Context, asked, tokenDeck string) (Deck, error) {
 	ref, fromDefault := strings.TrimSpace(asked), false
+	if ref == "" && tokenDeck != "" {
+		// The deck chosen when the token was granted (OAuth consent); one deleted since is skipped.
+		d, err := s.deckByRef(ctx, s.store, tokenDeck)
+		if !isNotFound(err) {
+			return d, err
+		}
+	}
 	if ref == "" {
 		ref, fromDefault = strings.TrimSpace(s.cfg.DefaultDeck), true
 	}

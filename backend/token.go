@@ -135,7 +135,7 @@ func (s *Service) authenticate(ctx context.Context, secret string, kind ActorKin
 	if kind != ActorAgent {
 		kind = ActorUser
 	}
-	return Actor{TokenID: rec.ID, Scope: rec.Scope, Kind: kind}, nil
+	return Actor{TokenID: rec.ID, Scope: rec.Scope, Kind: kind, DeckID: rec.DeckID}, nil
 }
 
 // hashToken is what is stored for a token secret.

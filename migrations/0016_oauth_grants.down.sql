@@ -1,1 +1,3 @@
+ALTER TABLE tokens DROP COLUMN IF EXISTS deck_id;
+ALTER TABLE oauth_codes DROP COLUMN IF EXISTS deck_id;
 ALTER TABLE oauth_refresh_tokens DROP COLUMN IF EXISTS scope;

@@ -14,12 +14,12 @@ import (
 // session shares the token row, and one write per request would serialize them on it.
 const touchGranularity = "5 seconds"
 
-const tokenColumns = `t.id::text, t.name, t.scope, t.hash, t.created_at, t.last_used_at, t.revoked_at, t.kind, t.expires_at`
+const tokenColumns = `t.id::text, t.name, t.scope, t.hash, t.created_at, t.last_used_at, t.revoked_at, t.kind, t.expires_at, COALESCE(t.deck_id::text, '')`
 
 func scanToken(row pgx.Row) (backend.TokenRecord, error) {
 	var t backend.TokenRecord
 	var scope, kind string
-	err := row.Scan(&t.ID, &t.Name, &scope, &t.Hash, &t.CreatedAt, &t.LastUsedAt, &t.RevokedAt, &kind, &t.ExpiresAt)
+	err := row.Scan(&t.ID, &t.Name, &scope, &t.Hash, &t.CreatedAt, &t.LastUsedAt, &t.RevokedAt, &kind, &t.ExpiresAt, &t.DeckID)
 	t.Scope = backend.Scope(scope)
 	t.Kind = backend.TokenKind(kind)
 	return t, err
@@ -28,13 +28,13 @@ func scanToken(row pgx.Row) (backend.TokenRecord, error) {
 // CreateToken inserts the token (its sha256 hash only), filling id and created_at when empty.
 func (s *Store) CreateToken(ctx context.Context, t *backend.TokenRecord) error {
 	const q = `
-		INSERT INTO tokens (id, name, scope, hash, created_at, kind, expires_at)
+		INSERT INTO tokens (id, name, scope, hash, created_at, kind, expires_at, deck_id)
 		VALUES (COALESCE($1::uuid, gen_random_uuid()), $2, $3, $4, COALESCE($5::timestamptz, now()),
-			COALESCE(NULLIF($6, ''), 'token'), $7)
+			COALESCE(NULLIF($6, ''), 'token'), $7, NULLIF($8, '')::uuid)
 		RETURNING id::text, created_at, kind`
 	var kind string
 	err := s.db.QueryRow(ctx, q, nullString(asUUID(t.ID)), t.Name, string(t.Scope), t.Hash, nullTime(t.CreatedAt),
-		string(t.Kind), t.ExpiresAt).Scan(&t.ID, &t.CreatedAt, &kind)
+		string(t.Kind), t.ExpiresAt, t.DeckID).Scan(&t.ID, &t.CreatedAt, &kind)
 	t.Kind = backend.TokenKind(kind)
 	return classify("create token", err)
 }
