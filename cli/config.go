@@ -114,15 +114,12 @@ type ServeConfig struct {
 	// OAuthAllowLoopbackHTTPClientIDs accepts http loopback Client ID Metadata Document URLs.
 	// Tests only; there is no flag.
 	OAuthAllowLoopbackHTTPClientIDs bool
-	// OAuthClientMetadataURL is the https URL of Agent Deck's own Client ID Metadata Document,
-	// its client_id at services' authorization servers that support such documents.
-	OAuthClientMetadataURL string
-	LocalIdleTimeout       time.Duration
-	ResultCap              int
-	ResultRetention        time.Duration
-	ResultHardCap          int   // bytes; 0 = 32 MiB
-	ResultDirCap           int64 // bytes; 0 = 1 GiB
-	LogLevel               string
+	LocalIdleTimeout                time.Duration
+	ResultCap                       int
+	ResultRetention                 time.Duration
+	ResultHardCap                   int   // bytes; 0 = 32 MiB
+	ResultDirCap                    int64 // bytes; 0 = 1 GiB
+	LogLevel                        string
 	// LogFormat is text (default) or json.
 	LogFormat          string
 	AllowMetadataHosts bool
@@ -130,6 +127,9 @@ type ServeConfig struct {
 	AuditRetention time.Duration
 	// PlaybookFetchRetention is how long get_playbook fetch events are kept; 0 = 90 days.
 	PlaybookFetchRetention time.Duration
+	// OAuthClientMetadataURL is the https URL of Agent Deck's own Client ID Metadata Document,
+	// its client_id at services' authorization servers that support such documents.
+	OAuthClientMetadataURL string
 
 	// Launcher is the argv prefix local servers are started through (proxy.Options.Launcher).
 	// serve sets it to its own binary; an embedding (tests calling Start) may leave it empty.
@@ -152,32 +152,32 @@ type ServeConfig struct {
 
 func serveConfigFrom(c *cli.Context) ServeConfig {
 	return ServeConfig{
-		Home:                   global(c, flagHome),
-		Addr:                   c.String("addr"),
-		AllowRemote:            c.Bool("allow-remote"),
-		DatabaseURL:            c.String("database-url"),
-		SecretKey:              os.Getenv("AGENT_DECK_SECRET_KEY"),
-		Profile:                c.String("profile"),
-		DefaultDeck:            c.String("deck"),
-		DefaultWorkspace:       c.String("workspace"),
-		SessionIdleTimeout:     c.Duration("session-idle-timeout"),
-		MaxSessionsPerToken:    c.Int("max-sessions-per-token"),
-		OAuthAccessTTL:         c.Duration("oauth-access-ttl"),
-		OAuthClientMetadataURL: c.String("oauth-client-metadata-url"),
-		LocalIdleTimeout:       c.Duration("local-idle-timeout"),
-		ResultCap:              c.Int("result-cap"),
-		ResultRetention:        c.Duration("result-retention"),
-		ResultHardCap:          c.Int("result-hard-cap"),
-		ResultDirCap:           c.Int64("result-dir-cap"),
-		LogLevel:               c.String("log-level"),
-		LogFormat:              c.String("log-format"),
-		AllowMetadataHosts:     c.Bool("allow-metadata-hosts"),
-		AuditRetention:         c.Duration("audit-retention"),
-		StrictPerms:            c.Bool("strict-perms"),
-		AllowOrigins:           c.StringSlice("allow-origin"),
-		Pprof:                  c.Bool("pprof"),
+		Home:                global(c, flagHome),
+		Addr:                c.String("addr"),
+		AllowRemote:         c.Bool("allow-remote"),
+		DatabaseURL:         c.String("database-url"),
+		SecretKey:           os.Getenv("AGENT_DECK_SECRET_KEY"),
+		Profile:             c.String("profile"),
+		DefaultDeck:         c.String("deck"),
+		DefaultWorkspace:    c.String("workspace"),
+		SessionIdleTimeout:  c.Duration("session-idle-timeout"),
+		MaxSessionsPerToken: c.Int("max-sessions-per-token"),
+		OAuthAccessTTL:      c.Duration("oauth-access-ttl"),
+		LocalIdleTimeout:    c.Duration("local-idle-timeout"),
+		ResultCap:           c.Int("result-cap"),
+		ResultRetention:     c.Duration("result-retention"),
+		ResultHardCap:       c.Int("result-hard-cap"),
+		ResultDirCap:        c.Int64("result-dir-cap"),
+		LogLevel:            c.String("log-level"),
+		LogFormat:           c.String("log-format"),
+		AllowMetadataHosts:  c.Bool("allow-metadata-hosts"),
+		AuditRetention:      c.Duration("audit-retention"),
+		StrictPerms:         c.Bool("strict-perms"),
+		AllowOrigins:        c.StringSlice("allow-origin"),
+		Pprof:               c.Bool("pprof"),
 
 		PlaybookFetchRetention: c.Duration("playbook-fetch-retention"),
+		OAuthClientMetadataURL: c.String("oauth-client-metadata-url"),
 	}
 }
 

@@ -150,10 +150,10 @@ func Start(ctx context.Context, cfg ServeConfig) (srv *Server, err error) {
 		Redactor:            redactor,
 		OAuth: backend.OAuthConfig{AccessTokenTTL: cfg.OAuthAccessTTL,
 			AllowLoopbackHTTPClientIDs: cfg.OAuthAllowLoopbackHTTPClientIDs},
-		ServiceOAuth:      proxy.NewOAuthFlow(),
-		ClientMetadataURL: cfg.OAuthClientMetadataURL,
+		ServiceOAuth: proxy.NewOAuthFlow(),
 
 		PlaybookFetchRetention: cfg.PlaybookFetchRetention,
+		ClientMetadataURL:      cfg.OAuthClientMetadataURL,
 	})
 	s.metrics.registry.MustRegister(newStateCollector(s.svc, store, audit, s.log.With("component", "metrics")))
 	if err := s.svc.CheckSecretKey(ctx); err != nil {
