@@ -96,8 +96,10 @@ const (
 )
 
 // BenchmarkMCPProxyOverhead measures, side by side, an echo call made directly to the Go test
-// peer (its own process) and the same call made as call_service_tool through /mcp of the real
-// agent-deck binary (another process), at 1 and 16 concurrent sessions of a Go client. Each deck
+// peer (its own process), the same call through a bare HTTP relay (Go's reverse proxy in its
+// own process, doing nothing else: the floor of any HTTP hop), and the same call made as
+// call_service_tool through /mcp of the real agent-deck binary (another process), at 1 and 16
+// concurrent sessions of a Go client. Each deck
 // row reports what it adds over the direct row of the same concurrency (added-p50-ms,
 // added-p99-ms, and at 16 sessions x-of-direct-calls/s); the latency targets apply to one
 // session, the throughput target to 16.
@@ -106,6 +108,7 @@ func BenchmarkMCPProxyOverhead(b *testing.B) {
 	peer := startHTTPPeer(b)
 	svcID := srv.seedPeerDeck(b, "bench", peer)
 	direct := mcpClients(b, peer, nil, 16)
+	relayed := mcpClients(b, startRelay(b, peer), nil, 16)
 	deck := srv.boundSessions(b, "bench", 16)
 	ctx := context.Background()
 	callDirect := func(c *client.Client) error {
@@ -121,7 +124,7 @@ func BenchmarkMCPProxyOverhead(b *testing.B) {
 			name    string
 			clients []*client.Client
 			op      func(*client.Client) error
-		}{{"direct", direct, callDirect}, {"deck", deck, callDeck}} {
+		}{{"direct", direct, callDirect}, {"relay", relayed, callDirect}, {"deck", deck, callDeck}} {
 			name := fmt.Sprintf("%s/%d-sessions", side.name, k)
 			b.Run(name, func(b *testing.B) {
 				mcpMeasure(b, side.clients[:k], 50, side.op) // warm connections and caches
@@ -132,6 +135,11 @@ func BenchmarkMCPProxyOverhead(b *testing.B) {
 				b.ReportMetric(r.perSec, "calls/s")
 				results[name] = r
 				d, ok := results[fmt.Sprintf("direct/%d-sessions", k)]
+				if side.name == "relay" && ok {
+					// The floor: what the thinnest HTTP hop, doing nothing else, adds.
+					b.ReportMetric(ms(r.p50-d.p50), "added-p50-ms")
+					b.ReportMetric(r.perSec/max(d.perSec, 1), "x-of-direct-calls/s")
+				}
 				if side.name != "deck" || !ok {
 					return
 				}
@@ -153,8 +161,10 @@ func BenchmarkMCPProxyOverhead(b *testing.B) {
 	var sum strings.Builder
 	for _, k := range []int{1, 16} {
 		d, x := results[fmt.Sprintf("direct/%d-sessions", k)], results[fmt.Sprintf("deck/%d-sessions", k)]
-		fmt.Fprintf(&sum, "\n%2d sessions: direct p50 %v p99 %v %.0f calls/s | deck p50 %v p99 %v %.0f calls/s | "+
-			"added p50 %v p99 %v | throughput %.0f%%", k, d.p50, d.p99, d.perSec, x.p50, x.p99, x.perSec,
+		rl := results[fmt.Sprintf("relay/%d-sessions", k)]
+		fmt.Fprintf(&sum, "\n%2d sessions: direct p50 %v p99 %v %.0f calls/s | bare relay p50 %v %.0f calls/s (%.0f%%) | "+
+			"deck p50 %v p99 %v %.0f calls/s | added p50 %v p99 %v | throughput %.0f%%", k, d.p50, d.p99, d.perSec,
+			rl.p50, rl.perSec, 100*rl.perSec/max(d.perSec, 1), x.p50, x.p99, x.perSec,
 			x.p50-d.p50, x.p99-d.p99, 100*x.perSec/max(d.perSec, 1))
 	}
 	b.Log(sum.String())
