@@ -46,13 +46,9 @@ test: test-deps
 test-conformance-client: test-deps
 	$(GO) test -race -count=1 ./tests -run '^TestConformanceClient$$'
 
+## fuzz: each fuzz target for FUZZTIME; fails on a real finding (scripts/fuzz.sh)
 fuzz:
-	@set -e; for target in $$(grep -rl --include='*_test.go' '^func Fuzz' . | xargs -n1 dirname | sort -u); do \
-		for fn in $$(grep -h '^func Fuzz' $$target/*_test.go | sed 's/func \(Fuzz[A-Za-z0-9_]*\).*/\1/'); do \
-			echo "fuzz $$target $$fn ($(FUZZTIME))"; \
-			$(GO) test -run='^$$' -fuzz="^$$fn$$" -fuzztime=$(FUZZTIME) $$target; \
-		done; \
-	done
+	@GO=$(GO) FUZZTIME=$(FUZZTIME) ./scripts/fuzz.sh
 
 fmt:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi

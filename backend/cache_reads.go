@@ -5,7 +5,8 @@ import (
 	"strings"
 )
 
-// deckEntry is a deck with its snapshot views, cached together.
+// deckEntry is a deck with its snapshot views, cached together; views is nil until a snapshot
+// of the deck is asked for (a proxied call needs only the deck).
 type deckEntry struct {
 	deck  Deck
 	views *deckViews
@@ -37,13 +38,14 @@ func (s *Service) deckByRefCached(ctx context.Context, ref string) (Deck, error)
 	d, err := s.deckByRef(ctx, s.store, ref)
 	if err == nil {
 		cachePut(s.cache, deckRefMap, gen, strings.ToLower(strings.TrimSpace(ref)), d.ID)
+		cachePut(s.cache, deckMap, gen, d.ID, deckEntry{deck: d})
 	}
 	return d, err
 }
 
 // deckViews returns what a snapshot of the deck shows, from the cache when it holds it.
 func (s *Service) deckViews(ctx context.Context, d Deck) (*deckViews, error) {
-	if e, ok := cacheGet(s.cache, deckMap, d.ID); ok {
+	if e, ok := cacheGet(s.cache, deckMap, d.ID); ok && e.views != nil {
 		return e.views, nil
 	}
 	gen, _ := s.cache.generation()

@@ -120,8 +120,14 @@ func (f *fastFixture) request(session, body, contentType string) *http.Request {
 // open initializes a session and, with deck set, binds it through the transport.
 func (f *fastFixture) open(t *testing.T, deck string) string {
 	t.Helper()
+	return f.openWith(t, deck, `{}`)
+}
+
+// openWith is open for a client declaring capabilities caps (a JSON object).
+func (f *fastFixture) openWith(t *testing.T, deck, caps string) string {
+	t.Helper()
 	rec := f.post(t, "", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"`+
-		SessionProtocolVersions[0]+`","capabilities":{},"clientInfo":{"name":"parity","version":"1"}}}`)
+		SessionProtocolVersions[0]+`","capabilities":`+caps+`,"clientInfo":{"name":"parity","version":"1"}}}`)
 	id := rec.Header().Get(backend.HeaderMCPSession)
 	if rec.Code != http.StatusOK || id == "" {
 		t.Fatalf("initialize: %d %s", rec.Code, rec.Body)
@@ -144,6 +150,14 @@ func (f *fastFixture) open(t *testing.T, deck string) string {
 func TestPerf2FastPathParity(t *testing.T) {
 	f := newFastFixture(t)
 	bound, unbound := f.open(t, "fast"), f.open(t, "")
+	// Sessions a downstream could talk back to: their proxied calls need the transport.
+	elicits := f.openWith(t, "fast", `{"elicitation":{}}`)
+	samples := f.openWith(t, "fast", `{"sampling":{}}`)
+	logs := f.open(t, "fast")
+	if rec := f.post(t, logs, `{"jsonrpc":"2.0","id":3,"method":"logging/setLevel","params":{"level":"info"}}`); rec.Code != http.StatusOK {
+		t.Fatalf("setLevel: %d %s", rec.Code, rec.Body)
+	}
+	proxied := `{"name":"call_service_tool","arguments":{"serviceId":"peer","toolName":"echo","arguments":{"message":"hi"}}}`
 	call := func(id, params string) string {
 		return `{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":` + params + `}`
 	}
@@ -172,10 +186,15 @@ func TestPerf2FastPathParity(t *testing.T) {
 		{"notification", bound, `{"jsonrpc":"2.0","method":"tools/call","params":` + plain + `}`, "", false, "", false},
 		{"wrong JSON-RPC version", bound, `{"jsonrpc":"1.0","id":15,"method":"tools/call","params":` + plain + `}`, "", false, "", false},
 		{"not JSON content type", bound, call("16", plain), "text/plain", false, "", false},
-		{"proxied call", bound, call("21", `{"name":"call_service_tool","arguments":{"serviceId":"peer","toolName":"echo","arguments":{"message":"hi"}}}`), "", false, "", false},
-		{"proxied call to a service not on the deck", bound, call("22", `{"name":"call_service_tool","arguments":{"serviceId":"nope","toolName":"echo"}}`), "", false, "", false},
-		{"proxied call without a bound deck", unbound, call("23", `{"name":"call_service_tool","arguments":{"serviceId":"peer","toolName":"echo"}}`), "", false, "", false},
-		{"proxied call missing its tool", bound, call("24", `{"name":"call_service_tool","arguments":{"serviceId":"peer"}}`), "", false, "", false},
+		{"proxied call", bound, call("21", proxied), "", false, "", true},
+		{"proxied call to a service not on the deck", bound, call("22", `{"name":"call_service_tool","arguments":{"serviceId":"nope","toolName":"echo"}}`), "", false, "", true},
+		{"proxied call without a bound deck", unbound, call("23", `{"name":"call_service_tool","arguments":{"serviceId":"peer","toolName":"echo"}}`), "", false, "", true},
+		{"proxied call missing its tool", bound, call("24", `{"name":"call_service_tool","arguments":{"serviceId":"peer"}}`), "", false, "", true},
+		{"proxied call asking for progress", bound, call("26", `{"name":"call_service_tool","_meta":{"progressToken":1},"arguments":{"serviceId":"peer","toolName":"echo"}}`), "", false, "", false},
+		{"proxied call of a client that declared elicitation", elicits, call("27", proxied), "", false, "", false},
+		{"proxied call of a client that declared sampling", samples, call("28", proxied), "", false, "", false},
+		{"proxied call of a session that set a log level", logs, call("29", proxied), "", false, "", false},
+		{"get_bound_deck of a client that declared elicitation", elicits, call("30", plain), "", false, "", true},
 		{"other tool", bound, call("17", `{"name":"list_decks"}`), "", false, "", false},
 		{"session the transport has not seen lately", bound, call("18", plain), "", true, "", false},
 		{"loopback host", bound, call("25", plain), "", false, "localhost:4000", true},

@@ -60,6 +60,14 @@ func (r *rootsBinder) track(hooks *server.Hooks) {
 	})
 }
 
+// session returns the session mcp-go registered under id, if any.
+func (r *rootsBinder) session(id string) (server.ClientSession, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	cs, ok := r.live[id]
+	return cs, ok
+}
+
 // registered waits until mcp-go has registered the session. A POST that comes before the
 // client's GET stream is handled on a throwaway copy of the session: a roots question asked
 // through that copy waits on a queue no stream reads, so the question must go through the

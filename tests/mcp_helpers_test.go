@@ -321,8 +321,21 @@ func mcpPeerBinary(t testing.TB) string {
 // variables such as PEER_REQUIRE_AUTHORIZATION.
 func startHTTPPeer(t testing.TB, env ...string) string {
 	t.Helper()
+	return startPeerProcess(t, []string{"-transport", "http"}, env...)
+}
+
+// startRelay starts the test peer as a bare HTTP relay (Go's reverse proxy, nothing else) in
+// front of upstream, and returns the URL to reach upstream through it.
+func startRelay(t testing.TB, upstream string) string {
+	t.Helper()
+	return startPeerProcess(t, []string{"-relay", upstream})
+}
+
+// startPeerProcess runs the test peer with args on a free loopback port and returns its URL.
+func startPeerProcess(t testing.TB, args []string, env ...string) string {
+	t.Helper()
 	urlFile := filepath.Join(t.TempDir(), "url")
-	cmd := exec.Command(mcpPeerBinary(t), "-transport", "http", "-addr", "127.0.0.1:0", "-url-file", urlFile)
+	cmd := exec.Command(mcpPeerBinary(t), append(args, "-addr", "127.0.0.1:0", "-url-file", urlFile)...)
 	cmd.Env = append(os.Environ(), env...)
 	cmd.Stderr = &syncBuffer{}
 	if err := cmd.Start(); err != nil {

@@ -6,6 +6,11 @@
 //	peer -transport stdio
 //	peer -transport http -addr 127.0.0.1:0 [-url-file F]   (prints http://…/mcp)
 //	peer -transport sse  -addr 127.0.0.1:0 [-url-file F]   (prints http://…/sse)
+//	peer -relay URL      -addr 127.0.0.1:0 [-url-file F]   (prints http://…/<URL's path>)
+//
+// With -relay it serves no tools: it is the thinnest possible hop in front of another server,
+// Go's own reverse proxy and nothing else, which the proxy benchmark measures as the floor of
+// what any HTTP hop costs.
 //
 // PEER_REQUIRE_AUTHORIZATION, when set, makes the HTTP transports answer 401 to any request whose
 // Authorization header differs from it. PEER_FAIL_CALLS_ECHOING_HEADERS, when set, makes them
@@ -21,6 +26,8 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"os/signal"
 	"strings"
@@ -36,10 +43,18 @@ func main() {
 	urlFile := flag.String("url-file", "", "write the listen URL to this file instead of stdout")
 	pageSize := flag.Int("page-size", 0, "tools/list page size (0 = one page)")
 	hang := flag.Bool("hang", false, "sleep until killed (used for grandchildren)")
+	relay := flag.String("relay", "", "relay every request to this URL's server (a bare HTTP hop)")
 	flag.Parse()
 
 	if *hang {
 		select {}
+	}
+	if *relay != "" {
+		if err := serveRelay(*relay, *addr, *urlFile); err != nil {
+			fmt.Fprintln(os.Stderr, "peer:", err)
+			os.Exit(1)
+		}
+		return
 	}
 	fmt.Fprintf(os.Stderr, "peer: starting pid=%d transport=%s\n", os.Getpid(), *transport)
 	var opts []server.ServerOption
@@ -96,6 +111,37 @@ func serveHTTP(s *server.MCPServer, transport, addr, urlFile string) error {
 		shut, cancel := context.WithTimeout(context.Background(), time.Second)
 		defer cancel()
 		_ = srv.Shutdown(shut)
+		_ = srv.Close()
+	}()
+	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// serveRelay forwards every request to upstream's server with net/http/httputil's reverse
+// proxy, flushing streamed answers as they come, until SIGTERM/SIGINT.
+func serveRelay(upstream, addr, urlFile string) error {
+	target, err := url.Parse(upstream)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	rp := &httputil.ReverseProxy{
+		Rewrite:       func(r *httputil.ProxyRequest) { r.SetURL(&url.URL{Scheme: target.Scheme, Host: target.Host}) },
+		FlushInterval: -1,
+	}
+	srv := &http.Server{Handler: rp, ReadHeaderTimeout: 10 * time.Second}
+	if err := announce("http://"+ln.Addr().String()+target.Path, urlFile); err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	go func() {
+		<-ctx.Done()
 		_ = srv.Close()
 	}()
 	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
