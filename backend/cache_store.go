@@ -142,3 +142,19 @@ func (s *invalidatingStore) ExpireSessions(ctx context.Context, seenBefore time.
 	}
 	return n, s.after(err, "mcp_sessions", "")
 }
+
+// A service's sign-in is part of the target built for it (its bearer token): a sign-in, a
+// refresh or a disconnect drops the cached targets here at once, so the next call on this
+// replica sends the new token (other replicas learn it from the change feed).
+func (s *invalidatingStore) PutOAuth(ctx context.Context, r *OAuthRecord) error {
+	return s.after(s.Store.PutOAuth(ctx, r), "services", r.ServiceID)
+}
+
+func (s *invalidatingStore) DeleteOAuth(ctx context.Context, serviceID string) error {
+	return s.after(s.Store.DeleteOAuth(ctx, serviceID), "services", serviceID)
+}
+
+func (s *invalidatingStore) LockOAuth(ctx context.Context, serviceID string, fn func(OAuthRecord) (OAuthRecord, error)) (OAuthRecord, error) {
+	r, err := s.Store.LockOAuth(ctx, serviceID, fn)
+	return r, s.after(err, "services", serviceID)
+}

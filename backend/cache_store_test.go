@@ -55,11 +55,6 @@ var unwrappedWrites = map[string]string{
 	"SetSignals":           "feedback signals are not cached",
 	"RecordPlaybookFetch":  "fetch events are not cached",
 	"PrunePlaybookFetches": "fetch events are not cached",
-	// A sign-in's row is announced as its service's change (migration 0013); until then a cached
-	// target keeps a token that still works, refreshed early or renewed on refusal directly.
-	"PutOAuth":    "sign-ins are not cached; the feed drops the service's target",
-	"DeleteOAuth": "sign-ins are not cached; the feed drops the service's target",
-	"LockOAuth":   "sign-ins are not cached; the feed drops the service's target",
 }
 
 // TestInvalidatingStoreWrapsEveryWrite: invalidatingStore embeds Store, so a new write method
