@@ -214,6 +214,9 @@ func (s *Service) FinishOAuth(ctx context.Context, state, code, oauthError strin
 	if err := s.putOAuth(ctx, &r); err != nil {
 		return done, storeErr("storing a sign-in", err)
 	}
+	// Connections and restart backoff from before the sign-in (each connect was refused) must
+	// not hold up the first call that now can succeed.
+	s.forget(svc.ID)
 	return done, nil
 }
 
@@ -246,6 +249,7 @@ func (s *Service) DisconnectService(ctx context.Context, ref string) error {
 	if err := s.deleteOAuth(ctx, rec.ID); err != nil {
 		return storeErr("forgetting a sign-in", err)
 	}
+	s.forget(rec.ID) // no live connection keeps sending the forgotten token
 	return nil
 }
 
