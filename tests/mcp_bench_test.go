@@ -55,14 +55,7 @@ func mcpMeasure(tb testing.TB, clients []*client.Client, n int, op func(*client.
 		}(c)
 	}
 	wg.Wait()
-	wall := time.Since(start)
-	close(errs)
-	for err := range errs {
-		tb.Fatal(err)
-	}
-	slices.Sort(durations)
-	return mcpLatency{p50: percentile(durations, 50), p99: percentile(durations, 99),
-		perSec: float64(n) / wall.Seconds()}
+	return latencies(tb, durations, time.Since(start), errs)
 }
 
 // mcpMeasurePaced runs n calls of op spread over the given clients, each client starting one
@@ -96,14 +89,20 @@ func mcpMeasurePaced(tb testing.TB, clients []*client.Client, n int, every time.
 		}()
 	}
 	wg.Wait()
-	wall := time.Since(start)
+	return latencies(tb, durations, time.Since(start), errs)
+}
+
+// latencies ends a measurement: the first error fails it, else the percentiles of durations
+// and the calls per second over wall.
+func latencies(tb testing.TB, durations []time.Duration, wall time.Duration, errs chan error) mcpLatency {
+	tb.Helper()
 	close(errs)
 	for err := range errs {
 		tb.Fatal(err)
 	}
 	slices.Sort(durations)
 	return mcpLatency{p50: percentile(durations, 50), p99: percentile(durations, 99),
-		perSec: float64(n) / wall.Seconds()}
+		perSec: float64(len(durations)) / wall.Seconds()}
 }
 
 // mcpClients opens k sessions to url with the given headers.

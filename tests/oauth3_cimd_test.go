@@ -9,9 +9,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/agent-deck/agent-deck/backend/postgres/pgtest"
 	"github.com/agent-deck/agent-deck/cli"
 	"github.com/agent-deck/agent-deck/tests/oauthas"
 )
@@ -19,17 +17,7 @@ import (
 // startCIMDDeck starts a deck server with a Client ID Metadata Document URL configured.
 func startCIMDDeck(t *testing.T, docURL string) *cli.Server {
 	t.Helper()
-	srv, err := cli.Start(context.Background(), cli.ServeConfig{Home: t.TempDir(), Addr: "127.0.0.1:0",
-		DatabaseURL: pgtest.NewDB(t), Profile: "standard", Logger: slog.New(slog.DiscardHandler), OAuthClientMetadataURL: docURL})
-	if err != nil {
-		t.Fatalf("cli.Start: %v", err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
-		defer cancel()
-		_ = srv.Close(ctx)
-	})
-	return srv
+	return startFrontDoor(t, func(c *cli.ServeConfig) { c.OAuthClientMetadataURL = docURL })
 }
 
 // oauth3REST sends one REST request with the admin token and decodes a JSON answer into out.

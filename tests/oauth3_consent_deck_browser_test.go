@@ -2,9 +2,7 @@ package tests
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"testing"
 	"time"
@@ -66,23 +64,7 @@ func TestOAuthConsentDeckInBrowser(t *testing.T) {
 			t.Fatalf("create deck %s: %d", name, st)
 		}
 	}
-	landed := make(chan url.Values, 4)
-	cb := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/callback" {
-			landed <- r.URL.Query()
-		}
-		_, _ = w.Write([]byte("signed in"))
-	}))
-	t.Cleanup(cb.Close)
-	redirect := cb.URL + "/callback"
-	status, body := oauthPost(t, srv.URL()+"/oauth/register", "application/json",
-		`{"client_name":"Deck Client","redirect_uris":["`+redirect+`"]}`)
-	if status != http.StatusCreated {
-		t.Fatalf("register: %d %s", status, body)
-	}
-	var reg backend.OAuthClientRegistration
-	must(t, json.Unmarshal(body, &reg))
-	c := &oauthClient{t: t, srv: srv, id: reg.ClientID, redirect: redirect}
+	c, landed := registerLoopbackClient(t, srv, "Deck Client")
 
 	b := startDashBrowser(t, srv)
 	consent := func(deckID string, shot string) (access, refresh string) {

@@ -1,8 +1,6 @@
 package tests
 
 import (
-	"context"
-	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agent-deck/agent-deck/backend/postgres/pgtest"
 	"github.com/agent-deck/agent-deck/cli"
 )
 
@@ -39,17 +36,9 @@ func TestConformanceClient(t *testing.T) {
 	if out, err := exec.Command("go", "build", "-o", bin, "./conformance/client").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	srv, err := cli.Start(context.Background(), cli.ServeConfig{Home: t.TempDir(), Addr: "127.0.0.1:0",
-		DatabaseURL: pgtest.NewDB(t), Profile: "standard", Logger: slog.New(slog.DiscardHandler),
+	srv := startFrontDoor(t, func(c *cli.ServeConfig) {
 		// The client_id auth/basic-cimd expects: the suite's authorization server does not fetch it.
-		OAuthClientMetadataURL: "https://conformance-test.local/client-metadata.json"})
-	if err != nil {
-		t.Fatalf("cli.Start: %v", err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
-		defer cancel()
-		_ = srv.Close(ctx)
+		c.OAuthClientMetadataURL = "https://conformance-test.local/client-metadata.json"
 	})
 	scenarios, survey := conformanceClientScenarios, false
 	if v := os.Getenv("AGENT_DECK_CONFORMANCE_SCENARIOS"); v != "" {

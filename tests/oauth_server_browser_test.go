@@ -11,6 +11,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/cli"
 )
 
 // TestOAuthServerConsentInBrowser: in headless Chromium, a person not yet signed in opens a
@@ -20,23 +21,7 @@ import (
 func TestOAuthServerConsentInBrowser(t *testing.T) {
 	chromiumPath(t)
 	srv := startFrontDoor(t, nil)
-	landed := make(chan url.Values, 4)
-	cb := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/callback" { // not the browser's /favicon.ico
-			landed <- r.URL.Query()
-		}
-		_, _ = w.Write([]byte("signed in; you can close this window"))
-	}))
-	t.Cleanup(cb.Close)
-	redirect := cb.URL + "/callback"
-	status, body := oauthPost(t, srv.URL()+"/oauth/register", "application/json",
-		`{"client_name":"Browser Client","redirect_uris":["`+redirect+`"]}`)
-	if status != http.StatusCreated {
-		t.Fatalf("register: %d %s", status, body)
-	}
-	var reg backend.OAuthClientRegistration
-	must(t, json.Unmarshal(body, &reg))
-	c := &oauthClient{t: t, srv: srv, id: reg.ClientID, redirect: redirect}
+	c, landed := registerLoopbackClient(t, srv, "Browser Client")
 
 	b := startDashBrowser(t, srv)
 	verifier, challenge := pkce()
@@ -46,7 +31,7 @@ func TestOAuthServerConsentInBrowser(t *testing.T) {
 	b.typeInto(`input[name=token]`, srv.AdminToken())
 	b.click(`main form button[type=submit]`)
 	b.waitFor("the consent screen", `document.querySelector('main h1')?.textContent === 'Allow Browser Client to use Agent Deck?'`)
-	for _, want := range []string{redirect, srv.URL() + "/mcp", "agent:read"} {
+	for _, want := range []string{c.redirect, srv.URL() + "/mcp", "agent:read"} {
 		b.waitFor("the consent screen to show "+want, mainHas(want))
 	}
 	b.checkAccessibility("consent")
@@ -77,4 +62,28 @@ func TestOAuthServerConsentInBrowser(t *testing.T) {
 	if strings.Contains(strings.Join(b.bodies, "\n"), srv.AdminToken()) {
 		t.Error("a response the page received carries the admin token")
 	}
+}
+
+// registerLoopbackClient registers an OAuth client named name by dynamic registration, with a
+// loopback callback server standing in for the client's own; each redirect that lands there
+// arrives on the returned channel with its query.
+func registerLoopbackClient(t *testing.T, srv *cli.Server, name string) (*oauthClient, <-chan url.Values) {
+	t.Helper()
+	landed := make(chan url.Values, 4)
+	cb := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/callback" { // not the browser's /favicon.ico
+			landed <- r.URL.Query()
+		}
+		_, _ = w.Write([]byte("signed in; you can close this window"))
+	}))
+	t.Cleanup(cb.Close)
+	redirect := cb.URL + "/callback"
+	status, body := oauthPost(t, srv.URL()+"/oauth/register", "application/json",
+		`{"client_name":"`+name+`","redirect_uris":["`+redirect+`"]}`)
+	if status != http.StatusCreated {
+		t.Fatalf("register: %d %s", status, body)
+	}
+	var reg backend.OAuthClientRegistration
+	must(t, json.Unmarshal(body, &reg))
+	return &oauthClient{t: t, srv: srv, id: reg.ClientID, redirect: redirect}, landed
 }

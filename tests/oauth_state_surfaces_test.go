@@ -1,16 +1,12 @@
 package tests
 
 import (
-	"context"
 	"encoding/json"
-	"log/slog"
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/agent-deck/agent-deck/backend"
-	"github.com/agent-deck/agent-deck/backend/postgres/pgtest"
 	"github.com/agent-deck/agent-deck/cli"
 	"github.com/agent-deck/agent-deck/tests/oauthas"
 )
@@ -89,16 +85,7 @@ func TestOAuthStateInBoundDeck(t *testing.T) {
 func TestOAuthStateInServiceList(t *testing.T) {
 	as := newOAuthService(t, oauthas.Options{Scope: "mcp:read"})
 	home := t.TempDir()
-	srv, err := cli.Start(context.Background(), cli.ServeConfig{Home: home, Addr: "127.0.0.1:0", DatabaseURL: pgtest.NewDB(t),
-		Profile: "standard", Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatalf("cli.Start: %v", err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
-		defer cancel()
-		_ = srv.Close(ctx)
-	})
+	srv := startFrontDoor(t, func(c *cli.ServeConfig) { c.Home = home })
 	runCLI(home, strings.NewReader(""), "service", "add", "notes", as.MCPURL()).wantCode(t, 0)
 	runCLI(home, strings.NewReader(""), "service", "add", "plain", "http://127.0.0.1:9/mcp").wantCode(t, 0)
 	list := func() string {
