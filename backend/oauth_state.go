@@ -7,35 +7,56 @@ import (
 
 // oauthStates is this replica's copy of its services' sign-in states, for the deck snapshot,
 // which renders without I/O. A service is loaded from the store the first time a snapshot shows
-// it, kept current by every sign-in write made here, and dropped when the change feed reports
-// a change of the service (a sign-in elsewhere); a service with no sign-in holds OAuthStateNone,
-// so the store is asked once per change.
-type oauthStates struct{ m sync.Map } // service id → OAuthState
+// it, kept current by every sign-in write made here, and marked stale when the change feed
+// reports a change of the service (a sign-in elsewhere): a stale state is still shown until the
+// next load reads the store, so a snapshot rendered while the feed's notice lands never loses the
+// word. A service with no sign-in holds OAuthStateNone, so the store is asked once per change.
+type oauthStates struct{ m sync.Map } // service id → oauthEntry
+
+type oauthEntry struct {
+	state OAuthState
+	stale bool // the feed reported a change since state was read
+}
 
 func (o *oauthStates) note(serviceID string, st OAuthState) {
 	if st == "" {
 		st = OAuthStateNone
 	}
-	o.m.Store(serviceID, st)
+	o.m.Store(serviceID, oauthEntry{state: st})
 }
 
-// forget drops a service's state (every state for an empty id), so the next snapshot that
-// shows it reads the store again.
+// forget marks a service's state stale (every state for an empty id), so the next load reads
+// the store again; a state noted meanwhile is left as it is.
 func (o *oauthStates) forget(serviceID string) {
+	stale := func(k, v any) bool {
+		e := v.(oauthEntry)
+		if !e.stale {
+			o.m.CompareAndSwap(k, e, oauthEntry{state: e.state, stale: true})
+		}
+		return true
+	}
 	if serviceID == "" {
-		o.m.Clear()
+		o.m.Range(stale)
 		return
 	}
-	o.m.Delete(serviceID)
+	if v, ok := o.m.Load(serviceID); ok {
+		stale(serviceID, v)
+	}
+}
+
+// known reports whether the service's state was read and nothing changed it since.
+func (o *oauthStates) known(serviceID string) bool {
+	v, ok := o.m.Load(serviceID)
+	return ok && !v.(oauthEntry).stale
 }
 
 // word is the state a snapshot shows: empty for a service without a sign-in (or not loaded).
 func (o *oauthStates) word(serviceID string) OAuthState {
 	v, ok := o.m.Load(serviceID)
-	if !ok || v.(OAuthState) == OAuthStateNone {
+	if !ok || v.(oauthEntry).state == OAuthStateNone {
 		return ""
 	}
-	return v.(OAuthState)
+	return v.(oauthEntry).state
 }
 
 // loadOAuthStates reads the sign-in state of the remote services not yet known.
@@ -44,7 +65,7 @@ func (s *Service) loadOAuthStates(ctx context.Context, recs []ServiceRecord) {
 		if recs[i].Type != ServiceRemote {
 			continue
 		}
-		if _, ok := s.oauth.m.Load(recs[i].ID); ok {
+		if s.oauth.known(recs[i].ID) {
 			continue
 		}
 		r, err := s.store.GetOAuth(ctx, recs[i].ID)
