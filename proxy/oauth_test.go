@@ -3,7 +3,6 @@ package proxy_test
 import (
 	"context"
 	"net/http"
-	"net/url"
 	"testing"
 
 	"github.com/agent-deck/agent-deck/backend"
@@ -17,20 +16,11 @@ const testRedirect = "http://127.0.0.1:1110/oauth/callback"
 // state without following it.
 func consent(t *testing.T, authURL string) (code, state string) {
 	t.Helper()
-	c := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	resp, err := c.Get(authURL)
+	code, state, err := oauthas.Consent(authURL)
 	if err != nil {
-		t.Fatalf("authorize: %v", err)
+		t.Fatal(err)
 	}
-	_ = resp.Body.Close()
-	if resp.StatusCode != http.StatusFound {
-		t.Fatalf("authorize answered %d, want a redirect", resp.StatusCode)
-	}
-	loc, err := url.Parse(resp.Header.Get("Location"))
-	if err != nil {
-		t.Fatalf("redirect: %v", err)
-	}
-	return loc.Query().Get("code"), loc.Query().Get("state")
+	return code, state
 }
 
 // TestOAuthFlow: discovery from the 401, registration, PKCE, state, resource and scope choice,

@@ -2,8 +2,6 @@ package tests
 
 import (
 	"context"
-	"net/http"
-	"net/url"
 	"testing"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -29,15 +27,9 @@ func newOAuthService(t *testing.T, opts oauthas.Options) *oauthas.Server {
 // without following it.
 func consentCode(t *testing.T, authURL string) (code, state string) {
 	t.Helper()
-	c := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	resp, err := c.Get(authURL)
+	code, state, err := oauthas.Consent(authURL)
 	if err != nil {
-		t.Fatalf("authorize: %v", err)
+		t.Fatal(err)
 	}
-	_ = resp.Body.Close()
-	loc, err := url.Parse(resp.Header.Get("Location"))
-	if err != nil || resp.StatusCode != http.StatusFound {
-		t.Fatalf("authorize answered %d %q, want a redirect", resp.StatusCode, resp.Header.Get("Location"))
-	}
-	return loc.Query().Get("code"), loc.Query().Get("state")
+	return code, state
 }

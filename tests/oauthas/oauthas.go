@@ -336,3 +336,19 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
+
+// Consent opens an authorization URL as a person's browser would (this server approves at
+// once) and returns the code and state of the redirect back, without following it.
+func Consent(authURL string) (code, state string, err error) {
+	c := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := c.Get(authURL)
+	if err != nil {
+		return "", "", fmt.Errorf("authorize: %w", err)
+	}
+	_ = resp.Body.Close()
+	loc, err := url.Parse(resp.Header.Get("Location"))
+	if err != nil || resp.StatusCode != http.StatusFound {
+		return "", "", fmt.Errorf("authorize answered %d %q, want a redirect", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	return loc.Query().Get("code"), loc.Query().Get("state"), nil
+}
