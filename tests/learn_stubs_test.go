@@ -34,14 +34,7 @@ func TestLearnStubs(t *testing.T) {
 
 	use := func(args ...string) map[string][]string {
 		t.Helper()
-		r := e.run("", append([]string{"use", "--project-dir", proj, "--client", "claude-code", "--client", "cursor", "--json"}, args...)...).wantCode(t, 0)
-		var out struct {
-			Stubs map[string][]string `json:"stubs"`
-		}
-		if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
-			t.Fatalf("use --json: %v\n%s", err, r.stdout)
-		}
-		return out.Stubs
+		return e.useStubs(t, proj, []string{"claude-code", "cursor"}, args...)
 	}
 	rep := use("dev")
 	if len(rep["created"]) != 2 {
@@ -130,4 +123,22 @@ func TestLearnStubs(t *testing.T) {
 			t.Errorf("statusline touched the hand-written file: %q", b)
 		}
 	})
+}
+
+// useStubs runs `use --json` for proj with the given clients and args, and returns its report
+// of the playbook stubs it created, updated, removed and kept.
+func (e *cliEnv) useStubs(t *testing.T, proj string, clients []string, args ...string) map[string][]string {
+	t.Helper()
+	cmd := []string{"use", "--project-dir", proj, "--json"}
+	for _, c := range clients {
+		cmd = append(cmd, "--client", c)
+	}
+	r := e.run("", append(cmd, args...)...).wantCode(t, 0)
+	var out struct {
+		Stubs map[string][]string `json:"stubs"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
+		t.Fatalf("use --json: %v\n%s", err, r.stdout)
+	}
+	return out.Stubs
 }

@@ -1,7 +1,6 @@
 package tests
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -33,14 +32,7 @@ func TestReviewStubsCodexVSCode(t *testing.T) {
 	}
 	use := func(args ...string) map[string][]string {
 		t.Helper()
-		r := e.run("", append([]string{"use", "--project-dir", proj, "--client", "codex", "--client", "vscode", "--json"}, args...)...).wantCode(t, 0)
-		var out struct {
-			Stubs map[string][]string `json:"stubs"`
-		}
-		if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
-			t.Fatalf("use --json: %v\n%s", err, r.stdout)
-		}
-		return out.Stubs
+		return e.useStubs(t, proj, []string{"codex", "vscode"}, args...)
 	}
 	rep := use("dev")
 	if len(rep["created"]) != 2 {
