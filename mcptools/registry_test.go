@@ -212,26 +212,34 @@ func TestToolListGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var pretty bytes.Buffer
-			if err := json.Indent(&pretty, b, "", "  "); err != nil {
-				t.Fatal(err)
-			}
-			pretty.WriteByte('\n')
-			path := filepath.Join("testdata", "tools_"+string(p)+".golden.json")
-			if *update {
-				if err := os.WriteFile(path, pretty.Bytes(), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run go test ./mcptools -update)", err)
-			}
-			if diff := cmp.Diff(string(want), pretty.String()); diff != "" {
-				t.Errorf("tools/list changed (-golden +now); run go test ./mcptools -update if intended:\n%s", diff)
-			}
+			toolsGolden(t, "tools_"+string(p)+".golden.json", b)
 		})
 	}
+}
+
+// toolsGolden compares a tools/list, indented, with testdata/name (go test -update rewrites it)
+// and returns the indented text.
+func toolsGolden(t *testing.T, name string, b []byte) string {
+	t.Helper()
+	var pretty bytes.Buffer
+	if err := json.Indent(&pretty, b, "", "  "); err != nil {
+		t.Fatal(err)
+	}
+	pretty.WriteByte('\n')
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, pretty.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./mcptools -update)", err)
+	}
+	if diff := cmp.Diff(string(want), pretty.String()); diff != "" {
+		t.Errorf("tools/list changed (-golden +now); run go test ./mcptools -update if intended:\n%s", diff)
+	}
+	return pretty.String()
 }
 
 func TestParseProfile(t *testing.T) {

@@ -1,10 +1,6 @@
 package mcptools
 
 import (
-	"bytes"
-	"encoding/json"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -92,26 +88,9 @@ func TestResourceReadOnlyGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var pretty bytes.Buffer
-	if err := json.Indent(&pretty, b, "", "  "); err != nil {
-		t.Fatal(err)
-	}
-	pretty.WriteByte('\n')
-	path := filepath.Join("testdata", "tools_resource_read.golden.json")
-	if *update {
-		if err := os.WriteFile(path, pretty.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./mcptools -update)", err)
-	}
-	if diff := cmp.Diff(string(want), pretty.String()); diff != "" {
-		t.Errorf("tools/list changed (-golden +now); run go test ./mcptools -update if intended:\n%s", diff)
-	}
+	pretty := toolsGolden(t, "tools_resource_read.golden.json", b)
 	for _, w := range []string{"register", "update", "create", "link", "disable_tools"} {
-		if strings.Contains(pretty.String(), w) {
+		if strings.Contains(pretty, w) {
 			t.Errorf("agent:read tools/list offers write action %s", w)
 		}
 	}
