@@ -422,11 +422,7 @@ func (s *Service) exchangeCode(ctx context.Context, resource string, req OAuthTo
 	case !pkceMatches(req.CodeVerifier, code.Challenge):
 		return OAuthTokenResponse{}, oauthErr("invalid_grant", "code_verifier does not match the code_challenge")
 	}
-	access, err := randomSecret(TokenPrefix)
-	if err != nil {
-		return OAuthTokenResponse{}, err
-	}
-	refresh, err := randomSecret(OAuthRefreshPrefix)
+	access, refresh, err := newGrantSecrets()
 	if err != nil {
 		return OAuthTokenResponse{}, err
 	}
@@ -449,11 +445,7 @@ func (s *Service) refreshGrant(ctx context.Context, req OAuthTokenRequest) (OAut
 	if req.RefreshToken == "" {
 		return OAuthTokenResponse{}, oauthErr("invalid_request", "refresh_token is required")
 	}
-	access, err := randomSecret(TokenPrefix)
-	if err != nil {
-		return OAuthTokenResponse{}, err
-	}
-	refresh, err := randomSecret(OAuthRefreshPrefix)
+	access, refresh, err := newGrantSecrets()
 	if err != nil {
 		return OAuthTokenResponse{}, err
 	}
@@ -479,6 +471,17 @@ func (s *Service) refreshGrant(ctx context.Context, req OAuthTokenRequest) (OAut
 	}
 	return OAuthTokenResponse{AccessToken: access, TokenType: "Bearer", ExpiresIn: int64(ttl.Seconds()),
 		RefreshToken: refresh, Scope: string(rec.Scope)}, nil
+}
+
+// newGrantSecrets draws the access and refresh tokens a code or a refresh is exchanged for.
+func newGrantSecrets() (access, refresh string, err error) {
+	if access, err = randomSecret(TokenPrefix); err != nil {
+		return "", "", err
+	}
+	if refresh, err = randomSecret(OAuthRefreshPrefix); err != nil {
+		return "", "", err
+	}
+	return access, refresh, nil
 }
 
 // pkceMatches checks an S256 verifier (RFC 7636 §4.6) in constant time.
