@@ -34,6 +34,7 @@ func TestAttacksOAuth(t *testing.T) {
 		{"authorization request for the admin scope", e.adminScope},
 		{"consent without the CSRF header, or by an agent token", e.consentForgery},
 		{"a code issued to one client is redeemed by another", e.codeOtherClient},
+		{"a refresh asks for a wider scope than the grant's, or one not offered", e.refreshWiderScope},
 	})
 }
 
@@ -221,6 +222,29 @@ func (e *oauthAttackEnv) adminScope(t *testing.T) {
 	_, challenge := pkce()
 	wantRedirectError(t, c, c.authorizeQuery(challenge, func(q url.Values) { q.Set("scope", "admin") }), "invalid_scope")
 	wantRedirectError(t, c, c.authorizeQuery(challenge, func(q url.Values) { q.Set("scope", "agent admin") }), "invalid_scope")
+}
+
+// refreshWiderScope: a refresh may narrow the grant's scope, never widen it (RFC 6749 §6); the
+// refused refresh leaves the refresh token usable, at the grant's own scope.
+func (e *oauthAttackEnv) refreshWiderScope(t *testing.T) {
+	c := newOAuthClient(t, e.srv)
+	verifier, challenge := pkce()
+	code := c.code(c.authorizeQuery(challenge, func(q url.Values) { q.Set("scope", "agent:read") }))
+	status, out := c.token(c.exchangeForm(code, verifier))
+	if status != http.StatusOK {
+		t.Fatalf("exchange: %d %v", status, out)
+	}
+	rt := out["refresh_token"].(string)
+	refresh := func(scope string) (int, map[string]any) {
+		return c.token(url.Values{"grant_type": {"refresh_token"}, "refresh_token": {rt}, "client_id": {c.id}, "scope": {scope}})
+	}
+	for _, scope := range []string{"agent", "admin", "agent:read admin"} {
+		status, out := refresh(scope)
+		wantOAuthError(t, "refresh asking "+scope, status, out, http.StatusBadRequest, "invalid_scope")
+	}
+	if status, out := refresh("agent:read"); status != http.StatusOK || out["scope"] != "agent:read" {
+		t.Fatalf("the refresh token after the refusals: %d %v, want agent:read", status, out)
+	}
 }
 
 func (e *oauthAttackEnv) consentForgery(t *testing.T) {
