@@ -583,16 +583,9 @@ func refreshScope(raw string, granted Scope) (Scope, error) {
 	if strings.TrimSpace(raw) == "" {
 		return granted, nil
 	}
-	want := Scope("")
-	for w := range strings.FieldsSeq(raw) {
-		switch w {
-		case string(ScopeAgent), string(ScopeAgentRead):
-			if want != ScopeAgent {
-				want = Scope(w)
-			}
-		default:
-			return "", oauthErr("invalid_scope", "scope %q is not offered; ask for agent or agent:read", clip(w, 40))
-		}
+	want, err := oauthScope(raw)
+	if err != nil {
+		return "", err
 	}
 	if want == ScopeAgent && granted != ScopeAgent {
 		return "", oauthErr("invalid_scope", "scope %q exceeds what was granted (%s)", want, granted)
