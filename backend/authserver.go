@@ -8,16 +8,6 @@ import "strings"
 // registers (RFC 7591, or a Client ID Metadata Document), and signs in with the authorization
 // code and PKCE S256 after a person allows it on the dashboard's consent screen.
 
-// OAuth endpoint paths, relative to the server's base URL.
-const (
-	OAuthAuthorizePath  = "/oauth/authorize"
-	OAuthTokenPath      = "/oauth/token"
-	OAuthRegisterPath   = "/oauth/register"
-	OAuthResourcePath   = "/mcp"
-	ProtectedResourceMD = "/.well-known/oauth-protected-resource"
-	AuthServerMD        = "/.well-known/oauth-authorization-server"
-)
-
 // OAuthScopes are the scopes an OAuth client may ask for: agent tokens only, never admin.
 var OAuthScopes = []string{string(ScopeAgent), string(ScopeAgentRead)}
 
@@ -75,9 +65,4 @@ func AuthorizationServerMetadata(base string) AuthServerMetadata {
 		ClientIDMetadataDocumentSupported: true,
 		AuthorizationResponseIssParameter: true,
 	}
-}
-
-// ResourceMetadataURL is the URL a 401 from /mcp names in WWW-Authenticate.
-func ResourceMetadataURL(base string) string {
-	return strings.TrimRight(base, "/") + ProtectedResourceMD + OAuthResourcePath
 }

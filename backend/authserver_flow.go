@@ -9,12 +9,48 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
 	"slices"
 	"strings"
+	"time"
 )
+
+// AuthServer is Agent Deck's own OAuth authorization server: client registration, the
+// authorization request and consent, and the token endpoint. Its grants are ordinary tokens.
+type AuthServer struct {
+	store AuthStore
+	decks DeckFinder
+	clock Clock
+	log   *slog.Logger
+	cfg   OAuthConfig
+}
+
+// AuthStore is what the authorization server reads and writes: its clients, codes and grants,
+// and token revocation for a code presented twice.
+type AuthStore interface {
+	AuthServerStore
+	RevokeToken(ctx context.Context, id string, at time.Time) error
+}
+
+// DeckFinder finds the deck a person picks on the consent screen, by id or exact name.
+type DeckFinder interface {
+	FindDeck(ctx context.Context, ref string) (Deck, error)
+}
+
+// NewAuthServer wires the authorization server. store should be one whose writes keep the
+// token cache current (the hub's).
+func NewAuthServer(store AuthStore, decks DeckFinder, clock Clock, log *slog.Logger, cfg OAuthConfig) *AuthServer {
+	if clock == nil {
+		clock = time.Now
+	}
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &AuthServer{store: store, decks: decks, clock: clock, log: log, cfg: cfg.withDefaults()}
+}
 
 // OAuthError is a refusal in the shape the OAuth RFCs name: an error code such as
 // invalid_grant and a description for the developer. Redirect tells the authorization endpoint
@@ -77,7 +113,7 @@ type OAuthClientRegistration struct {
 // RegisterOAuthClient registers a public client (no secret; PKCE protects its codes). Anyone
 // may register: a registration grants nothing until a person allows it on the consent screen.
 // Redirect URIs must be loopback (RFC 8252 §7.3), so a code can only go back to this machine.
-func (s *Service) RegisterOAuthClient(ctx context.Context, in OAuthClientInput) (OAuthClientRegistration, error) {
+func (s *AuthServer) RegisterOAuthClient(ctx context.Context, in OAuthClientInput) (OAuthClientRegistration, error) {
 	if len(in.RedirectURIs) == 0 || len(in.RedirectURIs) > 10 {
 		return OAuthClientRegistration{}, oauthErr("invalid_redirect_uri", "redirect_uris must list 1 to 10 loopback URIs")
 	}
@@ -196,7 +232,7 @@ type ConsentInfo struct {
 // CheckAuthorization validates an authorization request for the server at base. An error whose
 // Redirect is false (unknown client, bad redirect_uri) must not redirect: it is shown to the
 // person; any other goes back to the client's redirect_uri.
-func (s *Service) CheckAuthorization(ctx context.Context, base string, req AuthorizeRequest) (ConsentInfo, error) {
+func (s *AuthServer) CheckAuthorization(ctx context.Context, base string, req AuthorizeRequest) (ConsentInfo, error) {
 	if strings.TrimSpace(req.ClientID) == "" {
 		return ConsentInfo{}, oauthErr("invalid_request", "client_id is required")
 	}
@@ -284,7 +320,7 @@ type ConsentDecision struct {
 
 // DecideAuthorization records the person's answer. Admin only (the dashboard session, or an
 // admin token on the sign-in page): consent hands an agent token to a program.
-func (s *Service) DecideAuthorization(ctx context.Context, base string, in ConsentInput) (ConsentDecision, error) {
+func (s *AuthServer) DecideAuthorization(ctx context.Context, base string, in ConsentInput) (ConsentDecision, error) {
 	if _, err := requireAdmin(ctx, "allow OAuth clients"); err != nil {
 		return ConsentDecision{}, err
 	}
@@ -303,7 +339,7 @@ func (s *Service) DecideAuthorization(ctx context.Context, base string, in Conse
 	}
 	var deck Deck
 	if ref := strings.TrimSpace(in.Deck); ref != "" {
-		if deck, err = s.deckByRef(ctx, s.store, ref); err != nil {
+		if deck, err = s.decks.FindDeck(ctx, ref); err != nil {
 			return ConsentDecision{}, err
 		}
 	}
@@ -367,7 +403,7 @@ type OAuthTokenResponse struct {
 
 // ExchangeOAuthToken answers the token endpoint: a code (with its PKCE verifier) or a refresh
 // token becomes an access token for this server's /mcp and a new refresh token.
-func (s *Service) ExchangeOAuthToken(ctx context.Context, base string, req OAuthTokenRequest) (OAuthTokenResponse, error) {
+func (s *AuthServer) ExchangeOAuthToken(ctx context.Context, base string, req OAuthTokenRequest) (OAuthTokenResponse, error) {
 	resource := strings.TrimRight(base, "/") + OAuthResourcePath
 	if req.Resource != "" && req.Resource != resource {
 		return OAuthTokenResponse{}, oauthErr("invalid_target", "this server issues tokens for %s only", resource)
@@ -383,7 +419,7 @@ func (s *Service) ExchangeOAuthToken(ctx context.Context, base string, req OAuth
 	return OAuthTokenResponse{}, oauthErr("unsupported_grant_type", "grant_type must be authorization_code or refresh_token")
 }
 
-func (s *Service) exchangeCode(ctx context.Context, resource string, req OAuthTokenRequest) (OAuthTokenResponse, error) {
+func (s *AuthServer) exchangeCode(ctx context.Context, resource string, req OAuthTokenRequest) (OAuthTokenResponse, error) {
 	switch {
 	case req.Code == "":
 		return OAuthTokenResponse{}, oauthErr("invalid_request", "code is required")
@@ -426,7 +462,7 @@ func (s *Service) exchangeCode(ctx context.Context, resource string, req OAuthTo
 	if err != nil {
 		return OAuthTokenResponse{}, err
 	}
-	ttl := s.cfg.OAuth.AccessTokenTTL
+	ttl := s.cfg.AccessTokenTTL
 	exp := now.Add(ttl)
 	rec := TokenRecord{
 		Token: Token{Name: clip("OAuth: "+code.ClientName, 120), Scope: code.Scope, CreatedAt: now,
@@ -441,7 +477,7 @@ func (s *Service) exchangeCode(ctx context.Context, resource string, req OAuthTo
 		RefreshToken: refresh, Scope: string(code.Scope)}, nil
 }
 
-func (s *Service) refreshGrant(ctx context.Context, req OAuthTokenRequest) (OAuthTokenResponse, error) {
+func (s *AuthServer) refreshGrant(ctx context.Context, req OAuthTokenRequest) (OAuthTokenResponse, error) {
 	if req.RefreshToken == "" {
 		return OAuthTokenResponse{}, oauthErr("invalid_request", "refresh_token is required")
 	}
@@ -450,7 +486,7 @@ func (s *Service) refreshGrant(ctx context.Context, req OAuthTokenRequest) (OAut
 		return OAuthTokenResponse{}, err
 	}
 	now := s.clock()
-	ttl := s.cfg.OAuth.AccessTokenTTL
+	ttl := s.cfg.AccessTokenTTL
 	next := OAuthRefresh{Hash: hashToken(refresh), CreatedAt: now, ExpiresAt: now.Add(OAuthRefreshTTL)}
 	var rec TokenRecord
 	err = Errorf(CodeNotFound, "not a refresh token")
@@ -501,7 +537,7 @@ func isURLClientID(id string) bool {
 
 // oauthClient finds a client: a registered one, or one whose id is the URL of its metadata
 // document, fetched now (draft-ietf-oauth-client-id-metadata-document).
-func (s *Service) oauthClient(ctx context.Context, id string) (OAuthClient, error) {
+func (s *AuthServer) oauthClient(ctx context.Context, id string) (OAuthClient, error) {
 	if !isURLClientID(id) {
 		c, err := s.store.GetOAuthClient(ctx, clip(id, 200))
 		if isNotFound(err) {
@@ -515,13 +551,13 @@ func (s *Service) oauthClient(ctx context.Context, id string) (OAuthClient, erro
 	return s.fetchClientMetadata(ctx, id)
 }
 
-func (s *Service) fetchClientMetadata(ctx context.Context, id string) (OAuthClient, error) {
+func (s *AuthServer) fetchClientMetadata(ctx context.Context, id string) (OAuthClient, error) {
 	u, err := url.Parse(id)
 	bad := err != nil || u.Host == "" || u.User != nil || u.Fragment != "" || u.Path == "" || u.Path == "/" || len(id) > 2000
 	if !bad {
 		switch {
 		case u.Scheme == "https":
-		case u.Scheme == "http" && s.cfg.OAuth.AllowLoopbackHTTPClientIDs && isLoopbackHost(u.Hostname()):
+		case u.Scheme == "http" && s.cfg.AllowLoopbackHTTPClientIDs && isLoopbackHost(u.Hostname()):
 		default:
 			bad = true
 		}
@@ -534,7 +570,7 @@ func (s *Service) fetchClientMetadata(ctx context.Context, id string) (OAuthClie
 		return OAuthClient{}, oauthErr("invalid_client", "the client_id URL cannot be fetched")
 	}
 	req.Header.Set("Accept", "application/json")
-	resp, err := s.cfg.OAuth.HTTPClient.Do(req)
+	resp, err := s.cfg.HTTPClient.Do(req)
 	if err != nil {
 		return OAuthClient{}, oauthErr("invalid_client", "the client's metadata document could not be fetched")
 	}

@@ -183,3 +183,27 @@ func checkBundleUnique(b Bundle) error {
 	}
 	return nil
 }
+
+func parseDeckSettings(path string, v any) (BundleDeckServiceSettings, error) {
+	m, err := jobj(path, v, "service", "allow_tools", "deny_tools", "credential_id")
+	if err != nil {
+		return BundleDeckServiceSettings{}, err
+	}
+	var st BundleDeckServiceSettings
+	if st.Service, err = jstr(path, m, "service", true); err != nil {
+		return st, err
+	}
+	if st.AllowTools, err = jstrs(path, m, "allow_tools"); err != nil {
+		return st, err
+	}
+	if st.DenyTools, err = jstrs(path, m, "deny_tools"); err != nil {
+		return st, err
+	}
+	if st.CredentialID, err = jstr(path, m, "credential_id", false); err != nil {
+		return st, err
+	}
+	if len(st.AllowTools) > 0 && len(st.DenyTools) > 0 {
+		return st, bundleError(path, "allow_tools and deny_tools cannot both be set")
+	}
+	return st, nil
+}

@@ -5,15 +5,6 @@ import (
 	"slices"
 )
 
-// BundleDeckServiceSettings is a deck's rules for one service it links (deck_service_settings.go),
-// as a bundle carries them: the service and credential by their bundle ids.
-type BundleDeckServiceSettings struct {
-	Service      string   `json:"service"`
-	AllowTools   []string `json:"allow_tools,omitempty"`
-	DenyTools    []string `json:"deny_tools,omitempty"`
-	CredentialID string   `json:"credential_id,omitempty"`
-}
-
 // exportDeckSettings lists the rules of a deck's service links, and keeps the credentials they
 // choose in a one-deck export.
 func exportDeckSettings(links []CardLink, keep map[string]bool) []BundleDeckServiceSettings {
@@ -30,30 +21,6 @@ func exportDeckSettings(links []CardLink, keep map[string]bool) []BundleDeckServ
 		}
 	}
 	return out
-}
-
-func parseDeckSettings(path string, v any) (BundleDeckServiceSettings, error) {
-	m, err := jobj(path, v, "service", "allow_tools", "deny_tools", "credential_id")
-	if err != nil {
-		return BundleDeckServiceSettings{}, err
-	}
-	var st BundleDeckServiceSettings
-	if st.Service, err = jstr(path, m, "service", true); err != nil {
-		return st, err
-	}
-	if st.AllowTools, err = jstrs(path, m, "allow_tools"); err != nil {
-		return st, err
-	}
-	if st.DenyTools, err = jstrs(path, m, "deny_tools"); err != nil {
-		return st, err
-	}
-	if st.CredentialID, err = jstr(path, m, "credential_id", false); err != nil {
-		return st, err
-	}
-	if len(st.AllowTools) > 0 && len(st.DenyTools) > 0 {
-		return st, bundleError(path, "allow_tools and deny_tools cannot both be set")
-	}
-	return st, nil
 }
 
 // importDeckSettings stores a new deck's rules; the service must be on the deck. A credential

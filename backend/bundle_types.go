@@ -110,3 +110,12 @@ func cardSection(t CardType) string {
 	}
 	return reportPlaybooks
 }
+
+// BundleDeckServiceSettings is a deck's rules for one service it links (deck_service_settings.go),
+// as a bundle carries them: the service and credential by their bundle ids.
+type BundleDeckServiceSettings struct {
+	Service      string   `json:"service"`
+	AllowTools   []string `json:"allow_tools,omitempty"`
+	DenyTools    []string `json:"deny_tools,omitempty"`
+	CredentialID string   `json:"credential_id,omitempty"`
+}

@@ -6,21 +6,6 @@ import (
 	"time"
 )
 
-// Clock lets tests control time; the real one is time.Now.
-type Clock func() time.Time
-
-// Sealer encrypts and decrypts secrets at rest (AES-256-GCM, see NewSealer). aad is the
-// associated data a value is bound to (SealedField.AAD): Open with any other aad fails.
-type Sealer interface {
-	Seal(plaintext, aad []byte) ([]byte, error)
-	Open(sealed, aad []byte) ([]byte, error)
-	// OpenUnbound reads the format used before values were bound to their row; only the
-	// start-up re-encryption (CheckSecretKey) calls it.
-	OpenUnbound(sealed []byte) ([]byte, error)
-	// Fingerprint identifies the key without revealing it (truncated HMAC-SHA256).
-	Fingerprint() []byte
-}
-
 // Config holds the knobs of the core, built once by the composition root.
 type Config struct {
 	// SessionIdleTimeout is how long an MCP session lives without traffic (default 24 h).
@@ -44,8 +29,6 @@ type Config struct {
 	PlaybookFetchRetention time.Duration
 	// ToolCalls receives every proxied tool call (audit trail, metrics); nil records nothing.
 	ToolCalls ToolCallRecorder
-	// OAuth configures Agent Deck as an OAuth authorization server for its MCP clients.
-	OAuth OAuthConfig
 	// ServiceOAuth signs in to remote services that require the MCP authorization flow; nil
 	// turns service sign-in off.
 	ServiceOAuth OAuthFlow
@@ -97,7 +80,6 @@ func NewService(store Store, downstream Downstream, sealer Sealer, clock Clock, 
 	if cfg.DefaultServiceTimeout <= 0 {
 		cfg.DefaultServiceTimeout = 60 * time.Second
 	}
-	cfg.OAuth = cfg.OAuth.withDefaults()
 	s := &Service{store: store, downstream: downstream, sealer: sealer, clock: clock, log: log, cfg: cfg,
 		hashes: newHashMemo()}
 	// Caching is safe only with every change announced: the feed runs for the Store's
@@ -107,6 +89,15 @@ func NewService(store Store, downstream Downstream, sealer Sealer, clock Clock, 
 	s.store = &invalidatingStore{Store: store, c: s.cache}
 	store.Subscribe(context.Background(), s.cache.apply)
 	return s
+}
+
+// Store is the hub's store: its writes keep this replica's caches current, so a component that
+// writes beside the hub (the OAuth authorization server) goes through it.
+func (s *Service) Store() Store { return s.store }
+
+// FindDeck finds a deck by id or exact name.
+func (s *Service) FindDeck(ctx context.Context, ref string) (Deck, error) {
+	return s.deckByRef(ctx, s.store, ref)
 }
 
 // withStore returns a copy of the service whose store is tx, so use cases compose inside one

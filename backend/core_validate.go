@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -211,4 +213,46 @@ func orEmpty[T any](s []T) []T {
 		return []T{}
 	}
 	return s
+}
+
+func quoteClip(s string) string { return `"` + clip(s, 100) + `"` }
+
+func quoteNames(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = strconv.Quote(clip(n, 60))
+	}
+	return strings.Join(q, ", ")
+}
+
+func notIn(names, known []string) []string {
+	var out []string
+	for _, n := range names {
+		if !slices.Contains(known, n) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// isUUIDText reports whether id has the 8-4-4-4-12 hex shape of the ids sessions get, so
+// garbage never reaches the database.
+func isUUIDText(id string) bool {
+	if len(id) != 36 {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		switch i {
+		case 8, 13, 18, 23:
+			if c != '-' {
+				return false
+			}
+		default:
+			if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+				return false
+			}
+		}
+	}
+	return true
 }

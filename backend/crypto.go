@@ -7,7 +7,6 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -169,85 +168,4 @@ func GenerateKey() ([]byte, error) {
 // EncodeKey is the text form of a key, as written to the key file and read by DecodeKey.
 func EncodeKey(key []byte) string {
 	return base64.StdEncoding.EncodeToString(key)
-}
-
-// SealedField names one sealed column. With a row id it is the associated data of the column's
-// values ("credentials/<id>/secret"), so a value copied to another row or column does not open.
-// A new sealed column gets a field here, a case in the Store's SealedValue mapping, and seals
-// through Service.seal with its AAD.
-type SealedField struct {
-	Table  string
-	Column string
-}
-
-// The sealed columns.
-var (
-	FieldCredentialSecret = SealedField{Table: "credentials", Column: "secret"}
-	FieldServiceHeaders   = SealedField{Table: "services", Column: "headers"}
-	FieldServiceEnv       = SealedField{Table: "services", Column: "local_env"}
-	// FieldServiceURLUserinfo is the user:password@ taken out of a service URL.
-	FieldServiceURLUserinfo = SealedField{Table: "services", Column: "url_userinfo"}
-)
-
-// AAD is the associated data of this field's value in row id.
-func (f SealedField) AAD(id string) []byte {
-	return []byte(f.Table + "/" + id + "/" + f.Column)
-}
-
-// sealMap seals a string map as JSON for field f of row id; an empty map seals to nil.
-func (s *Service) sealMap(f SealedField, id string, m map[string]string) ([]byte, error) {
-	if len(m) == 0 {
-		return nil, nil
-	}
-	plain, err := json.Marshal(m)
-	if err != nil {
-		return nil, Internal("encoding secrets", err)
-	}
-	return s.seal(f, id, plain)
-}
-
-// openMap opens a map sealed by sealMap for the same field and row; nil opens to an empty map.
-func (s *Service) openMap(f SealedField, id string, sealed []byte) (map[string]string, error) {
-	m := map[string]string{}
-	if len(sealed) == 0 {
-		return m, nil
-	}
-	plain, err := s.open(f, id, sealed)
-	if err != nil {
-		return nil, err
-	}
-	if err := json.Unmarshal(plain, &m); err != nil {
-		return nil, errSecretsUnreadable(string(f.AAD(id)), errors.New("sealed map is not JSON"))
-	}
-	return m, nil
-}
-
-// seal is the one way the core seals a value: bound to field f of row id, which must be known.
-func (s *Service) seal(f SealedField, id string, plain []byte) ([]byte, error) {
-	if s.sealer == nil {
-		return nil, Internal("sealing a secret", errors.New("no sealer configured"))
-	}
-	if id == "" {
-		return nil, Internal("sealing a secret", errors.New("row id unknown at seal time"))
-	}
-	out, err := s.sealer.Seal(plain, f.AAD(id))
-	if err != nil {
-		return nil, storeErr("sealing a secret", err)
-	}
-	return out, nil
-}
-
-func (s *Service) open(f SealedField, id string, sealed []byte) ([]byte, error) {
-	if s.sealer == nil {
-		return nil, Internal("opening a secret", errors.New("no sealer configured"))
-	}
-	out, err := s.sealer.Open(sealed, f.AAD(id))
-	if err != nil {
-		var e *Error
-		if errors.As(err, &e) {
-			return nil, e
-		}
-		return nil, errSecretsUnreadable(string(f.AAD(id)), err)
-	}
-	return out, nil
 }

@@ -212,3 +212,28 @@ func (s *Service) ReorderCards(ctx context.Context, in ReorderCardsInput) (Cards
 	}
 	return transact(ctx, s.store, func(tx Store) (CardsResult, error) { return s.reorder(ctx, tx, in) })
 }
+
+// deckByRef finds a deck by id or exact name; NOT_FOUND lists the deck names.
+func (s *Service) deckByRef(ctx context.Context, st Store, ref string) (Deck, error) {
+	ref = strings.TrimSpace(ref)
+	if ref == "" {
+		return Deck{}, invalid("deck", "a deck id or name is required")
+	}
+	d, err := st.GetDeck(ctx, ref)
+	if err == nil {
+		return d, nil
+	}
+	if !isNotFound(err) {
+		return Deck{}, storeErr("finding a deck", err)
+	}
+	decks, lerr := st.ListDecks(ctx)
+	if lerr != nil {
+		return Deck{}, storeErr("listing decks", lerr)
+	}
+	names := make([]string, len(decks))
+	for i, d := range decks {
+		names[i] = d.Name
+	}
+	return Deck{}, Errorf(CodeNotFound, "no deck %q; known decks: %s", clip(ref, 100), knownList(names)).
+		WithHint("use a deck id or its exact name").WithDetail("known", capList(names))
+}

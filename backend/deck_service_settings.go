@@ -6,44 +6,6 @@ import (
 	"strings"
 )
 
-// DeckServiceSettings are a deck's own rules for one service it links: which of the service's
-// tools the deck exposes and which credential its calls present. One service can so be
-// read-only on one deck and full on another, or use a work token on one deck and a personal one
-// on another. At most one of AllowTools and DenyTools is set; both narrow what the service's own
-// disabled tools leave.
-type DeckServiceSettings struct {
-	// AllowTools, when not empty, are the only tools the deck exposes.
-	AllowTools []string `json:"allow_tools"`
-	// DenyTools are tools the deck hides.
-	DenyTools []string `json:"deny_tools"`
-	// CredentialID, when set, is presented instead of the service's own credential.
-	CredentialID string `json:"credential_id,omitempty"`
-}
-
-// Empty says the deck has no rule for the service.
-func (st DeckServiceSettings) Empty() bool {
-	return len(st.AllowTools) == 0 && len(st.DenyTools) == 0 && st.CredentialID == ""
-}
-
-// allows says whether the deck exposes the tool; a nil *DeckServiceSettings allows everything.
-func (st *DeckServiceSettings) allows(tool string) bool {
-	if st == nil {
-		return true
-	}
-	if len(st.AllowTools) > 0 && !slices.Contains(st.AllowTools, tool) {
-		return false
-	}
-	return !slices.Contains(st.DenyTools, tool)
-}
-
-// rule describes the deck's tool rule in words, for a refusal.
-func (st *DeckServiceSettings) rule(deck string) string {
-	if len(st.AllowTools) > 0 {
-		return "deck " + quoteClip(deck) + " allows only " + quoteNames(capList(st.AllowTools))
-	}
-	return "deck " + quoteClip(deck) + " denies " + quoteNames(capList(st.DenyTools))
-}
-
 // DeckServiceSettingsInput changes a deck's rules for a service it links; a field left out
 // keeps its value. Setting one list clears the other. An empty credential_id goes back to the
 // service's own credential.

@@ -138,3 +138,12 @@ type OAuthStore interface {
 	// nothing.
 	LockOAuth(ctx context.Context, serviceID string, fn func(OAuthRecord) (OAuthRecord, error)) (OAuthRecord, error)
 }
+
+// ConnectHint is the teaching hint of a service that needs a person to sign in.
+func ConnectHint(name string) string {
+	return "a person signs in with: agent-deck service connect " + name
+}
+
+// DetailRequiredScope is the detail of a DOWNSTREAM_AUTH error naming the scope a service's
+// 403 insufficient_scope challenge asked for.
+const DetailRequiredScope = "required_scope"

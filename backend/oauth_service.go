@@ -77,11 +77,6 @@ type OAuthStatus struct {
 	Pending bool `json:"pending,omitempty"`
 }
 
-// ConnectHint is the teaching hint of a service that needs a person to sign in.
-func ConnectHint(name string) string {
-	return "a person signs in with: agent-deck service connect " + name
-}
-
 func (s *Service) oauthFlow() (OAuthFlow, error) {
 	if s.cfg.ServiceOAuth == nil {
 		return nil, Errorf(CodeUnavailable, "sign-in to services is not available on this server")

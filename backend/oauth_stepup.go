@@ -7,10 +7,6 @@ import (
 	"strings"
 )
 
-// DetailRequiredScope is the detail of a DOWNSTREAM_AUTH error naming the scope a service's
-// 403 insufficient_scope challenge asked for.
-const DetailRequiredScope = "required_scope"
-
 // stepUpOAuth handles a service's refusal for want of scope (a 403 insufficient_scope): the
 // sign-in becomes needs_sign_in with the union of the granted and the asked scopes remembered,
 // so the next connect asks for all of them. A service that asks for scope it was already

@@ -6,20 +6,6 @@ import (
 	"strings"
 )
 
-// PlaybookInput creates a playbook. ID defaults to pb_<slug of title>. Dependencies are
-// auto-detected from the text unless AutoDetectDependencies is false; explicit ids are merged in.
-type PlaybookInput struct {
-	Title                  string   `json:"title"`
-	Body                   string   `json:"body"`
-	Triggers               []string `json:"triggers,omitempty"`
-	ID                     string   `json:"id,omitempty"`
-	Exec                   string   `json:"exec,omitempty"`
-	Skill                  string   `json:"skill,omitempty"`
-	DependsOnCredentialIDs []string `json:"depends_on_credential_ids,omitempty"`
-	DependsOnServiceIDs    []string `json:"depends_on_service_ids,omitempty"`
-	AutoDetectDependencies *bool    `json:"auto_detect_dependencies,omitempty"`
-}
-
 // PlaybookPatch changes some fields of a playbook; nil means unchanged.
 type PlaybookPatch struct {
 	Title                  *string   `json:"title,omitempty"`

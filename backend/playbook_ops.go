@@ -8,30 +8,7 @@ import (
 	"strings"
 )
 
-// Playbook ops: the structured changes a proposal carries. An agent names a section and a
-// list item instead of sending a whole new body, so a person reviews a small diff and an
-// accept can re-apply the change to a body that moved on since.
-const (
-	OpAddItem     = "add_item"
-	OpAmendItem   = "amend_item"
-	OpRemoveItem  = "remove_item"
-	OpSetTriggers = "set_triggers"
-	OpRewriteBody = "rewrite_body"
-)
-
-// PlaybookOpNames lists the ops in the order errors name them.
-var PlaybookOpNames = []string{OpAddItem, OpAmendItem, OpRemoveItem, OpSetTriggers, OpRewriteBody}
-
 const maxPlaybookOps = 50
-
-// PlaybookOp is one change to a playbook's body or triggers; Op tells which fields it reads.
-type PlaybookOp struct {
-	Op       string   `json:"op"`
-	Section  string   `json:"section,omitempty"`
-	Anchor   string   `json:"anchor,omitempty"`
-	Text     string   `json:"text,omitempty"`
-	Triggers []string `json:"triggers,omitempty"`
-}
 
 // PlaybookContent is what ops change.
 type PlaybookContent struct {

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"net/netip"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -51,7 +52,7 @@ func classifyHost(host string) hostClass {
 	switch {
 	case host == "localhost" || strings.HasSuffix(host, ".localhost"):
 		return hostLoopback
-	case containsString(metadataNames, host):
+	case slices.Contains(metadataNames, host):
 		return hostMetadata
 	}
 	return hostPublic

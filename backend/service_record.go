@@ -6,10 +6,8 @@ import (
 	"strings"
 )
 
-var (
-	serviceTypes = []ServiceType{ServiceRemote, ServiceLocal}
-	transports   = []Transport{TransportAuto, TransportStreamableHTTP, TransportSSE}
-)
+// transports are the transports a remote service may ask for.
+var transports = []Transport{TransportAuto, TransportStreamableHTTP, TransportSSE}
 
 // forget drops the proxy's connection and caches of a changed or deleted service.
 func (s *Service) forget(id string) {

@@ -36,19 +36,6 @@ import (
 	"time"
 )
 
-// ToolPin is a tool definition approved for a service, by first use or by an admin.
-type ToolPin struct {
-	ServiceID string `json:"service_id"`
-	ToolName  string `json:"tool_name"`
-	// Hash is the sha256 (hex) of Definition's canonical JSON.
-	Hash string `json:"hash"`
-	// Definition is the approved tool object minus _meta, kept so a refusal can say what changed.
-	Definition json.RawMessage `json:"definition"`
-	ApprovedAt time.Time       `json:"approved_at"`
-	// ApprovedBy is "first use", or "admin" with the approving token's id when there is one.
-	ApprovedBy string `json:"approved_by"`
-}
-
 // ApproveToolsInput names the tools to approve; none approves every held tool.
 type ApproveToolsInput struct {
 	Tools []string `json:"tools,omitempty"`

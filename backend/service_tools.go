@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
-	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -158,24 +156,6 @@ func (s *Service) checkToolNames(ctx context.Context, rec ServiceRecord, names [
 	return &Warning{Code: "TOOLS_UNCHECKED", Message: fmt.Sprintf(
 		"kept %s without checking that %s has such tools: %s; list_service_tools shows its tools once it answers",
 		quoteNames(unchecked), rec.Name, reason)}, nil
-}
-
-func notIn(names, known []string) []string {
-	var out []string
-	for _, n := range names {
-		if !slices.Contains(known, n) {
-			out = append(out, n)
-		}
-	}
-	return out
-}
-
-func quoteNames(names []string) string {
-	q := make([]string, len(names))
-	for i, n := range names {
-		q[i] = strconv.Quote(clip(n, 60))
-	}
-	return strings.Join(q, ", ")
 }
 
 // CallServiceTool calls a downstream tool (REST): of any service for admins, of a service on

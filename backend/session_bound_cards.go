@@ -3,6 +3,7 @@ package backend
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 )
 
@@ -133,8 +134,6 @@ func (s *Service) notOnBoundDeck(ctx context.Context, sess MCPSession, t CardTyp
 		WithDetail("card_type", string(t)).WithDetail("on_deck", capList(names))
 }
 
-func quoteClip(s string) string { return `"` + clip(s, 100) + `"` }
-
 // DeckCardChange is manage_deck_card's input: link, unlink or reorder one card type on the
 // session's bound deck.
 type DeckCardChange struct {
@@ -177,7 +176,7 @@ func (s *Service) ManageBoundDeckCard(ctx context.Context, sessionID string, in 
 // CheckDeckCardChange validates the shape of a deck card change before any lookup; every
 // failure is INVALID_ARGUMENT naming the field and what it accepts.
 func CheckDeckCardChange(in DeckCardChange) error {
-	if !containsString(DeckCardActions, in.Action) {
+	if !slices.Contains(DeckCardActions, in.Action) {
 		return invalidEnum("action", in.Action, DeckCardActions).
 			WithHint("link and unlink take card_id (and link an optional position); reorder takes ordered_card_ids")
 	}
@@ -207,13 +206,4 @@ func asNotOnBoundDeck(err error) error {
 	c := *e
 	c.Code = CodeNotOnBoundDeck
 	return &c
-}
-
-func containsString(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

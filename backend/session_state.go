@@ -120,25 +120,3 @@ func sessionGone() *Error {
 	return Errorf(CodeNotFound, "unknown or expired MCP session").
 		WithHint("start a new session (initialize) and bind it again")
 }
-
-// isUUIDText reports whether id has the 8-4-4-4-12 hex shape of the ids sessions get, so
-// garbage never reaches the database.
-func isUUIDText(id string) bool {
-	if len(id) != 36 {
-		return false
-	}
-	for i := 0; i < len(id); i++ {
-		c := id[i]
-		switch i {
-		case 8, 13, 18, 23:
-			if c != '-' {
-				return false
-			}
-		default:
-			if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
-				return false
-			}
-		}
-	}
-	return true
-}

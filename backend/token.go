@@ -2,14 +2,10 @@ package backend
 
 import (
 	"context"
-	"crypto/sha256"
 	"sort"
 	"strings"
 	"time"
 )
-
-// TokenPrefix starts every token secret, so a leaked one is recognisable (and greppable).
-const TokenPrefix = "adk_"
 
 // touchInterval bounds how often a token's last-used time is written.
 const touchInterval = time.Minute
@@ -136,10 +132,4 @@ func (s *Service) authenticate(ctx context.Context, secret string, kind ActorKin
 		kind = ActorUser
 	}
 	return Actor{TokenID: rec.ID, Scope: rec.Scope, Kind: kind, DeckID: rec.DeckID}, nil
-}
-
-// hashToken is what is stored for a token secret.
-func hashToken(secret string) []byte {
-	sum := sha256.Sum256([]byte(secret))
-	return sum[:]
 }

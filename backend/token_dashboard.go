@@ -2,22 +2,11 @@ package backend
 
 import (
 	"context"
-	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/base64"
 	"strings"
 	"time"
-)
-
-// TokenKind tells API tokens from dashboard sign-in sessions; both are rows of the token list,
-// so a person revokes a browser's session where they revoke a token.
-type TokenKind string
-
-// Token kinds.
-const (
-	TokenKindAPI       TokenKind = "token"
-	TokenKindDashboard TokenKind = "dashboard"
 )
 
 // Dashboard sign-in lifetimes: a code is for the browser that `agent-deck dashboard` opens
@@ -128,12 +117,3 @@ func CheckDashboardCSRF(secret, header string) error {
 
 // HeaderCSRF carries a dashboard session's CSRF token on state-changing requests.
 const HeaderCSRF = "X-Agent-Deck-CSRF"
-
-// randomSecret returns prefix + 32 random bytes, base64url.
-func randomSecret(prefix string) (string, error) {
-	raw := make([]byte, 32)
-	if _, err := rand.Read(raw); err != nil {
-		return "", Internal("generating a secret", err)
-	}
-	return prefix + base64.RawURLEncoding.EncodeToString(raw), nil
-}

@@ -1,6 +1,9 @@
 package backend
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // The vocabulary every surface shares. Each name is defined here once and read by the adapters
 // (mcptools, dashboard-api, harness) and cli, which may not import each other.
@@ -24,7 +27,7 @@ const (
 var Profiles = []string{ProfileRuntime, ProfileStandard, ProfileResource, ProfileLegacy}
 
 // IsProfile reports whether name is a profile, spelled exactly.
-func IsProfile(name string) bool { return containsString(Profiles, name) }
+func IsProfile(name string) bool { return slices.Contains(Profiles, name) }
 
 // recordedProfile is the profile a session row records: the row keeps a session from widening
 // later, so resource is recorded as standard, its size (the sessions table's check constraint
@@ -92,4 +95,22 @@ func CardTypeNames() []string {
 		names[i] = string(t)
 	}
 	return names
+}
+
+// serviceTypes are the service types a card may have.
+var serviceTypes = []ServiceType{ServiceRemote, ServiceLocal}
+
+// OAuth endpoint paths, relative to the server's base URL.
+const (
+	OAuthAuthorizePath  = "/oauth/authorize"
+	OAuthTokenPath      = "/oauth/token"
+	OAuthRegisterPath   = "/oauth/register"
+	OAuthResourcePath   = "/mcp"
+	ProtectedResourceMD = "/.well-known/oauth-protected-resource"
+	AuthServerMD        = "/.well-known/oauth-authorization-server"
+)
+
+// ResourceMetadataURL is the URL a 401 from /mcp names in WWW-Authenticate.
+func ResourceMetadataURL(base string) string {
+	return strings.TrimRight(base, "/") + ProtectedResourceMD + OAuthResourcePath
 }

@@ -57,6 +57,7 @@ type Server struct {
 	url     string
 	token   string
 	svc     *backend.Service
+	auth    *backend.AuthServer
 	metrics *metrics
 	tracing tracing
 	lock    *homeLock
@@ -148,13 +149,14 @@ func Start(ctx context.Context, cfg ServeConfig) (srv *Server, err error) {
 		DefaultWorkspace:    cfg.DefaultWorkspace,
 		AllowMetadataHosts:  cfg.AllowMetadataHosts,
 		Redactor:            redactor,
-		OAuth: backend.OAuthConfig{AccessTokenTTL: cfg.OAuthAccessTTL,
-			AllowLoopbackHTTPClientIDs: cfg.OAuthAllowLoopbackHTTPClientIDs},
-		ServiceOAuth: proxy.NewOAuthFlow(),
+		ServiceOAuth:        proxy.NewOAuthFlow(),
 
 		PlaybookFetchRetention: cfg.PlaybookFetchRetention,
 		ClientMetadataURL:      cfg.OAuthClientMetadataURL,
 	})
+	s.auth = backend.NewAuthServer(s.svc.Store(), s.svc, nil, s.log.With("component", "oauth-server"),
+		backend.OAuthConfig{AccessTokenTTL: cfg.OAuthAccessTTL,
+			AllowLoopbackHTTPClientIDs: cfg.OAuthAllowLoopbackHTTPClientIDs})
 	s.metrics.registry.MustRegister(newStateCollector(s.svc, store, audit, s.log.With("component", "metrics")))
 	if err := s.svc.CheckSecretKey(ctx); err != nil {
 		return nil, keyRefusal(err, cfg)
@@ -250,10 +252,11 @@ func (s *Server) listen(ctx context.Context) error {
 	mux.Handle("GET /signin", dashboard)
 	mux.Handle("GET /web/", dashboard)
 	opts := dashboardapi.Options{
-		Logger:  s.log.With("component", "rest"),
-		Info:    s.info,
-		Metrics: met.handler(),
-		Origins: origins,
+		Logger:     s.log.With("component", "rest"),
+		AuthServer: s.auth,
+		Info:       s.info,
+		Metrics:    met.handler(),
+		Origins:    origins,
 	}
 	if s.cfg.Pprof {
 		opts.Pprof = pprofHandler()

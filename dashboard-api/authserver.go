@@ -74,7 +74,7 @@ func (a *api) oauthRegister(c *gin.Context) {
 			Description: "the body must be a JSON object of client metadata (at most 64 KiB)"})
 		return
 	}
-	out, err := a.svc.RegisterOAuthClient(ctx(c), in)
+	out, err := a.opts.AuthServer.RegisterOAuthClient(ctx(c), in)
 	if err != nil {
 		a.oauthError(c, err)
 		return
@@ -89,7 +89,7 @@ func (a *api) oauthRegister(c *gin.Context) {
 func (a *api) oauthAuthorize(c *gin.Context) {
 	req := authorizeRequest(c.Request.URL.Query())
 	base := requestBase(c.Request)
-	info, err := a.svc.CheckAuthorization(ctx(c), base, req)
+	info, err := a.opts.AuthServer.CheckAuthorization(ctx(c), base, req)
 	if err != nil {
 		oe := backend.AsOAuthError(err)
 		if oe.Redirect {
@@ -133,7 +133,7 @@ func (a *api) oauthToken(c *gin.Context) {
 	if user, _, ok := c.Request.BasicAuth(); ok && req.ClientID == "" {
 		req.ClientID, _ = url.QueryUnescape(user)
 	}
-	out, err := a.svc.ExchangeOAuthToken(ctx(c), requestBase(c.Request), req)
+	out, err := a.opts.AuthServer.ExchangeOAuthToken(ctx(c), requestBase(c.Request), req)
 	if err != nil {
 		a.oauthError(c, err)
 		return
@@ -162,7 +162,7 @@ func (a *api) logOAuth(c *gin.Context, err error, oe *backend.OAuthError) {
 
 // oauthConsentInfo tells the consent screen what it asks the person.
 func (a *api) oauthConsentInfo(c *gin.Context) (backend.ConsentInfo, error) {
-	info, err := a.svc.CheckAuthorization(ctx(c), requestBase(c.Request), authorizeRequest(c.Request.URL.Query()))
+	info, err := a.opts.AuthServer.CheckAuthorization(ctx(c), requestBase(c.Request), authorizeRequest(c.Request.URL.Query()))
 	if err != nil {
 		return backend.ConsentInfo{}, consentError(err)
 	}
@@ -171,7 +171,7 @@ func (a *api) oauthConsentInfo(c *gin.Context) (backend.ConsentInfo, error) {
 
 // oauthConsent records the person's Allow or Deny (the dashboard session's CSRF check applies).
 func (a *api) oauthConsent(c *gin.Context, in backend.ConsentInput) (backend.ConsentDecision, error) {
-	out, err := a.svc.DecideAuthorization(ctx(c), requestBase(c.Request), in)
+	out, err := a.opts.AuthServer.DecideAuthorization(ctx(c), requestBase(c.Request), in)
 	return out, consentError(err)
 }
 

@@ -39,6 +39,9 @@ type Options struct {
 	// Info, when set, answers GET /api/v1/info (any token): what `agent-deck status` shows
 	// about the running server (address, database kind, profile). It must hold no secret.
 	Info func(ctx context.Context) (map[string]any, error)
+	// AuthServer answers the OAuth authorization server's endpoints (/oauth/…, the consent
+	// screen's API). Required.
+	AuthServer *backend.AuthServer
 	// Origins decides which browser origins may call the API; the zero value accepts local ones.
 	Origins backend.OriginPolicy
 }

@@ -67,6 +67,9 @@ func newTestServer(t testing.TB, opts Options) *testServer {
 	logger := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	svc := backend.NewService(st, nil, sealer, nil, logger, backend.Config{})
 	opts.Logger = logger
+	if opts.AuthServer == nil {
+		opts.AuthServer = backend.NewAuthServer(svc.Store(), svc, nil, logger, backend.OAuthConfig{})
+	}
 	hs := httptest.NewServer(NewRouter(svc, opts))
 	t.Cleanup(hs.Close)
 	s := &testServer{url: hs.URL, svc: svc, store: st, logs: logs,
