@@ -116,3 +116,66 @@ func Public(err error, requestID string) PublicError {
 	}
 	return PublicError{Code: e.Code, Message: e.Message, Hint: e.Hint, Details: details, Status: r.status}
 }
+
+// fieldAccepts says, per input field, what a valid value looks like. invalid() puts it in the
+// hint of every INVALID_ARGUMENT it builds, so a caller who got a field wrong learns what the
+// field takes without reading the docs. Fields are named as callers spell them (REST and MCP).
+var fieldAccepts = map[string]string{
+	"action":                    "one of the actions listed in the message",
+	"allow_tools":               "a list of the service's tool names, the only ones the deck exposes; list_service_tools shows them",
+	"audit_id":                  "the positive id of an exec audit row, as `agent-deck exec` printed it",
+	"body":                      "markdown text, up to 256 KiB, without control characters other than newlines and tabs",
+	"card_id":                   "the id or the name (label, title) of a card; list_collection shows them",
+	"card_type":                 "service, credential or playbook",
+	"command":                   "the command to run and its arguments, as a non-empty list of strings",
+	"credential_id":             "a credential id (cred_…) or label; `agent-deck credential list` shows them",
+	"credential_ids":            "one or more credential ids (cred_…) or labels, each with a secret set",
+	"deck":                      "a deck id or exact name; get_decks lists them",
+	"deckId":                    "a deck id or exact name; get_decks lists them",
+	"depends_on_credential_ids": "a list of credential ids (cred_…) or labels, at most 64",
+	"depends_on_service_ids":    "a list of service ids or names, at most 64",
+	"deny_tools":                "a list of the service's tool names the deck hides; list_service_tools shows them",
+	"description":               "plain text, up to 2000 characters",
+	"disabled_tools":            "a list of the service's tool names; list_service_tools shows them",
+	"docs_url":                  "an http:// or https:// URL, or empty",
+	"env_name":                  "an environment variable name: capital letters, digits and _, not starting with a digit",
+	"exec":                      "a command line of at most 4000 characters, or empty",
+	"exit_code":                 "the command's exit status as an integer",
+	"header_name":               "an HTTP header name (letters, digits and -), required with scheme header",
+	"headers":                   "an object of HTTP header names to string values",
+	"id":                        "an id in the form the message shows, or leave it out to derive one",
+	"label":                     "a non-empty name of at most 100 characters, unique among credentials",
+	"local_args":                "a list of argument strings for local_command",
+	"local_command":             "the program to start for a local-mcp service (a name on PATH or an absolute path)",
+	"local_env":                 "an object of environment variable names to string values",
+	"local_working_dir":         "an absolute directory path, or empty",
+	"name":                      "a non-empty name of at most 100 characters, without control characters",
+	"ordered_card_ids":          "every card of that type on the deck, each exactly once, in the new order",
+	"playbook_id":               "a playbook id (pb_…) or title",
+	"position":                  "a 0-based index: 0 puts the card first; leave it out to put the card last",
+	"profile":                   "runtime, standard, resource or legacy",
+	"scheme":                    "bearer, header or http_basic_user",
+	"scope":                     "admin, agent or agent:read",
+	"service_id":                "a service id or name; list_collection or `agent-deck service list` shows them",
+	"skill":                     "a skill name of at most 200 characters, or empty",
+	"tags":                      "a list of short tags (at most 32, each at most 40 characters)",
+	"timeout_seconds":           "a whole number of seconds from 1 to 600",
+	"title":                     "a non-empty title of at most 100 characters, unique among playbooks",
+	"tool_name":                 "the name of one of the service's tools; list_service_tools shows them",
+	"tools":                     "a list of the service's tool names",
+	"transport":                 "auto, streamable_http or sse",
+	"triggers":                  "a list of at most 16 phrases, each at most 80 characters",
+	"type":                      "mcp (a remote server at url) or local-mcp (a command started locally)",
+	"url":                       "an http:// or https:// URL of the MCP server (required for type mcp)",
+	"value":                     "the secret as one line of UTF-8 text, at most 8 KiB",
+	"version":                   "a version number (1 or more); the playbook's versions list shows them",
+	"workspaceRoot":             "the absolute path of the project folder, e.g. /home/me/project",
+}
+
+// acceptedHint is the hint of an INVALID_ARGUMENT about field: what the field accepts.
+func acceptedHint(field, rule string) string {
+	if a, ok := fieldAccepts[field]; ok {
+		return field + " accepts " + a
+	}
+	return "send " + field + " again: it " + rule
+}

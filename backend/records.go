@@ -26,7 +26,7 @@ func (st DeckServiceSettings) Empty() bool {
 }
 
 // allows says whether the deck exposes the tool; a nil *DeckServiceSettings allows everything.
-func (st *DeckServiceSettings) allows(tool string) bool {
+func (st *DeckServiceSettings) Allows(tool string) bool {
 	if st == nil {
 		return true
 	}
@@ -37,11 +37,11 @@ func (st *DeckServiceSettings) allows(tool string) bool {
 }
 
 // rule describes the deck's tool rule in words, for a refusal.
-func (st *DeckServiceSettings) rule(deck string) string {
+func (st *DeckServiceSettings) Rule(deck string) string {
 	if len(st.AllowTools) > 0 {
-		return "deck " + quoteClip(deck) + " allows only " + quoteNames(capList(st.AllowTools))
+		return "deck " + QuoteClip(deck) + " allows only " + QuoteNames(CapList(st.AllowTools))
 	}
-	return "deck " + quoteClip(deck) + " denies " + quoteNames(capList(st.DenyTools))
+	return "deck " + QuoteClip(deck) + " denies " + QuoteNames(CapList(st.DenyTools))
 }
 
 // ToolPin is a tool definition approved for a service, by first use or by an admin.
@@ -93,13 +93,3 @@ type PlaybookOp struct {
 	Text     string   `json:"text,omitempty"`
 	Triggers []string `json:"triggers,omitempty"`
 }
-
-// TokenKind tells API tokens from dashboard sign-in sessions; both are rows of the token list,
-// so a person revokes a browser's session where they revoke a token.
-type TokenKind string
-
-// Token kinds.
-const (
-	TokenKindAPI       TokenKind = "token"
-	TokenKindDashboard TokenKind = "dashboard"
-)

@@ -32,7 +32,7 @@ func IsProfile(name string) bool { return slices.Contains(Profiles, name) }
 // recordedProfile is the profile a session row records: the row keeps a session from widening
 // later, so resource is recorded as standard, its size (the sessions table's check constraint
 // predates resource); the connection's profile picks between the two on each request.
-func recordedProfile(name string) string {
+func RecordedProfile(name string) string {
 	if name == ProfileResource {
 		return ProfileStandard
 	}
@@ -98,7 +98,7 @@ func CardTypeNames() []string {
 }
 
 // serviceTypes are the service types a card may have.
-var serviceTypes = []ServiceType{ServiceRemote, ServiceLocal}
+var ServiceTypes = []ServiceType{ServiceRemote, ServiceLocal}
 
 // OAuth endpoint paths, relative to the server's base URL.
 const (

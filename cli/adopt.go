@@ -12,6 +12,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 	"github.com/agent-deck/agent-deck/cli/client"
 	"github.com/agent-deck/agent-deck/harness"
 )
@@ -83,8 +84,8 @@ type adoptReport struct {
 
 // adoption is a server mapped to a service, ready to create.
 type adoption struct {
-	in   backend.ServiceInput
-	cred *backend.CredentialInput // a secret under a header name the server does not seal
+	in   core.ServiceInput
+	cred *core.CredentialInput // a secret under a header name the server does not seal
 	item adoptItem
 }
 
@@ -255,7 +256,7 @@ func createAdopted(c *cli.Context, cl *client.Client, a adoption, deck string) a
 
 // linkAdopted links an adopted service to the deck; a failure is noted, the service stays.
 func linkAdopted(c *cli.Context, cl *client.Client, item adoptItem, deck string) adoptItem {
-	if _, err := cl.LinkCard(c.Context, deck, backend.CardRef{CardType: backend.CardService, CardID: item.ServiceID}); err != nil {
+	if _, err := cl.LinkCard(c.Context, deck, core.CardRef{CardType: backend.CardService, CardID: item.ServiceID}); err != nil {
 		item.Reason = "linking it to deck " + deck + " failed: " + fail(err).Error()
 	} else {
 		item.Linked = true

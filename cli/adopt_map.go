@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 	"github.com/agent-deck/agent-deck/harness"
 )
 
@@ -64,13 +65,13 @@ func skipReason(t harness.Target, s harness.ClientServer, base string) string {
 func (a adoption) seal() adoption {
 	for _, k := range sortedKeys(a.in.Headers) {
 		switch {
-		case backend.IsSecretHeader(k):
+		case core.IsSecretHeader(k):
 			a.item.Sealed = append(a.item.Sealed, "header "+k)
 		case !looksSecret(a.in.Headers[k]):
 		case a.cred != nil:
 			return a.skip(fmt.Sprintf("headers %s and %s both carry secrets under names Agent Deck does not seal; rename one (e.g. X-Api-Key) and run again", a.cred.HeaderName, k))
 		default:
-			a.cred = &backend.CredentialInput{Label: fmt.Sprintf(adoptCredLabel, a.in.Name, k), Value: a.in.Headers[k],
+			a.cred = &core.CredentialInput{Label: fmt.Sprintf(adoptCredLabel, a.in.Name, k), Value: a.in.Headers[k],
 				Scheme: backend.SchemeHeader, HeaderName: k}
 			a.item.Credential = a.cred.Label
 			delete(a.in.Headers, k)
@@ -123,8 +124,8 @@ func (x *expander) env(name string) string {
 }
 
 // remote maps a server reached over HTTP, with Codex's header variables read now.
-func (x *expander) remote(s harness.ClientServer) backend.ServiceInput {
-	in := backend.ServiceInput{Name: s.Name, Type: backend.ServiceRemote, URL: x.one("url", s.URL),
+func (x *expander) remote(s harness.ClientServer) core.ServiceInput {
+	in := core.ServiceInput{Name: s.Name, Type: backend.ServiceRemote, URL: x.one("url", s.URL),
 		Transport: transportOf(s.Type), Headers: x.each("header", s.Headers), TimeoutSeconds: s.TimeoutSeconds}
 	for _, h := range sortedKeys(s.EnvHeaders) {
 		in.Headers = setMap(in.Headers, h, x.env(s.EnvHeaders[h]))
@@ -136,8 +137,8 @@ func (x *expander) remote(s harness.ClientServer) backend.ServiceInput {
 }
 
 // local maps a server the client starts, with Codex's passed-through variables read now.
-func (x *expander) local(s harness.ClientServer) backend.ServiceInput {
-	in := backend.ServiceInput{Name: s.Name, Type: backend.ServiceLocal, LocalCommand: x.one("command", s.Command),
+func (x *expander) local(s harness.ClientServer) core.ServiceInput {
+	in := core.ServiceInput{Name: s.Name, Type: backend.ServiceLocal, LocalCommand: x.one("command", s.Command),
 		LocalWorkingDir: x.one("cwd", s.Cwd), LocalEnv: x.each("env", s.Env), TimeoutSeconds: s.TimeoutSeconds}
 	for i, arg := range s.Args {
 		in.LocalArgs = append(in.LocalArgs, x.one(fmt.Sprintf("argument %d", i+1), arg))
@@ -211,26 +212,26 @@ func looksSecret(v string) bool {
 
 // clearSecret names a secret in a field the server stores in clear: a command argument, a URL
 // query parameter or the URL's user info. "" when there is none.
-func clearSecret(in backend.ServiceInput) string {
+func clearSecret(in core.ServiceInput) string {
 	for i, a := range in.LocalArgs {
 		v := a
 		if k, val, ok := strings.Cut(a, "="); ok && strings.HasPrefix(k, "-") {
 			v = val
-			if backend.IsSecretHeader(k) && val != "" {
+			if core.IsSecretHeader(k) && val != "" {
 				return fmt.Sprintf("argument %d (%s) carries a secret", i+1, k)
 			}
 		}
 		if looksSecret(v) {
 			return fmt.Sprintf("argument %d looks like a secret", i+1)
 		}
-		if i > 0 && strings.HasPrefix(in.LocalArgs[i-1], "-") && backend.IsSecretHeader(in.LocalArgs[i-1]) &&
+		if i > 0 && strings.HasPrefix(in.LocalArgs[i-1], "-") && core.IsSecretHeader(in.LocalArgs[i-1]) &&
 			!strings.HasPrefix(a, "-") {
 			return fmt.Sprintf("argument %d (after %s) carries a secret", i+1, in.LocalArgs[i-1])
 		}
 	}
 	if u, err := url.Parse(in.URL); err == nil && in.URL != "" {
 		for k, vs := range u.Query() {
-			if backend.IsSecretHeader(k) || slices.ContainsFunc(vs, looksSecret) {
+			if core.IsSecretHeader(k) || slices.ContainsFunc(vs, looksSecret) {
 				return fmt.Sprintf("the url's query parameter %s carries a secret", k)
 			}
 		}

@@ -3,7 +3,7 @@ package cli
 import (
 	"testing"
 
-	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 )
 
 // TestAdoptSecretHeuristics pins what adopt takes for a secret in a field the server stores in
@@ -33,14 +33,14 @@ func TestAdoptSecretHeuristics(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name string
-		in   backend.ServiceInput
+		in   core.ServiceInput
 		want bool
 	}{
-		{"flag then value", backend.ServiceInput{LocalArgs: []string{"--api-key", "abc"}}, true},
-		{"flag=value", backend.ServiceInput{LocalArgs: []string{"--token=abc"}}, true},
-		{"plain args", backend.ServiceInput{LocalArgs: []string{"-y", "@scope/server", "--port", "8080"}}, false},
-		{"query key", backend.ServiceInput{URL: "https://x.example/mcp?api_key=abc"}, true},
-		{"query page", backend.ServiceInput{URL: "https://x.example/mcp?page=2"}, false},
+		{"flag then value", core.ServiceInput{LocalArgs: []string{"--api-key", "abc"}}, true},
+		{"flag=value", core.ServiceInput{LocalArgs: []string{"--token=abc"}}, true},
+		{"plain args", core.ServiceInput{LocalArgs: []string{"-y", "@scope/server", "--port", "8080"}}, false},
+		{"query key", core.ServiceInput{URL: "https://x.example/mcp?api_key=abc"}, true},
+		{"query page", core.ServiceInput{URL: "https://x.example/mcp?page=2"}, false},
 	} {
 		if got := clearSecret(tc.in) != ""; got != tc.want {
 			t.Errorf("%s: clearSecret = %q, want a secret: %v", tc.name, clearSecret(tc.in), tc.want)

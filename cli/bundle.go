@@ -11,7 +11,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 )
 
 // largeBundleCards is the size from which import and export report progress on stderr.
@@ -140,7 +140,7 @@ func preview(names []string, verbose bool) ([]string, int) {
 	return names[:importPreview-1], len(names) - (importPreview - 1)
 }
 
-func printImportReport(w io.Writer, rep backend.ImportReport, verbose bool) error {
+func printImportReport(w io.Writer, rep core.ImportReport, verbose bool) error {
 	if rep.DryRun {
 		fmt.Fprintln(w, "Dry run: nothing was changed. The import would do this:")
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 )
 
 func callsCommand() *cli.Command {
@@ -94,8 +95,8 @@ func callsCapture(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	var out backend.DeckAuditSettings
-	in := backend.DeckArgumentCaptureInput{CaptureArguments: c.Args().Get(1) == "on"}
+	var out core.DeckAuditSettings
+	in := core.DeckArgumentCaptureInput{CaptureArguments: c.Args().Get(1) == "on"}
 	if err := cl.Do(c.Context, http.MethodPut, "/decks/"+url.PathEscape(c.Args().Get(0))+"/audit", nil, in, &out); err != nil {
 		return fail(err)
 	}

@@ -14,6 +14,9 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/audit"
+	"github.com/agent-deck/agent-deck/backend/authserver"
+	"github.com/agent-deck/agent-deck/backend/core"
 )
 
 // Names of the global flags, shared by every command.
@@ -64,7 +67,7 @@ func serveFlags() []cli.Flag {
 		&cli.IntFlag{Name: "max-sessions-per-token", EnvVars: []string{"AGENT_DECK_MAX_SESSIONS_PER_TOKEN"},
 			Value: 200, Usage: "live MCP sessions one token may hold; opening one more expires its least recently used"},
 		&cli.DurationFlag{Name: "oauth-access-ttl", EnvVars: []string{"AGENT_DECK_OAUTH_ACCESS_TTL"},
-			Value: backend.DefaultOAuthAccessTTL, Usage: "access tokens issued to OAuth clients expire after this long (they refresh by themselves)"},
+			Value: authserver.DefaultAccessTTL, Usage: "access tokens issued to OAuth clients expire after this long (they refresh by themselves)"},
 		&cli.StringFlag{Name: "oauth-client-metadata-url", EnvVars: []string{"AGENT_DECK_OAUTH_CLIENT_METADATA_URL"},
 			Usage: "https URL of Agent Deck's Client ID Metadata Document (served at /oauth/client-metadata.json), its client_id at services' authorization servers that support such documents; default: that path on the server's address when it is https"},
 		&cli.DurationFlag{Name: "local-idle-timeout", EnvVars: []string{"AGENT_DECK_LOCAL_IDLE_TIMEOUT"},
@@ -84,12 +87,12 @@ func serveFlags() []cli.Flag {
 		&cli.StringFlag{Name: "log-level", EnvVars: []string{"AGENT_DECK_LOG_LEVEL"}, Value: "info",
 			Usage: "debug, info, warn or error"},
 		&cli.DurationFlag{Name: "playbook-fetch-retention", EnvVars: []string{"AGENT_DECK_PLAYBOOK_FETCH_RETENTION"},
-			Value: backend.DefaultPlaybookFetchRetention, Usage: "get_playbook fetch events are deleted after this long"},
+			Value: core.DefaultPlaybookFetchRetention, Usage: "get_playbook fetch events are deleted after this long"},
 		&cli.BoolFlag{Name: "allow-metadata-hosts", EnvVars: []string{"AGENT_DECK_ALLOW_METADATA_HOSTS"},
 			Usage: "let services use link-local and cloud-metadata hosts (169.254.169.254, metadata.google.internal, …)"},
 		&cli.BoolFlag{Name: "pprof", EnvVars: []string{"AGENT_DECK_PPROF"},
 			Usage: "serve Go runtime profiles at /debug/pprof/ to admin tokens"},
-		&cli.DurationFlag{Name: "audit-retention", EnvVars: []string{"AGENT_DECK_AUDIT_RETENTION"}, Value: backend.DefaultAuditRetention,
+		&cli.DurationFlag{Name: "audit-retention", EnvVars: []string{"AGENT_DECK_AUDIT_RETENTION"}, Value: audit.DefaultAuditRetention,
 			Usage: "tool-call audit entries older than this are deleted (checked hourly)"},
 		&cli.StringFlag{Name: "log-format", EnvVars: []string{"AGENT_DECK_LOG_FORMAT"}, Value: "text",
 			Usage: "text or json (one JSON object per line, for log shippers)"},

@@ -11,6 +11,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 	"github.com/agent-deck/agent-deck/cli/client"
 )
 
@@ -82,7 +83,7 @@ func credentialAddCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			cred, err := cl.CreateCredential(c.Context, backend.CredentialInput{
+			cred, err := cl.CreateCredential(c.Context, core.CredentialInput{
 				Label: label, Value: secret, Scheme: backend.AuthScheme(c.String("scheme")),
 				HeaderName: c.String("header-name"), EnvName: c.String("env-name"), ID: c.String("id"),
 				Tags: c.StringSlice("tag"), DocsURL: c.String("docs-url")})

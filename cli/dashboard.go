@@ -9,7 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 )
 
 func dashboardCommand() *cli.Command {
@@ -30,7 +30,7 @@ func dashboardOpen(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	var code backend.SignInCode
+	var code core.SignInCode
 	if err := cl.Do(c.Context, "POST", "/dashboard/signin-codes", nil, nil, &code); err != nil {
 		return fail(err)
 	}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 	"github.com/agent-deck/agent-deck/cli/client"
 )
 
@@ -45,7 +45,7 @@ func deckCreateCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			d, err := cl.CreateDeck(c.Context, backend.DeckInput{Name: name})
+			d, err := cl.CreateDeck(c.Context, core.DeckInput{Name: name})
 			if err != nil {
 				return fail(err)
 			}
@@ -59,7 +59,7 @@ func deckCreateCommand() *cli.Command {
 }
 
 // printDeck shows a deck and its cards, in deck order.
-func printDeck(w io.Writer, d backend.DeckSnapshot) error {
+func printDeck(w io.Writer, d core.DeckSnapshot) error {
 	if err := keyValues(w, [][2]string{{"id", d.ID}, {"name", d.Name}}); err != nil {
 		return err
 	}

@@ -6,7 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 )
 
 // deckToolsCommand is `deck tools DECK SERVICE`: show or set which of a linked service's tools
@@ -35,7 +35,7 @@ func deckToolsCommand() *cli.Command {
 	}
 }
 
-func deckToolsInput(c *cli.Context) (backend.DeckServiceSettingsInput, bool, error) {
+func deckToolsInput(c *cli.Context) (core.DeckServiceSettingsInput, bool, error) {
 	set := 0
 	for _, f := range []string{"allow", "deny", "clear"} {
 		if c.IsSet(f) {
@@ -43,26 +43,26 @@ func deckToolsInput(c *cli.Context) (backend.DeckServiceSettingsInput, bool, err
 		}
 	}
 	if set > 1 {
-		return backend.DeckServiceSettingsInput{}, false, userError("%s: use one of --allow, --deny or --clear", c.Command.FullName())
+		return core.DeckServiceSettingsInput{}, false, userError("%s: use one of --allow, --deny or --clear", c.Command.FullName())
 	}
 	none := []string{}
 	switch {
 	case c.IsSet("allow"):
 		list := splitList(c.String("allow"))
 		if len(list) == 0 {
-			return backend.DeckServiceSettingsInput{}, false, userError("%s: --allow needs at least one tool name; --clear exposes every tool", c.Command.FullName())
+			return core.DeckServiceSettingsInput{}, false, userError("%s: --allow needs at least one tool name; --clear exposes every tool", c.Command.FullName())
 		}
-		return backend.DeckServiceSettingsInput{AllowTools: &list, DenyTools: &none}, true, nil
+		return core.DeckServiceSettingsInput{AllowTools: &list, DenyTools: &none}, true, nil
 	case c.IsSet("deny"):
 		list := splitList(c.String("deny"))
 		if len(list) == 0 {
-			return backend.DeckServiceSettingsInput{}, false, userError("%s: --deny needs at least one tool name; --clear exposes every tool", c.Command.FullName())
+			return core.DeckServiceSettingsInput{}, false, userError("%s: --deny needs at least one tool name; --clear exposes every tool", c.Command.FullName())
 		}
-		return backend.DeckServiceSettingsInput{AllowTools: &none, DenyTools: &list}, true, nil
+		return core.DeckServiceSettingsInput{AllowTools: &none, DenyTools: &list}, true, nil
 	case c.Bool("clear"):
-		return backend.DeckServiceSettingsInput{AllowTools: &none, DenyTools: &none}, true, nil
+		return core.DeckServiceSettingsInput{AllowTools: &none, DenyTools: &none}, true, nil
 	}
-	return backend.DeckServiceSettingsInput{}, false, nil
+	return core.DeckServiceSettingsInput{}, false, nil
 }
 
 // deckCredentialCommand is `deck credential DECK SERVICE [CREDENTIAL]`: show or choose the
@@ -83,7 +83,7 @@ func deckCredentialCommand() *cli.Command {
 			if len(args) < 2 || len(args) > 3 || (len(args) == 3 && c.Bool("clear")) {
 				return userError("%s: expected DECK SERVICE and a credential id or label, or --clear", c.Command.FullName())
 			}
-			var in backend.DeckServiceSettingsInput
+			var in core.DeckServiceSettingsInput
 			change := false
 			switch {
 			case len(args) == 3:
@@ -108,12 +108,12 @@ func deckServiceArgs(c *cli.Context) (string, string, error) {
 	return args[0], args[1], nil
 }
 
-func runDeckSettings(c *cli.Context, deck, service string, in backend.DeckServiceSettingsInput, change bool) error {
+func runDeckSettings(c *cli.Context, deck, service string, in core.DeckServiceSettingsInput, change bool) error {
 	cl, err := apiClient(c)
 	if err != nil {
 		return err
 	}
-	var res backend.DeckServiceSettingsResult
+	var res core.DeckServiceSettingsResult
 	if change {
 		res, err = cl.UpdateDeckServiceSettings(c.Context, deck, service, in)
 	} else {
@@ -128,7 +128,7 @@ func runDeckSettings(c *cli.Context, deck, service string, in backend.DeckServic
 	return printDeckSettings(c, res)
 }
 
-func printDeckSettings(c *cli.Context, res backend.DeckServiceSettingsResult) error {
+func printDeckSettings(c *cli.Context, res core.DeckServiceSettingsResult) error {
 	tools := "every enabled tool"
 	switch {
 	case len(res.AllowTools) > 0:

@@ -11,7 +11,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 	"github.com/agent-deck/agent-deck/cli/client"
 )
 
@@ -50,7 +50,7 @@ func execAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	in := backend.ExecInput{Deck: c.String("deck"), CredentialIDs: refs, Command: argv, DryRun: c.Bool("dry-run")}
+	in := core.ExecInput{Deck: c.String("deck"), CredentialIDs: refs, Command: argv, DryRun: c.Bool("dry-run")}
 	grant, err := cl.StartExec(c.Context, in)
 	if err != nil {
 		return fail(err)
@@ -83,11 +83,11 @@ func execAction(c *cli.Context) error {
 // execReport is exec --json: what ran (never a secret value), with which variables, and how it
 // ended.
 type execReport struct {
-	Command   []string               `json:"command"`
-	Variables []backend.ExecVariable `json:"variables"`
-	DryRun    bool                   `json:"dry_run"`
-	ExitCode  *int                   `json:"exit_code,omitempty"`
-	AuditID   int64                  `json:"audit_id,omitempty"`
+	Command   []string            `json:"command"`
+	Variables []core.ExecVariable `json:"variables"`
+	DryRun    bool                `json:"dry_run"`
+	ExitCode  *int                `json:"exit_code,omitempty"`
+	AuditID   int64               `json:"audit_id,omitempty"`
 }
 
 // runChild runs argv with the granted variables added to this process's environment, passing
@@ -123,7 +123,7 @@ func runChild(c *cli.Context, argv []string, env map[string]string) int {
 func finishExec(c *cli.Context, cl *client.Client, id int64, code int) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(c.Context), 5*time.Second)
 	defer cancel()
-	if err := cl.FinishExec(ctx, id, backend.ExecFinish{ExitCode: code}); err != nil {
+	if err := cl.FinishExec(ctx, id, core.ExecFinish{ExitCode: code}); err != nil {
 		fmt.Fprintf(c.App.ErrWriter, "agent-deck: could not record the exit code of exec %d: %v\n", id, err)
 	}
 }

@@ -12,6 +12,8 @@ import (
 	"strings"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
+	"github.com/agent-deck/agent-deck/backend/secret"
 	"github.com/agent-deck/agent-deck/cli/client"
 )
 
@@ -26,7 +28,7 @@ const (
 // <home>/secret.key, generated (0600) on first start.
 func loadSecretKey(home, fromEnv string) ([]byte, error) {
 	if fromEnv != "" {
-		key, err := backend.DecodeKey(fromEnv)
+		key, err := secret.DecodeKey(fromEnv)
 		if err != nil {
 			return nil, fmt.Errorf("AGENT_DECK_SECRET_KEY: %w", err)
 		}
@@ -35,7 +37,7 @@ func loadSecretKey(home, fromEnv string) ([]byte, error) {
 	path := filepath.Join(home, secretKeyFile)
 	data, err := os.ReadFile(path)
 	if err == nil {
-		key, derr := backend.DecodeKey(strings.TrimSpace(string(data)))
+		key, derr := secret.DecodeKey(strings.TrimSpace(string(data)))
 		if derr != nil {
 			return nil, fmt.Errorf("%s: %w", path, derr)
 		}
@@ -44,7 +46,7 @@ func loadSecretKey(home, fromEnv string) ([]byte, error) {
 	if !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("read secret key: %w", err)
 	}
-	key, err := backend.GenerateKey()
+	key, err := secret.GenerateKey()
 	if err != nil {
 		return nil, err
 	}
@@ -56,7 +58,7 @@ func loadSecretKey(home, fromEnv string) ([]byte, error) {
 
 // ensureAdminToken makes sure <home>/admin.token holds a working admin token, creating one on
 // first start (or when the database no longer knows the stored one).
-func ensureAdminToken(ctx context.Context, svc *backend.Service, home string) (string, error) {
+func ensureAdminToken(ctx context.Context, svc *core.Hub, home string) (string, error) {
 	path := filepath.Join(home, adminTokenFile)
 	if data, err := os.ReadFile(path); err == nil {
 		secret := strings.TrimSpace(string(data))
@@ -65,7 +67,7 @@ func ensureAdminToken(ctx context.Context, svc *backend.Service, home string) (s
 		}
 	}
 	tok, err := svc.CreateToken(backend.WithActor(ctx, backend.SystemActor),
-		backend.TokenInput{Name: "admin (created by serve)", Scope: backend.ScopeAdmin})
+		core.TokenInput{Name: "admin (created by serve)", Scope: backend.ScopeAdmin})
 	if err != nil {
 		return "", fmt.Errorf("create admin token: %w", err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/audit"
 	"github.com/agent-deck/agent-deck/proxy"
 )
 
@@ -162,7 +163,7 @@ func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter 
 
 // toolCallSink hands every finished tool call to the metrics and the audit log; neither blocks.
 type toolCallSink struct {
-	audit   *backend.AuditLog
+	audit   *audit.Log
 	metrics *metrics
 }
 

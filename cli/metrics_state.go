@@ -7,6 +7,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/audit"
+	"github.com/agent-deck/agent-deck/backend/core"
 	"github.com/agent-deck/agent-deck/backend/postgres"
 )
 
@@ -14,9 +16,9 @@ import (
 // each service's health, the database pool and the audit log's counters. Sessions and health
 // are read from the database (two queries per scrape), so every replica reports the same.
 type stateCollector struct {
-	svc   *backend.Service
+	svc   *core.Hub
 	store *postgres.Store
-	audit *backend.AuditLog
+	audit *audit.Log
 	log   interface {
 		Warn(msg string, args ...any)
 	}
@@ -27,7 +29,7 @@ type stateCollector struct {
 	auditWritten, auditDropped           *prometheus.Desc
 }
 
-func newStateCollector(svc *backend.Service, store *postgres.Store, audit *backend.AuditLog, log interface {
+func newStateCollector(svc *core.Hub, store *postgres.Store, audit *audit.Log, log interface {
 	Warn(msg string, args ...any)
 }) *stateCollector {
 	d := prometheus.NewDesc

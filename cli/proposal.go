@@ -9,7 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
 
-	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 	"github.com/agent-deck/agent-deck/cli/client"
 )
 
@@ -131,18 +131,18 @@ func writeDiff(w io.Writer, diff string, colour bool) {
 }
 
 func proposalAccept(c *cli.Context) error {
-	return proposalDecide(c, "Accept", func(cl *client.Client, id string) (backend.AcceptResult, error) {
+	return proposalDecide(c, "Accept", func(cl *client.Client, id string) (core.AcceptResult, error) {
 		return cl.AcceptProposal(c.Context, id)
 	})
 }
 
 func proposalReject(c *cli.Context) error {
-	return proposalDecide(c, "Reject", func(cl *client.Client, id string) (backend.AcceptResult, error) {
+	return proposalDecide(c, "Reject", func(cl *client.Client, id string) (core.AcceptResult, error) {
 		return cl.RejectProposal(c.Context, id, c.String("reason"))
 	})
 }
 
-func proposalDecide(c *cli.Context, verb string, do func(*client.Client, string) (backend.AcceptResult, error)) error {
+func proposalDecide(c *cli.Context, verb string, do func(*client.Client, string) (core.AcceptResult, error)) error {
 	id, err := oneArg(c, "proposal id")
 	if err != nil {
 		return err

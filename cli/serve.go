@@ -14,8 +14,12 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/audit"
+	"github.com/agent-deck/agent-deck/backend/authserver"
+	"github.com/agent-deck/agent-deck/backend/core"
 	"github.com/agent-deck/agent-deck/backend/postgres"
 	"github.com/agent-deck/agent-deck/backend/postgres/cluster"
+	"github.com/agent-deck/agent-deck/backend/secret"
 	"github.com/agent-deck/agent-deck/cli/client"
 	dashboardapi "github.com/agent-deck/agent-deck/dashboard-api"
 	"github.com/agent-deck/agent-deck/mcptools"
@@ -56,8 +60,8 @@ type Server struct {
 	log     *slog.Logger
 	url     string
 	token   string
-	svc     *backend.Service
-	auth    *backend.AuthServer
+	svc     *core.Hub
+	auth    *authserver.Server
 	metrics *metrics
 	tracing tracing
 	lock    *homeLock
@@ -80,8 +84,8 @@ func Start(ctx context.Context, cfg ServeConfig) (srv *Server, err error) {
 	}
 	// Every logger below derives from this one, so no log line at any level carries a secret
 	// the server holds for a service, whoever echoes it.
-	redactor := backend.NewRedactor()
-	s := &Server{cfg: cfg, log: slog.New(backend.NewRedactHandler(cfg.Logger.Handler(), redactor))}
+	redactor := secret.NewRedactor()
+	s := &Server{cfg: cfg, log: slog.New(secret.NewRedactHandler(cfg.Logger.Handler(), redactor))}
 	defer func() {
 		if err != nil {
 			cctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
@@ -113,7 +117,7 @@ func Start(ctx context.Context, cfg ServeConfig) (srv *Server, err error) {
 	if err != nil {
 		return nil, err
 	}
-	sealer, err := backend.NewSealer(key)
+	sealer, err := secret.NewSealer(key)
 	if err != nil {
 		return nil, err
 	}
@@ -139,9 +143,9 @@ func Start(ctx context.Context, cfg ServeConfig) (srv *Server, err error) {
 	})
 	s.push("proxy", px.Close)
 
-	audit := backend.NewAuditLog(store, s.log.With("component", "audit"), backend.AuditConfig{Retention: cfg.AuditRetention})
+	audit := audit.New(store, s.log.With("component", "audit"), audit.Config{Retention: cfg.AuditRetention})
 	s.runAudit(audit)
-	s.svc = backend.NewService(store, px, sealer, nil, s.log, backend.Config{
+	s.svc = core.NewHub(store, px, sealer, nil, s.log, core.Config{
 		ToolCalls:           toolCallSink{audit: audit, metrics: s.metrics},
 		SessionIdleTimeout:  cfg.SessionIdleTimeout,
 		MaxSessionsPerToken: cfg.MaxSessionsPerToken,
@@ -154,8 +158,8 @@ func Start(ctx context.Context, cfg ServeConfig) (srv *Server, err error) {
 		PlaybookFetchRetention: cfg.PlaybookFetchRetention,
 		ClientMetadataURL:      cfg.OAuthClientMetadataURL,
 	})
-	s.auth = backend.NewAuthServer(s.svc.Store(), s.svc, nil, s.log.With("component", "oauth-server"),
-		backend.OAuthConfig{AccessTokenTTL: cfg.OAuthAccessTTL,
+	s.auth = authserver.New(s.svc.Store(), s.svc, nil, s.log.With("component", "oauth-server"),
+		authserver.Config{AccessTokenTTL: cfg.OAuthAccessTTL,
 			AllowLoopbackHTTPClientIDs: cfg.OAuthAllowLoopbackHTTPClientIDs})
 	s.metrics.registry.MustRegister(newStateCollector(s.svc, store, audit, s.log.With("component", "metrics")))
 	if err := s.svc.CheckSecretKey(ctx); err != nil {
@@ -169,7 +173,7 @@ func Start(ctx context.Context, cfg ServeConfig) (srv *Server, err error) {
 
 // runAudit writes tool-call audit entries until the server closes; the closer waits for the
 // last entries to be written.
-func (s *Server) runAudit(audit *backend.AuditLog) {
+func (s *Server) runAudit(audit *audit.Log) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
@@ -316,7 +320,7 @@ func (s *Server) URL() string { return s.url }
 func (s *Server) AdminToken() string { return s.token }
 
 // Service is the core the server runs, for tests that set up data directly.
-func (s *Server) Service() *backend.Service { return s.svc }
+func (s *Server) Service() *core.Hub { return s.svc }
 
 // Close stops everything Start started, in reverse order.
 func (s *Server) Close(ctx context.Context) error {

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 )
 
 // errKeyRefused marks a start refused because the secret key does not match the database:
@@ -15,7 +16,7 @@ var errKeyRefused = errors.New("refusing to start")
 // keyRefusal turns CheckSecretKey's error into the message a person reads: which key was read,
 // from where, and what to do. Other errors pass through.
 func keyRefusal(err error, cfg ServeConfig) error {
-	if !backend.IsKeyMismatch(err) {
+	if !core.IsKeyMismatch(err) {
 		return fmt.Errorf("check the secret key: %w", err)
 	}
 	source, fix := "AGENT_DECK_SECRET_KEY", "Set AGENT_DECK_SECRET_KEY to the key this database was used with, or restore it from a backup"

@@ -10,6 +10,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 	"github.com/agent-deck/agent-deck/cli/client"
 )
 
@@ -88,7 +89,7 @@ func serviceAddAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	in := backend.ServiceInput{Name: args[0], Transport: backend.Transport(c.String("transport")),
+	in := core.ServiceInput{Name: args[0], Transport: backend.Transport(c.String("transport")),
 		Description: c.String("description"), CredentialID: c.String("credential"), TimeoutSeconds: c.Int("timeout")}
 	if local {
 		in.Type, in.LocalCommand, in.LocalArgs, in.LocalWorkingDir, in.LocalEnv = backend.ServiceLocal, args[1], args[2:], c.String("cwd"), env
@@ -133,7 +134,7 @@ func linkToDeck(c *cli.Context, cl *client.Client, card backend.ServiceCard) err
 	if deck == "" {
 		return nil
 	}
-	if _, err := cl.LinkCard(c.Context, deck, backend.CardRef{CardType: backend.CardService, CardID: card.ID}); err != nil {
+	if _, err := cl.LinkCard(c.Context, deck, core.CardRef{CardType: backend.CardService, CardID: card.ID}); err != nil {
 		msg := fail(err).Error()
 		return cli.Exit(fmt.Sprintf("service %s was created, but linking it to deck %s failed: %s\n  link it later with the dashboard or POST /api/v1/decks/%s/cards",
 			card.Name, deck, msg, deck), ExitCode(err))
@@ -151,7 +152,7 @@ func serviceSecrets(c *cli.Context) (headers, env map[string]string, err error) 
 		return nil, nil, err
 	}
 	for k := range headers {
-		if backend.IsSecretHeader(k) {
+		if core.IsSecretHeader(k) {
 			return nil, nil, userError("header %s carries a secret and is not taken on the command line: use --header-from-stdin %s and pipe the value in (or type it at the prompt)", k, k)
 		}
 	}

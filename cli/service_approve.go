@@ -7,7 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 )
 
 // serviceApproveCommand is the person's review of changed downstream tools: it pins their
@@ -47,7 +47,7 @@ func serviceApproveCommand() *cli.Command {
 }
 
 // printApprovals says which tools were approved and what about them changed.
-func printApprovals(w io.Writer, res backend.ToolApprovals) error {
+func printApprovals(w io.Writer, res core.ToolApprovals) error {
 	if len(res.Approved) == 0 {
 		_, err := fmt.Fprintf(w, "Nothing to approve: every tool of %s matches its approved definition.\n", res.ServiceName)
 		return err

@@ -10,6 +10,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 	"github.com/agent-deck/agent-deck/cli/client"
 )
 
@@ -34,7 +35,7 @@ func serviceConnectCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			in := backend.OAuthConnectInput{ClientID: c.String("client-id"), AuthMethod: c.String("auth-method")}
+			in := core.OAuthConnectInput{ClientID: c.String("client-id"), AuthMethod: c.String("auth-method")}
 			if c.Bool("client-secret-stdin") {
 				line, err := bufio.NewReader(c.App.Reader).ReadString('\n')
 				if err != nil && line == "" {
@@ -88,7 +89,7 @@ func serviceDisconnectCommand() *cli.Command {
 }
 
 // waitSignIn polls the sign-in state until the started sign-in is no longer pending.
-func waitSignIn(ctx context.Context, cl *client.Client, ref string, wait time.Duration) (backend.OAuthStatus, error) {
+func waitSignIn(ctx context.Context, cl *client.Client, ref string, wait time.Duration) (core.OAuthStatus, error) {
 	ctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
 	tick := time.NewTicker(500 * time.Millisecond)
@@ -115,7 +116,7 @@ func waitSignIn(ctx context.Context, cl *client.Client, ref string, wait time.Du
 }
 
 // authWord is a sign-in state for people: the word, with expiry and scopes when connected.
-func authWord(st backend.OAuthStatus) string {
+func authWord(st core.OAuthStatus) string {
 	parts := []string{string(st.State)}
 	if st.ExpiresAt != nil {
 		parts = append(parts, "expires "+st.ExpiresAt.Local().Format(time.RFC3339))

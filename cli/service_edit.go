@@ -8,6 +8,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 )
 
 func serviceEditCommand() *cli.Command {
@@ -58,7 +59,7 @@ func serviceEditAction(c *cli.Context) error {
 	if local && cur.Type != backend.ServiceLocal {
 		return userError("%s is a remote service: -- COMMAND ARGS... applies to local ones (change its --url instead)", cur.Name)
 	}
-	var p backend.ServicePatch
+	var p core.ServicePatch
 	setString(c, "name", &p.Name)
 	setString(c, "url", &p.URL)
 	setString(c, "description", &p.Description)

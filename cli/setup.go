@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 	"github.com/agent-deck/agent-deck/cli/client"
 	"github.com/agent-deck/agent-deck/harness"
 	"github.com/agent-deck/agent-deck/mcptools"
@@ -132,7 +133,7 @@ func setupToken(c *cli.Context, cl *client.Client, t harness.Target, paths harne
 			return tok, nil
 		}
 	}
-	nt, err := cl.CreateToken(c.Context, backend.TokenInput{Name: setupTokenName(t), Scope: backend.ScopeAgent})
+	nt, err := cl.CreateToken(c.Context, core.TokenInput{Name: setupTokenName(t), Scope: backend.ScopeAgent})
 	if err != nil {
 		return "", fail(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 )
 
 func tokenCommand() *cli.Command {
@@ -35,7 +36,7 @@ func tokenCreate(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	t, err := cl.CreateToken(c.Context, backend.TokenInput{Name: name, Scope: backend.Scope(c.String("scope"))})
+	t, err := cl.CreateToken(c.Context, core.TokenInput{Name: name, Scope: backend.Scope(c.String("scope"))})
 	if err != nil {
 		return fail(err)
 	}

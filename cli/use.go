@@ -11,6 +11,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 	"github.com/agent-deck/agent-deck/harness"
 )
 
@@ -25,7 +26,7 @@ type useFile struct {
 }
 
 const (
-	useFilePath = backend.WorkspacePinFile
+	useFilePath = core.WorkspacePinFile
 	usePinsFile = "use-pins.json"
 )
 

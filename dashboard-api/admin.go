@@ -7,13 +7,14 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 )
 
 func (a *api) listTokens(c *gin.Context) ([]backend.Token, error) {
 	return a.svc.ListTokens(ctx(c))
 }
 
-func (a *api) createToken(c *gin.Context, in backend.TokenInput) (backend.NewToken, error) {
+func (a *api) createToken(c *gin.Context, in core.TokenInput) (core.NewToken, error) {
 	return a.svc.CreateToken(ctx(c), in)
 }
 
@@ -30,27 +31,27 @@ func (a *api) listSessions(c *gin.Context) ([]backend.MCPSession, error) {
 	return a.svc.ListSessions(ctx(c))
 }
 
-func (a *api) display(c *gin.Context) (backend.DisplayLine, error) {
+func (a *api) display(c *gin.Context) (core.DisplayLine, error) {
 	return a.svc.Display(ctx(c), c.Query("workspace"))
 }
 
 func (a *api) exportBundle(c *gin.Context) (json.RawMessage, error) {
-	return a.svc.Export(ctx(c), backend.ExportInput{Deck: c.Query("deck")})
+	return a.svc.Export(ctx(c), core.ExportInput{Deck: c.Query("deck")})
 }
 
-func (a *api) exportSelection(c *gin.Context, in backend.ExportInput) (json.RawMessage, error) {
+func (a *api) exportSelection(c *gin.Context, in core.ExportInput) (json.RawMessage, error) {
 	return a.svc.Export(ctx(c), in)
 }
 
-func (a *api) importBundle(c *gin.Context, bundle json.RawMessage) (backend.ImportReport, error) {
+func (a *api) importBundle(c *gin.Context, bundle json.RawMessage) (core.ImportReport, error) {
 	return a.svc.Import(ctx(c), bundle, c.Query("dry_run") == "true")
 }
 
-func (a *api) startExec(c *gin.Context, in backend.ExecInput) (backend.ExecGrant, error) {
+func (a *api) startExec(c *gin.Context, in core.ExecInput) (core.ExecGrant, error) {
 	return a.svc.StartExec(ctx(c), in)
 }
 
-func (a *api) finishExec(c *gin.Context, in backend.ExecFinish) error {
+func (a *api) finishExec(c *gin.Context, in core.ExecFinish) error {
 	id, err := positiveParam(c, "exec")
 	if err != nil {
 		return err

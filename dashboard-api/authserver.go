@@ -11,6 +11,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/authserver"
 )
 
 var (
@@ -50,31 +51,31 @@ func (a *api) authServerRoutes() []route {
 	}
 }
 
-func (a *api) resourceMetadata(c *gin.Context) (backend.ProtectedResourceMetadata, error) {
-	return backend.ResourceMetadata(requestBase(c.Request)), nil
+func (a *api) resourceMetadata(c *gin.Context) (authserver.ProtectedResourceMetadata, error) {
+	return authserver.ResourceMetadata(requestBase(c.Request)), nil
 }
 
-func (a *api) mcpResourceMetadata(c *gin.Context) (backend.ProtectedResourceMetadata, error) {
+func (a *api) mcpResourceMetadata(c *gin.Context) (authserver.ProtectedResourceMetadata, error) {
 	return a.resourceMetadata(c)
 }
 
-func (a *api) authServerMetadata(c *gin.Context) (backend.AuthServerMetadata, error) {
-	return backend.AuthorizationServerMetadata(requestBase(c.Request)), nil
+func (a *api) authServerMetadata(c *gin.Context) (authserver.Metadata, error) {
+	return authserver.AuthorizationServerMetadata(requestBase(c.Request)), nil
 }
 
 // oauthRegister is Dynamic Client Registration.
 func (a *api) oauthRegister(c *gin.Context) {
 	body, err := io.ReadAll(http.MaxBytesReader(c.Writer, c.Request.Body, 64<<10))
-	var in backend.OAuthClientInput
+	var in authserver.ClientInput
 	if err == nil {
 		err = json.Unmarshal(body, &in)
 	}
 	if err != nil {
-		a.oauthError(c, &backend.OAuthError{Code: "invalid_client_metadata", Status: http.StatusBadRequest,
+		a.oauthError(c, &authserver.Error{Code: "invalid_client_metadata", Status: http.StatusBadRequest,
 			Description: "the body must be a JSON object of client metadata (at most 64 KiB)"})
 		return
 	}
-	out, err := a.opts.AuthServer.RegisterOAuthClient(ctx(c), in)
+	out, err := a.opts.AuthServer.RegisterClient(ctx(c), in)
 	if err != nil {
 		a.oauthError(c, err)
 		return
@@ -91,9 +92,9 @@ func (a *api) oauthAuthorize(c *gin.Context) {
 	base := requestBase(c.Request)
 	info, err := a.opts.AuthServer.CheckAuthorization(ctx(c), base, req)
 	if err != nil {
-		oe := backend.AsOAuthError(err)
+		oe := authserver.AsError(err)
 		if oe.Redirect {
-			c.Redirect(http.StatusFound, backend.AuthorizationErrorURL(base, info.RedirectURI, req.State, oe))
+			c.Redirect(http.StatusFound, authserver.AuthorizationErrorURL(base, info.RedirectURI, req.State, oe))
 			return
 		}
 		a.logOAuth(c, err, oe)
@@ -106,8 +107,8 @@ func (a *api) oauthAuthorize(c *gin.Context) {
 	c.Redirect(http.StatusFound, "/#/consent?"+c.Request.URL.RawQuery)
 }
 
-func authorizeRequest(q url.Values) backend.AuthorizeRequest {
-	return backend.AuthorizeRequest{
+func authorizeRequest(q url.Values) authserver.AuthorizeRequest {
+	return authserver.AuthorizeRequest{
 		ResponseType: q.Get("response_type"), ClientID: q.Get("client_id"), RedirectURI: q.Get("redirect_uri"),
 		Scope: q.Get("scope"), State: q.Get("state"), CodeChallenge: q.Get("code_challenge"),
 		CodeChallengeMethod: q.Get("code_challenge_method"), Resource: q.Get("resource"),
@@ -120,12 +121,12 @@ func (a *api) oauthToken(c *gin.Context) {
 	c.Header("Pragma", "no-cache")
 	c.Request.Body = http.MaxBytesReader(c.Writer, c.Request.Body, 64<<10)
 	if err := c.Request.ParseForm(); err != nil {
-		a.oauthError(c, &backend.OAuthError{Code: "invalid_request", Status: http.StatusBadRequest,
+		a.oauthError(c, &authserver.Error{Code: "invalid_request", Status: http.StatusBadRequest,
 			Description: "the body must be application/x-www-form-urlencoded (at most 64 KiB)"})
 		return
 	}
 	f := c.Request.PostForm
-	req := backend.OAuthTokenRequest{
+	req := authserver.TokenRequest{
 		GrantType: f.Get("grant_type"), Code: f.Get("code"), RedirectURI: f.Get("redirect_uri"),
 		ClientID: f.Get("client_id"), CodeVerifier: f.Get("code_verifier"), RefreshToken: f.Get("refresh_token"),
 		Resource: f.Get("resource"), Scope: f.Get("scope"),
@@ -133,7 +134,7 @@ func (a *api) oauthToken(c *gin.Context) {
 	if user, _, ok := c.Request.BasicAuth(); ok && req.ClientID == "" {
 		req.ClientID, _ = url.QueryUnescape(user)
 	}
-	out, err := a.opts.AuthServer.ExchangeOAuthToken(ctx(c), requestBase(c.Request), req)
+	out, err := a.opts.AuthServer.ExchangeToken(ctx(c), requestBase(c.Request), req)
 	if err != nil {
 		a.oauthError(c, err)
 		return
@@ -144,7 +145,7 @@ func (a *api) oauthToken(c *gin.Context) {
 // oauthError answers in the RFC 6749 §5.2 shape; a failure that is not an OAuth refusal is
 // logged with the request id and shown without its cause.
 func (a *api) oauthError(c *gin.Context, err error) {
-	oe := backend.AsOAuthError(err)
+	oe := authserver.AsError(err)
 	a.logOAuth(c, err, oe)
 	if oe.Status == http.StatusUnauthorized {
 		c.Header("WWW-Authenticate", `Basic realm="agent-deck"`)
@@ -152,8 +153,8 @@ func (a *api) oauthError(c *gin.Context, err error) {
 	c.Data(oe.Status, jsonContentType, mustJSON(map[string]string{"error": oe.Code, "error_description": oe.Description}))
 }
 
-func (a *api) logOAuth(c *gin.Context, err error, oe *backend.OAuthError) {
-	if _, ok := errors.AsType[*backend.OAuthError](err); ok {
+func (a *api) logOAuth(c *gin.Context, err error, oe *authserver.Error) {
+	if _, ok := errors.AsType[*authserver.Error](err); ok {
 		return
 	}
 	a.log.Log(c.Request.Context(), slog.LevelError, "oauth request failed", "request_id", requestID(c),
@@ -161,23 +162,23 @@ func (a *api) logOAuth(c *gin.Context, err error, oe *backend.OAuthError) {
 }
 
 // oauthConsentInfo tells the consent screen what it asks the person.
-func (a *api) oauthConsentInfo(c *gin.Context) (backend.ConsentInfo, error) {
+func (a *api) oauthConsentInfo(c *gin.Context) (authserver.ConsentInfo, error) {
 	info, err := a.opts.AuthServer.CheckAuthorization(ctx(c), requestBase(c.Request), authorizeRequest(c.Request.URL.Query()))
 	if err != nil {
-		return backend.ConsentInfo{}, consentError(err)
+		return authserver.ConsentInfo{}, consentError(err)
 	}
 	return info, nil
 }
 
 // oauthConsent records the person's Allow or Deny (the dashboard session's CSRF check applies).
-func (a *api) oauthConsent(c *gin.Context, in backend.ConsentInput) (backend.ConsentDecision, error) {
+func (a *api) oauthConsent(c *gin.Context, in authserver.ConsentInput) (authserver.ConsentDecision, error) {
 	out, err := a.opts.AuthServer.DecideAuthorization(ctx(c), requestBase(c.Request), in)
 	return out, consentError(err)
 }
 
 // consentError turns an OAuth refusal into the API's coded error for the consent screen.
 func consentError(err error) error {
-	if oe, ok := errors.AsType[*backend.OAuthError](err); ok {
+	if oe, ok := errors.AsType[*authserver.Error](err); ok {
 		return backend.Errorf(backend.CodeInvalidArgument, "the sign-in request is not valid: %s", oe.Description).
 			WithDetail("oauth_error", oe.Code).WithHint("start the sign-in again from the client")
 	}

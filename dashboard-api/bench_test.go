@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 )
 
 // benchClients is the number of concurrent clients of the snapshot benchmarks.
@@ -161,7 +162,7 @@ func seedBenchDeck(b *testing.B, s *testServer, n int) {
 				"label": fmt.Sprintf("Key %03d", i), "value": "v", "tags": []string{"bench"}}, &c)
 			typ, id = "credential", c.ID
 		default:
-			var p backend.PlaybookResult
+			var p core.PlaybookResult
 			s.must(b, http.StatusCreated, "POST", "/api/v1/playbooks", map[string]any{
 				"title": fmt.Sprintf("Runbook %03d", i), "body": "Steps.", "triggers": []string{fmt.Sprintf("run book %d", i)},
 				"auto_detect_dependencies": false}, &p)

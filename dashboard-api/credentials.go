@@ -4,6 +4,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 )
 
 // rotateRequest is the body of POST /credentials/{credential}/rotate.
@@ -15,7 +16,7 @@ func (a *api) listCredentials(c *gin.Context) ([]backend.Credential, error) {
 	return a.svc.ListCredentials(ctx(c))
 }
 
-func (a *api) createCredential(c *gin.Context, in backend.CredentialInput) (backend.Credential, error) {
+func (a *api) createCredential(c *gin.Context, in core.CredentialInput) (backend.Credential, error) {
 	return a.svc.CreateCredential(ctx(c), in)
 }
 
@@ -23,7 +24,7 @@ func (a *api) getCredential(c *gin.Context) (backend.Credential, error) {
 	return a.svc.GetCredential(ctx(c), c.Param("credential"))
 }
 
-func (a *api) updateCredential(c *gin.Context, in backend.CredentialPatch) (backend.Credential, error) {
+func (a *api) updateCredential(c *gin.Context, in core.CredentialPatch) (backend.Credential, error) {
 	return a.svc.UpdateCredential(ctx(c), c.Param("credential"), in)
 }
 

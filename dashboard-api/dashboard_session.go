@@ -8,6 +8,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 )
 
 // SessionCookie holds a dashboard session's secret: HttpOnly (no script reads it),
@@ -29,7 +30,7 @@ type DashboardSessionInfo struct {
 
 // createSignInCode makes a one-time sign-in code for an admin (the CLI or the sign-in page
 // holding a pasted token).
-func (a *api) createSignInCode(c *gin.Context) (backend.SignInCode, error) {
+func (a *api) createSignInCode(c *gin.Context) (core.SignInCode, error) {
 	return a.svc.CreateSignInCode(ctx(c))
 }
 
@@ -55,7 +56,7 @@ func (a *api) dashboardSession(c *gin.Context) (DashboardSessionInfo, error) {
 			WithHint("sign in to the dashboard at / (agent-deck dashboard opens it)")
 	}
 	actor, _ := backend.ActorFrom(ctx(c))
-	return DashboardSessionInfo{ID: actor.TokenID, CSRFToken: backend.DashboardCSRF(secret)}, nil
+	return DashboardSessionInfo{ID: actor.TokenID, CSRFToken: core.DashboardCSRF(secret)}, nil
 }
 
 // signOut revokes the cookie's session and clears the cookie.
@@ -89,7 +90,7 @@ func (a *api) authenticateCookie(c *gin.Context, secret string) error {
 				"a dashboard request that changes state must come from this server's own page").
 				WithHint("use the dashboard served at / ; other pages may call the API with a bearer token only")
 		}
-		if err := backend.CheckDashboardCSRF(secret, c.GetHeader(backend.HeaderCSRF)); err != nil {
+		if err := core.CheckDashboardCSRF(secret, c.GetHeader(core.HeaderCSRF)); err != nil {
 			return err
 		}
 	}

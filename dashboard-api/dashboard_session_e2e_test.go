@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 )
 
 // dashboardSessionSteps exercise the sign-in routes as the route scenario's admin (bearer): a
@@ -17,8 +17,8 @@ func dashboardSessionSteps(ok, created []int) []step {
 	return []step{
 		{"dashboard sign-in code", "POST", "/api/v1/dashboard/signin-codes", nil, ok,
 			func(t *testing.T, r response, _ map[string]string) {
-				c := decode[backend.SignInCode](t, r)
-				if !strings.HasPrefix(c.Code, backend.SignInCodePrefix) || c.ExpiresAt.IsZero() {
+				c := decode[core.SignInCode](t, r)
+				if !strings.HasPrefix(c.Code, core.SignInCodePrefix) || c.ExpiresAt.IsZero() {
 					t.Errorf("code %+v", c)
 				}
 				code.Code = c.Code

@@ -7,6 +7,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 )
 
 // reorderRequest is the body of PUT …/cards/{card_type}/order; the deck and the card type come
@@ -22,7 +23,7 @@ func (a *api) listDecks(c *gin.Context) ([]backend.Deck, error) {
 	return a.svc.ListDecks(ctx(c))
 }
 
-func (a *api) createDeck(c *gin.Context, in backend.DeckInput) (backend.Deck, error) {
+func (a *api) createDeck(c *gin.Context, in core.DeckInput) (backend.Deck, error) {
 	return a.svc.CreateDeck(ctx(c), in)
 }
 
@@ -30,7 +31,7 @@ func (a *api) getDeck(c *gin.Context) (backend.Deck, error) {
 	return a.svc.GetDeck(ctx(c), c.Param("deck"))
 }
 
-func (a *api) renameDeck(c *gin.Context, in backend.DeckInput) (backend.Deck, error) {
+func (a *api) renameDeck(c *gin.Context, in core.DeckInput) (backend.Deck, error) {
 	return a.svc.RenameDeck(ctx(c), c.Param("deck"), in)
 }
 
@@ -41,12 +42,12 @@ func (a *api) deleteDeck(c *gin.Context) error {
 // DeckView is a deck page as the dashboard shows it: the page plus the deck's display_summary
 // line as agents bound to it see it (without a session's badge).
 type DeckView struct {
-	backend.DeckPage
+	core.DeckPage
 	DisplaySummary string `json:"display_summary"`
 }
 
 func (a *api) deckSnapshot(c *gin.Context) (DeckView, error) {
-	in := backend.DeckPageInput{CardType: backend.CardType(c.Query("card_type")), Query: c.Query("query"),
+	in := core.DeckPageInput{CardType: backend.CardType(c.Query("card_type")), Query: c.Query("query"),
 		Cursor: c.Query("cursor")}
 	if v := c.Query("budget"); v != "" {
 		n, err := strconv.Atoi(v)
@@ -59,34 +60,34 @@ func (a *api) deckSnapshot(c *gin.Context) (DeckView, error) {
 	if err != nil {
 		return DeckView{}, err
 	}
-	return DeckView{DeckPage: page, DisplaySummary: backend.DisplaySummary(page.Name, page.Counts, "")}, nil
+	return DeckView{DeckPage: page, DisplaySummary: core.DisplaySummary(page.Name, page.Counts, "")}, nil
 }
 
-func (a *api) linkCard(c *gin.Context, in backend.LinkCardInput) (backend.CardsResult, error) {
+func (a *api) linkCard(c *gin.Context, in core.LinkCardInput) (core.CardsResult, error) {
 	in.Deck = c.Param("deck")
 	return a.svc.LinkCard(ctx(c), in)
 }
 
-func (a *api) unlinkCard(c *gin.Context) (backend.CardsResult, error) {
-	return a.svc.UnlinkCard(ctx(c), backend.CardRef{
+func (a *api) unlinkCard(c *gin.Context) (core.CardsResult, error) {
+	return a.svc.UnlinkCard(ctx(c), core.CardRef{
 		Deck:     c.Param("deck"),
 		CardType: backend.CardType(c.Param("card_type")),
 		CardID:   c.Param("card_id"),
 	})
 }
 
-func (a *api) reorderCards(c *gin.Context, in reorderRequest) (backend.CardsResult, error) {
-	return a.svc.ReorderCards(ctx(c), backend.ReorderCardsInput{
+func (a *api) reorderCards(c *gin.Context, in reorderRequest) (core.CardsResult, error) {
+	return a.svc.ReorderCards(ctx(c), core.ReorderCardsInput{
 		Deck:           c.Param("deck"),
 		CardType:       backend.CardType(c.Param("card_type")),
 		OrderedCardIDs: in.OrderedCardIDs,
 	})
 }
 
-func (a *api) getDeckServiceSettings(c *gin.Context) (backend.DeckServiceSettingsResult, error) {
+func (a *api) getDeckServiceSettings(c *gin.Context) (core.DeckServiceSettingsResult, error) {
 	return a.svc.GetDeckServiceSettings(ctx(c), c.Param("deck"), c.Param("service"))
 }
 
-func (a *api) updateDeckServiceSettings(c *gin.Context, in backend.DeckServiceSettingsInput) (backend.DeckServiceSettingsResult, error) {
+func (a *api) updateDeckServiceSettings(c *gin.Context, in core.DeckServiceSettingsInput) (core.DeckServiceSettingsResult, error) {
 	return a.svc.UpdateDeckServiceSettings(ctx(c), c.Param("deck"), c.Param("service"), in)
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 )
 
 var oauthCallbackDoc = map[string]any{"type": "string", "description": "A page telling the person the sign-in finished or why not."}
@@ -18,29 +19,29 @@ func (a *api) oauthRoutes() []route {
 		withBody(http.MethodPost, v1+"/services/:service/connect", "Start signing in to a service that needs OAuth (optionally with a pre-registered client); answers the page a person opens to consent; admin", http.StatusOK, a.connectService).adminOnly(),
 		noContent(http.MethodPost, v1+"/services/:service/disconnect", "Forget a service's sign-in (revoked where the server supports it); admin", a.disconnectService).adminOnly(),
 		noBody(http.MethodGet, v1+"/services/:service/auth", "A service's sign-in state: none, connected (expiry, scopes), needs_sign_in or error", a.serviceAuth),
-		{method: http.MethodGet, path: backend.OAuthCallbackPath, summary: "Where a service's authorization server sends the person back after consent",
+		{method: http.MethodGet, path: core.OAuthCallbackPath, summary: "Where a service's authorization server sends the person back after consent",
 			op: "oauthCallback", public: true, status: http.StatusOK, responseDoc: oauthCallbackDoc, contentType: "text/html",
 			query: []queryParam{{name: "state", description: "the sign-in's state"}, {name: "code", description: "the authorization code"},
 				{name: "error", description: "the authorization server's refusal"}},
 			serve: a.oauthCallback},
-		noBody(http.MethodGet, backend.OAuthClientMetadataPath, "Agent Deck's own OAuth Client ID Metadata Document, fetched by the authorization servers of services it signs in to",
+		noBody(http.MethodGet, core.OAuthClientMetadataPath, "Agent Deck's own OAuth Client ID Metadata Document, fetched by the authorization servers of services it signs in to",
 			a.clientMetadata).withPublic(),
 	}
 }
 
-func (a *api) clientMetadata(c *gin.Context) (backend.ClientMetadata, error) {
+func (a *api) clientMetadata(c *gin.Context) (core.ClientMetadata, error) {
 	return a.svc.ClientMetadataDocument(requestBase(c.Request)), nil
 }
 
-func (a *api) connectService(c *gin.Context, in backend.OAuthConnectInput) (backend.OAuthConnect, error) {
-	return a.svc.ConnectService(ctx(c), c.Param("service"), requestBase(c.Request)+backend.OAuthCallbackPath, in)
+func (a *api) connectService(c *gin.Context, in core.OAuthConnectInput) (core.OAuthConnect, error) {
+	return a.svc.ConnectService(ctx(c), c.Param("service"), requestBase(c.Request)+core.OAuthCallbackPath, in)
 }
 
 func (a *api) disconnectService(c *gin.Context) error {
 	return a.svc.DisconnectService(ctx(c), c.Param("service"))
 }
 
-func (a *api) serviceAuth(c *gin.Context) (backend.OAuthStatus, error) {
+func (a *api) serviceAuth(c *gin.Context) (core.OAuthStatus, error) {
 	return a.svc.ServiceOAuthStatus(ctx(c), c.Param("service"))
 }
 

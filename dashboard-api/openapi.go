@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/authserver"
 )
 
 // pathParamDocs describes every path parameter used in the route table; a test checks that
@@ -249,12 +250,21 @@ func nullable(schema map[string]any, f field) map[string]any {
 	return out
 }
 
+// schemaNames names the schemas of types whose Go name, read without its package, would say
+// less than the document's readers were promised.
+var schemaNames = map[reflect.Type]string{
+	reflect.TypeFor[authserver.Metadata](): "AuthServerMetadata",
+}
+
 // ref registers a struct under components/schemas and returns a reference to it.
 func (g *schemaGen) ref(t reflect.Type) map[string]any {
 	if t.Name() == "" {
 		return g.object(t)
 	}
-	name := strings.ToUpper(t.Name()[:1]) + t.Name()[1:]
+	name, ok := schemaNames[t]
+	if !ok {
+		name = strings.ToUpper(t.Name()[:1]) + t.Name()[1:]
+	}
 	ref := map[string]any{"$ref": "#/components/schemas/" + name}
 	if prev, ok := g.types[name]; ok {
 		if prev != t {

@@ -6,13 +6,14 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 )
 
 func (a *api) listPlaybooks(c *gin.Context) ([]backend.Playbook, error) {
 	return a.svc.ListPlaybooks(ctx(c))
 }
 
-func (a *api) createPlaybook(c *gin.Context, in backend.PlaybookInput) (backend.PlaybookResult, error) {
+func (a *api) createPlaybook(c *gin.Context, in backend.PlaybookInput) (core.PlaybookResult, error) {
 	return a.svc.CreatePlaybook(ctx(c), in)
 }
 
@@ -20,7 +21,7 @@ func (a *api) getPlaybook(c *gin.Context) (backend.Playbook, error) {
 	return a.svc.GetPlaybook(ctx(c), c.Param("playbook"))
 }
 
-func (a *api) updatePlaybook(c *gin.Context, in backend.PlaybookPatch) (backend.PlaybookResult, error) {
+func (a *api) updatePlaybook(c *gin.Context, in core.PlaybookPatch) (core.PlaybookResult, error) {
 	return a.svc.UpdatePlaybook(ctx(c), c.Param("playbook"), in)
 }
 
@@ -32,10 +33,10 @@ func (a *api) listPlaybookVersions(c *gin.Context) ([]backend.PlaybookVersion, e
 	return a.svc.ListPlaybookVersions(ctx(c), c.Param("playbook"))
 }
 
-func (a *api) restorePlaybookVersion(c *gin.Context) (backend.PlaybookResult, error) {
+func (a *api) restorePlaybookVersion(c *gin.Context) (core.PlaybookResult, error) {
 	n, err := positiveParam(c, "version")
 	if err != nil {
-		return backend.PlaybookResult{}, err
+		return core.PlaybookResult{}, err
 	}
 	return a.svc.RestorePlaybookVersion(ctx(c), c.Param("playbook"), int(n))
 }

@@ -5,12 +5,13 @@ import (
 	"github.com/pmezard/go-difflib/difflib"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 )
 
 // proposalView is a proposal preview with the body change as a unified diff, which the CLI
 // prints and the dashboard colours.
 type proposalView struct {
-	backend.ProposalPreview
+	core.ProposalPreview
 	Diff string `json:"diff"`
 }
 
@@ -23,7 +24,7 @@ type signalDiscardBody struct {
 }
 
 type signalImportBody struct {
-	Signals []backend.SignalImport `json:"signals"`
+	Signals []core.SignalImport `json:"signals"`
 }
 
 func (a *api) listProposals(c *gin.Context) ([]backend.Proposal, error) {
@@ -40,7 +41,7 @@ func (a *api) showProposal(c *gin.Context) (proposalView, error) {
 }
 
 // unifiedDiff renders the body change; empty when the body stays as it is.
-func unifiedDiff(pv backend.ProposalPreview) string {
+func unifiedDiff(pv core.ProposalPreview) string {
 	if pv.BodyBefore == pv.BodyAfter {
 		return ""
 	}
@@ -54,11 +55,11 @@ func unifiedDiff(pv backend.ProposalPreview) string {
 	return d
 }
 
-func (a *api) acceptProposal(c *gin.Context) (backend.AcceptResult, error) {
+func (a *api) acceptProposal(c *gin.Context) (core.AcceptResult, error) {
 	return a.svc.AcceptProposal(ctx(c), c.Param("proposal"))
 }
 
-func (a *api) rejectProposal(c *gin.Context, in proposalRejectBody) (backend.AcceptResult, error) {
+func (a *api) rejectProposal(c *gin.Context, in proposalRejectBody) (core.AcceptResult, error) {
 	return a.svc.RejectProposal(ctx(c), c.Param("proposal"), in.Reason)
 }
 

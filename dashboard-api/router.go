@@ -1,6 +1,6 @@
 // Package dashboardapi is Agent Deck's REST API (/api/v1), used by the dashboard and the CLI.
 // Every route is declared once in routes.go together with its OpenAPI metadata; handlers are
-// thin adapters over backend.Service, so REST, MCP and the CLI share one code path.
+// thin adapters over core.Hub, so REST, MCP and the CLI share one code path.
 package dashboardapi
 
 import (
@@ -11,6 +11,8 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/authserver"
+	"github.com/agent-deck/agent-deck/backend/core"
 )
 
 // Default request body limits. Import bundles carry a whole collection, so they get more room.
@@ -41,7 +43,7 @@ type Options struct {
 	Info func(ctx context.Context) (map[string]any, error)
 	// AuthServer answers the OAuth authorization server's endpoints (/oauth/…, the consent
 	// screen's API). Required.
-	AuthServer *backend.AuthServer
+	AuthServer *authserver.Server
 	// Origins decides which browser origins may call the API; the zero value accepts local ones.
 	Origins backend.OriginPolicy
 }
@@ -61,7 +63,7 @@ func (o Options) withDefaults() Options {
 
 // api holds what every handler needs.
 type api struct {
-	svc     *backend.Service
+	svc     *core.Hub
 	log     *slog.Logger
 	opts    Options
 	openapi []byte
@@ -69,16 +71,16 @@ type api struct {
 
 // NewRouter returns the REST API as an http.Handler: /healthz, /readyz, /api/v1/… and, when
 // Options.Metrics is set, /metrics. Mount it at "/". gin stays inside this package.
-func NewRouter(svc *backend.Service, opts Options) http.Handler {
+func NewRouter(svc *core.Hub, opts Options) http.Handler {
 	return newEngine(svc, opts)
 }
 
 // newEngine builds the gin engine; tests use it to list the registered routes.
-func newEngine(svc *backend.Service, opts Options) *gin.Engine {
+func newEngine(svc *core.Hub, opts Options) *gin.Engine {
 	return newAPI(svc, opts).engine()
 }
 
-func newAPI(svc *backend.Service, opts Options) *api {
+func newAPI(svc *core.Hub, opts Options) *api {
 	opts = opts.withDefaults()
 	return &api{svc: svc, log: opts.Logger, opts: opts}
 }

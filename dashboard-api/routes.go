@@ -7,6 +7,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 )
 
 const v1 = "/api/v1"
@@ -63,7 +64,7 @@ func (a *api) routes() []route {
 				queryParam{name: "query", description: "keep cards whose id, name, title, label, description, triggers, env name or tags contain every word"},
 				queryParam{name: "cursor", description: "more.cursor of the previous page: continue there"},
 				queryParam{name: "budget", description: fmt.Sprintf("answer one page of at most this many tokens (%d to %d; %d with a cursor alone)",
-					backend.MinDeckBudget, backend.MaxDeckBudget, backend.DefaultDeckBudget)}),
+					core.MinDeckBudget, core.MaxDeckBudget, core.DefaultDeckBudget)}),
 		withBody(http.MethodPost, v1+"/decks/:deck/cards", "Link a card to the deck (at a position, or last); a linked card moves", http.StatusOK, a.linkCard),
 		noBody(http.MethodDelete, v1+"/decks/:deck/cards/:card_type/:card_id", "Unlink a card; warns which playbooks on the deck depend on it", a.unlinkCard),
 		withBody(http.MethodPut, v1+"/decks/:deck/cards/:card_type/order", "Set the full order of one card type on the deck", http.StatusOK, a.reorderCards),

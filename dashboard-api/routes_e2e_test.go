@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 )
 
 // step is one request of a scenario; {name} in path is replaced by vars[name].
@@ -165,7 +166,7 @@ func cardSteps(ok, created, downstream []int) []step {
 		{"create playbook", "POST", "/api/v1/playbooks",
 			map[string]any{"title": "Deploy", "body": "Push with cred_github.", "triggers": []string{"ship it"}}, created,
 			func(t *testing.T, r response, _ map[string]string) {
-				p := decode[backend.PlaybookResult](t, r)
+				p := decode[core.PlaybookResult](t, r)
 				if p.ID != "pb_deploy" || !slices.Contains(p.DependsOnCredentialIDs, "cred_github") {
 					t.Errorf("playbook %+v", p)
 				}
@@ -182,7 +183,7 @@ func cardSteps(ok, created, downstream []int) []step {
 			}},
 		{"restore version", "POST", "/api/v1/playbooks/pb_deploy/versions/1/restore", nil, ok,
 			func(t *testing.T, r response, _ map[string]string) {
-				if p := decode[backend.PlaybookResult](t, r); p.Body != "Push with cred_github." {
+				if p := decode[core.PlaybookResult](t, r); p.Body != "Push with cred_github." {
 					t.Errorf("restored body %q", p.Body)
 				}
 			}},
@@ -195,7 +196,7 @@ func cardSteps(ok, created, downstream []int) []step {
 		{"link service", "POST", "/api/v1/decks/Job/cards", map[string]any{"card_type": "service", "card_id": "Echo"}, ok, nil},
 		{"allow sampling", "PUT", "/api/v1/decks/Job/services/Echo/sampling", map[string]any{"allowed": true}, ok,
 			func(t *testing.T, r response, _ map[string]string) {
-				if s := decode[backend.DeckSampling](t, r); !s.Allowed || s.ServiceName != "Echo" || s.DeckName != "Job" {
+				if s := decode[core.DeckSampling](t, r); !s.Allowed || s.ServiceName != "Echo" || s.DeckName != "Job" {
 					t.Errorf("sampling %+v", s)
 				}
 			}},
@@ -204,7 +205,7 @@ func cardSteps(ok, created, downstream []int) []step {
 		{"link playbook", "POST", "/api/v1/decks/{deck_id}/cards", map[string]any{"card_type": "playbook", "card_id": "pb_deploy"}, ok, nil},
 		{"deck snapshot", "GET", "/api/v1/decks/Job/snapshot", nil, ok,
 			func(t *testing.T, r response, _ map[string]string) {
-				d := decode[backend.DeckSnapshot](t, r)
+				d := decode[core.DeckSnapshot](t, r)
 				if len(d.Services) != 1 || len(d.Credentials) != 1 || len(d.Playbooks) != 1 {
 					t.Errorf("snapshot %+v", d)
 				}
@@ -215,14 +216,14 @@ func cardSteps(ok, created, downstream []int) []step {
 			map[string]any{"deny_tools": []string{"write"}, "credential_id": "cred_github"}, ok, nil},
 		{"read deck service settings", "GET", "/api/v1/decks/Job/services/Echo/settings", nil, ok,
 			func(t *testing.T, r response, _ map[string]string) {
-				st := decode[backend.DeckServiceSettingsResult](t, r)
+				st := decode[core.DeckServiceSettingsResult](t, r)
 				if !slices.Equal(st.DenyTools, []string{"write"}) || st.CredentialID != "cred_github" {
 					t.Errorf("deck service settings %+v", st)
 				}
 			}},
 		{"unlink warns", "DELETE", "/api/v1/decks/Job/cards/credential/cred_github", nil, ok,
 			func(t *testing.T, r response, _ map[string]string) {
-				res := decode[backend.CardsResult](t, r)
+				res := decode[core.CardsResult](t, r)
 				if len(res.CardIDs) != 0 || len(res.Warnings) == 0 || !strings.Contains(fmt.Sprint(res.Warnings), "pb_deploy") {
 					t.Errorf("unlink result %+v", res)
 				}
@@ -234,7 +235,7 @@ func adminSteps(ok, created, gone []int) []step {
 	return []step{
 		{"create token", "POST", "/api/v1/tokens", map[string]any{"name": "ci", "scope": "agent"}, created,
 			func(t *testing.T, r response, vars map[string]string) {
-				tok := decode[backend.NewToken](t, r)
+				tok := decode[core.NewToken](t, r)
 				if !strings.HasPrefix(tok.Secret, backend.TokenPrefix) || tok.Scope != backend.ScopeAgent {
 					t.Errorf("token %+v", tok.Token)
 				}
@@ -245,7 +246,7 @@ func adminSteps(ok, created, gone []int) []step {
 		{"sessions", "GET", "/api/v1/sessions", nil, ok, nil},
 		{"display", "GET", "/api/v1/display?workspace=/tmp/nowhere", nil, ok,
 			func(t *testing.T, r response, _ map[string]string) {
-				if d := decode[backend.DisplayLine](t, r); d.Bound || d.Line == "" {
+				if d := decode[core.DisplayLine](t, r); d.Bound || d.Line == "" {
 					t.Errorf("display %+v", d)
 				}
 			}},
@@ -255,13 +256,13 @@ func adminSteps(ok, created, gone []int) []step {
 		{"export (POST)", "POST", "/api/v1/export", map[string]any{}, ok, nil},
 		{"import dry run", "POST", "/api/v1/import?dry_run=true", json.RawMessage(`{"format":"agent-deck-bundle","version":1}`), ok,
 			func(t *testing.T, r response, _ map[string]string) {
-				if rep := decode[backend.ImportReport](t, r); !rep.DryRun {
+				if rep := decode[core.ImportReport](t, r); !rep.DryRun {
 					t.Errorf("report %+v", rep)
 				}
 			}},
 		{"exec", "POST", "/api/v1/exec", map[string]any{"credential_ids": []string{"cred_github"}, "command": []string{"env"}}, created,
 			func(t *testing.T, r response, vars map[string]string) {
-				g := decode[backend.ExecGrant](t, r)
+				g := decode[core.ExecGrant](t, r)
 				if g.Env["GITHUB_API_KEY"] != "ghp-rotated" {
 					t.Errorf("grant env keys %v", mapsKeys(g.Env))
 				}

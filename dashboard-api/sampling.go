@@ -3,11 +3,11 @@ package dashboardapi
 import (
 	"github.com/gin-gonic/gin"
 
-	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 )
 
 // setDeckSampling grants or withdraws sampling for a service on a deck; both come from the path.
-func (a *api) setDeckSampling(c *gin.Context, in backend.DeckSamplingInput) (backend.DeckSampling, error) {
+func (a *api) setDeckSampling(c *gin.Context, in core.DeckSamplingInput) (core.DeckSampling, error) {
 	in.Deck, in.Service = c.Param("deck"), c.Param("service")
 	return a.svc.SetDeckSampling(ctx(c), in)
 }

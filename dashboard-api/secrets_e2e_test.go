@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 )
 
 // TestSecretsNeverLeak plants unique secrets in a credential, a secret header and a local env
@@ -106,7 +107,7 @@ func checkExecHandsOutOnlyToExec(t *testing.T, s *testServer, secret string) {
 	}
 	defer resp.Body.Close()
 	data, _ := io.ReadAll(resp.Body)
-	var grant backend.ExecGrant
+	var grant core.ExecGrant
 	if resp.StatusCode != http.StatusCreated || json.Unmarshal(data, &grant) != nil || grant.Env["VAULT_API_KEY"] != secret {
 		t.Errorf("POST /exec: status %d, the grant does not carry the credential", resp.StatusCode)
 	}

@@ -15,8 +15,11 @@ import (
 	"time"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/authserver"
+	"github.com/agent-deck/agent-deck/backend/core"
 	"github.com/agent-deck/agent-deck/backend/postgres"
 	"github.com/agent-deck/agent-deck/backend/postgres/pgtest"
+	"github.com/agent-deck/agent-deck/backend/secret"
 )
 
 func TestMain(m *testing.M) { pgtest.Main(m) }
@@ -42,7 +45,7 @@ func (b *syncBuffer) String() string {
 // testServer is the REST API over real HTTP on a random port, on a fresh real database.
 type testServer struct {
 	url    string
-	svc    *backend.Service
+	svc    *core.Hub
 	store  *postgres.Store
 	admin  string // admin token secret
 	logs   *syncBuffer
@@ -59,16 +62,16 @@ func newTestServer(t testing.TB, opts Options) *testServer {
 	if _, err := rand.Read(key); err != nil {
 		t.Fatal(err)
 	}
-	sealer, err := backend.NewSealer(key)
+	sealer, err := secret.NewSealer(key)
 	if err != nil {
 		t.Fatal(err)
 	}
 	logs := &syncBuffer{}
 	logger := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	svc := backend.NewService(st, nil, sealer, nil, logger, backend.Config{})
+	svc := core.NewHub(st, nil, sealer, nil, logger, core.Config{})
 	opts.Logger = logger
 	if opts.AuthServer == nil {
-		opts.AuthServer = backend.NewAuthServer(svc.Store(), svc, nil, logger, backend.OAuthConfig{})
+		opts.AuthServer = authserver.New(svc.Store(), svc, nil, logger, authserver.Config{})
 	}
 	hs := httptest.NewServer(NewRouter(svc, opts))
 	t.Cleanup(hs.Close)
@@ -83,7 +86,7 @@ func newTestServer(t testing.TB, opts Options) *testServer {
 func (s *testServer) newToken(t testing.TB, name string, scope backend.Scope) string {
 	t.Helper()
 	ctx := backend.WithActor(context.Background(), backend.SystemActor)
-	tok, err := s.svc.CreateToken(ctx, backend.TokenInput{Name: name, Scope: scope})
+	tok, err := s.svc.CreateToken(ctx, core.TokenInput{Name: name, Scope: scope})
 	if err != nil {
 		t.Fatalf("creating token %s: %v", name, err)
 	}
@@ -173,7 +176,7 @@ func (s *testServer) must(t testing.TB, want int, method, path string, body, out
 // collection is a full listing of what the database holds, read through the API, used to
 // prove that refused requests change nothing.
 type collection struct {
-	Decks       []backend.DeckSnapshot
+	Decks       []core.DeckSnapshot
 	Services    []backend.ServiceCard
 	Credentials []backend.Credential
 	Playbooks   []backend.Playbook
@@ -187,7 +190,7 @@ func (s *testServer) snapshot(t testing.TB) collection {
 	var decks []backend.Deck
 	s.must(t, http.StatusOK, "GET", "/api/v1/decks", nil, &decks)
 	for _, d := range decks {
-		var snap backend.DeckSnapshot
+		var snap core.DeckSnapshot
 		s.must(t, http.StatusOK, "GET", "/api/v1/decks/"+d.ID+"/snapshot", nil, &snap)
 		c.Decks = append(c.Decks, snap)
 	}

@@ -6,13 +6,14 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 )
 
 func (a *api) listServices(c *gin.Context) ([]backend.ServiceCard, error) {
 	return a.svc.ListServices(ctx(c))
 }
 
-func (a *api) createService(c *gin.Context, in backend.ServiceInput) (backend.ServiceCard, error) {
+func (a *api) createService(c *gin.Context, in core.ServiceInput) (backend.ServiceCard, error) {
 	return a.svc.CreateService(ctx(c), in)
 }
 
@@ -20,7 +21,7 @@ func (a *api) getService(c *gin.Context) (backend.ServiceCard, error) {
 	return a.svc.GetService(ctx(c), c.Param("service"))
 }
 
-func (a *api) updateService(c *gin.Context, in backend.ServicePatch) (backend.ServiceCard, error) {
+func (a *api) updateService(c *gin.Context, in core.ServicePatch) (backend.ServiceCard, error) {
 	return a.svc.UpdateService(ctx(c), c.Param("service"), in)
 }
 
@@ -38,17 +39,17 @@ func requestDeck(c *gin.Context, fromBody string) string {
 	return ""
 }
 
-func (a *api) listServiceTools(c *gin.Context) ([]backend.ToolInfo, error) {
+func (a *api) listServiceTools(c *gin.Context) ([]core.ToolInfo, error) {
 	return a.svc.ListServiceTools(ctx(c), c.Param("service"), requestDeck(c, ""))
 }
 
-func (a *api) updateToolSettings(c *gin.Context, in backend.ToolSettingsInput) (backend.ToolSettingsResult, error) {
+func (a *api) updateToolSettings(c *gin.Context, in core.ToolSettingsInput) (core.ToolSettingsResult, error) {
 	return a.svc.UpdateServiceToolSettings(ctx(c), c.Param("service"), in)
 }
 
 // callServiceTool answers with the downstream CallToolResult itself; a tool that failed on its
 // own terms is still a 200 with "isError": true, as on MCP.
-func (a *api) callServiceTool(c *gin.Context, in backend.CallInput) (json.RawMessage, error) {
+func (a *api) callServiceTool(c *gin.Context, in core.CallInput) (json.RawMessage, error) {
 	in.Deck = requestDeck(c, in.Deck)
 	res, err := a.svc.CallServiceTool(ctx(c), c.Param("service"), in)
 	if err != nil {
@@ -62,6 +63,6 @@ func (a *api) checkService(c *gin.Context) (backend.Health, error) {
 }
 
 // approveServiceTools pins the current definitions of held downstream tools (tool pinning).
-func (a *api) approveServiceTools(c *gin.Context, in backend.ApproveToolsInput) (backend.ToolApprovals, error) {
+func (a *api) approveServiceTools(c *gin.Context, in core.ApproveToolsInput) (core.ToolApprovals, error) {
 	return a.svc.ApproveServiceTools(ctx(c), c.Param("service"), in)
 }

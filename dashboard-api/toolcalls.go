@@ -7,6 +7,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 )
 
 // toolCallQueryParams documents GET /tool-calls' filters.
@@ -55,6 +56,6 @@ func timeParam(c *gin.Context, name string) (time.Time, error) {
 	return time.Time{}, badInput(name, "query parameter %s must be an RFC 3339 time or a duration such as 1h, got %q", name, clipText(v, 40))
 }
 
-func (a *api) setDeckArgumentCapture(c *gin.Context, in backend.DeckArgumentCaptureInput) (backend.DeckAuditSettings, error) {
+func (a *api) setDeckArgumentCapture(c *gin.Context, in core.DeckArgumentCaptureInput) (core.DeckAuditSettings, error) {
 	return a.svc.SetDeckArgumentCapture(ctx(c), c.Param("deck"), in.CaptureArguments)
 }

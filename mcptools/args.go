@@ -10,12 +10,13 @@ import (
 	"strings"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 )
 
 // call is one decoded tool call: the caller's session and its arguments, checked against the
 // tool's parameters and converted to Go values.
 type call struct {
-	svc       *backend.Service
+	svc       *core.Hub
 	sessionID string
 	spec      *ToolSpec
 	vals      map[string]any

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 )
 
 func specNamed(t testing.TB, name string) *ToolSpec {
@@ -84,12 +85,12 @@ func FuzzManageDeckCardArgs(f *testing.F) {
 			return
 		}
 		c := &call{vals: vals}
-		in := backend.DeckCardChange{Action: c.str("action"), CardType: backend.CardType(c.str("card_type")),
+		in := core.DeckCardChange{Action: c.str("action"), CardType: backend.CardType(c.str("card_type")),
 			CardID: c.str("card_id"), Position: c.optInt("position"), OrderedCardIDs: c.strs("ordered_card_ids")}
-		if !containsStr(backend.DeckCardActions, in.Action) {
+		if !containsStr(core.DeckCardActions, in.Action) {
 			t.Fatalf("action %q passed decoding", in.Action)
 		}
-		if err := backend.CheckDeckCardChange(in); err != nil && backend.ErrorCode(err) != backend.CodeInvalidArgument {
+		if err := core.CheckDeckCardChange(in); err != nil && backend.ErrorCode(err) != backend.CodeInvalidArgument {
 			t.Fatalf("CheckDeckCardChange(%+v) = %v, want nil or INVALID_ARGUMENT", in, err)
 		}
 	})

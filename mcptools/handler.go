@@ -16,6 +16,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 )
 
 // SessionProtocolVersions are the MCP versions the endpoint negotiates: the session-based ones.
@@ -44,7 +45,7 @@ type Options struct {
 
 // Handler is the /mcp endpoint: Streamable HTTP with sessions kept in Postgres.
 type Handler struct {
-	svc       *backend.Service
+	svc       *core.Hub
 	log       *slog.Logger
 	profile   Profile
 	maxBody   int64
@@ -70,7 +71,7 @@ type visibility struct {
 }
 
 // NewHandler builds the MCP endpoint over svc. Mount it at /mcp; call Close on shutdown.
-func NewHandler(svc *backend.Service, opts Options) (*Handler, error) {
+func NewHandler(svc *core.Hub, opts Options) (*Handler, error) {
 	profile := Profile(backend.DefaultProfile)
 	if strings.TrimSpace(opts.Profile) != "" {
 		p, err := ParseProfile(opts.Profile)
@@ -206,7 +207,7 @@ func (h *Handler) filterTools(ctx context.Context, tools []mcp.Tool) []mcp.Tool 
 // methods do not read it again.
 func (h *Handler) httpContext(ctx context.Context, _ *http.Request) context.Context {
 	if st := stateFrom(ctx); st != nil && st.session != nil {
-		ctx = backend.WithSession(ctx, *st.session)
+		ctx = core.WithSession(ctx, *st.session)
 	}
 	return ctx
 }

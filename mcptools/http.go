@@ -12,6 +12,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 )
 
 // public is an error's public form (backend.Public) for answers outside a tool result; hidden
@@ -112,7 +113,7 @@ func (h *Handler) prepare(w http.ResponseWriter, r *http.Request) (*reqState, in
 	}
 	res := <-lookup
 	if res.err == nil {
-		res.err = backend.CheckSessionOwner(res.sess, actor)
+		res.err = core.CheckSessionOwner(res.sess, actor)
 	}
 	if res.err != nil {
 		return nil, statusOf(res.err), res.err

@@ -15,7 +15,9 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 	"github.com/agent-deck/agent-deck/backend/postgres/pgtest"
+	"github.com/agent-deck/agent-deck/backend/secret"
 )
 
 func TestMain(m *testing.M) {
@@ -49,15 +51,15 @@ type fastFixture struct {
 
 func newFastFixture(t *testing.T) *fastFixture {
 	t.Helper()
-	key, err := backend.GenerateKey()
+	key, err := secret.GenerateKey()
 	if err != nil {
 		t.Fatal(err)
 	}
-	sealer, err := backend.NewSealer(key)
+	sealer, err := secret.NewSealer(key)
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := backend.NewService(pgtest.NewStore(t), noDownstream{}, sealer, nil, nil, backend.Config{})
+	svc := core.NewHub(pgtest.NewStore(t), noDownstream{}, sealer, nil, nil, core.Config{})
 	admin := backend.WithActor(context.Background(), backend.Actor{Scope: backend.ScopeAdmin, Kind: backend.ActorUser})
 	must := func(err error) {
 		t.Helper()
@@ -65,7 +67,7 @@ func newFastFixture(t *testing.T) *fastFixture {
 			t.Fatal(err)
 		}
 	}
-	_, err = svc.CreateDeck(admin, backend.DeckInput{Name: "fast"})
+	_, err = svc.CreateDeck(admin, core.DeckInput{Name: "fast"})
 	must(err)
 	off := false
 	for i := range 12 {
@@ -74,22 +76,22 @@ func newFastFixture(t *testing.T) *fastFixture {
 			Title: fmt.Sprintf("Runbook <%d> & \"é\" %d", i, i), Body: "Steps.",
 			Triggers: []string{fmt.Sprintf("run <book> %d", i)}, AutoDetectDependencies: &off})
 		must(err)
-		_, err = svc.LinkCard(admin, backend.LinkCardInput{CardRef: backend.CardRef{Deck: "fast",
+		_, err = svc.LinkCard(admin, core.LinkCardInput{CardRef: core.CardRef{Deck: "fast",
 			CardType: backend.CardPlaybook, CardID: pb.ID}})
 		must(err)
-		cred, err := svc.CreateCredential(admin, backend.CredentialInput{Label: fmt.Sprintf("Key \\ %d", i), Value: "v"})
+		cred, err := svc.CreateCredential(admin, core.CredentialInput{Label: fmt.Sprintf("Key \\ %d", i), Value: "v"})
 		must(err)
-		_, err = svc.LinkCard(admin, backend.LinkCardInput{CardRef: backend.CardRef{Deck: "fast",
+		_, err = svc.LinkCard(admin, core.LinkCardInput{CardRef: core.CardRef{Deck: "fast",
 			CardType: backend.CardCredential, CardID: cred.ID}})
 		must(err)
 	}
-	svcCard, err := svc.CreateService(admin, backend.ServiceInput{Name: "peer", Type: backend.ServiceRemote,
+	svcCard, err := svc.CreateService(admin, core.ServiceInput{Name: "peer", Type: backend.ServiceRemote,
 		URL: "http://127.0.0.1:9/mcp"})
 	must(err)
-	_, err = svc.LinkCard(admin, backend.LinkCardInput{CardRef: backend.CardRef{Deck: "fast",
+	_, err = svc.LinkCard(admin, core.LinkCardInput{CardRef: core.CardRef{Deck: "fast",
 		CardType: backend.CardService, CardID: svcCard.ID}})
 	must(err)
-	tok, err := svc.CreateToken(admin, backend.TokenInput{Name: "fast", Scope: backend.ScopeAgent})
+	tok, err := svc.CreateToken(admin, core.TokenInput{Name: "fast", Scope: backend.ScopeAgent})
 	must(err)
 	h, err := NewHandler(svc, Options{})
 	must(err)

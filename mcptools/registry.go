@@ -1,6 +1,6 @@
 // Package mcptools is Agent Deck's MCP surface: one table of tool specs (name, tier, access,
 // schema, handler), the profiles computed from it, the mapping between MCP arguments and
-// backend.Service inputs, and the Streamable HTTP endpoint whose sessions live in Postgres.
+// core.Hub inputs, and the Streamable HTTP endpoint whose sessions live in Postgres.
 package mcptools
 
 import (
@@ -132,7 +132,7 @@ type ToolSpec struct {
 	run     runFunc
 }
 
-// runFunc maps a decoded call onto one backend.Service method. It returns a value rendered as
+// runFunc maps a decoded call onto one core.Hub method. It returns a value rendered as
 // JSON text, or a *mcp.CallToolResult passed through as is.
 type runFunc func(ctx context.Context, c *call) (any, error)
 

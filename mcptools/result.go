@@ -10,18 +10,19 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 )
 
 // jsonResult renders a Service answer as one compact JSON text block. A bound deck with its
 // page pre-rendered becomes a block that writes the page's pre-escaped bytes when encoded:
 // encoding/json would encode, escape and scan 20 KB once more on every call.
 func jsonResult(v any) (*mcp.CallToolResult, error) {
-	if d, ok := v.(backend.BoundDeck); ok && d.Prerendered() {
+	if d, ok := v.(core.BoundDeck); ok && d.Prerendered() {
 		return &mcp.CallToolResult{Content: []mcp.Content{quotedText{TextContent: mcp.TextContent{Type: "text"}, deck: d}}}, nil
 	}
 	var b []byte
 	var err error
-	if d, ok := v.(backend.BoundDeck); ok {
+	if d, ok := v.(core.BoundDeck); ok {
 		b, err = d.MarshalJSON()
 	} else {
 		b, err = json.Marshal(v)
@@ -37,7 +38,7 @@ func jsonResult(v any) (*mcp.CallToolResult, error) {
 // block is only ever encoded, and filling it would copy the 20 KB page twice per call.
 type quotedText struct {
 	mcp.TextContent
-	deck backend.BoundDeck
+	deck core.BoundDeck
 }
 
 // MarshalJSON writes {"type":"text","text":...} with the pre-escaped text.

@@ -13,6 +13,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 )
 
 // rootsTimeout bounds one wait for a client's roots/list answer: the request reaches the client
@@ -23,7 +24,7 @@ const rootsTimeout = 30 * time.Second
 // declared the roots capability finishes initializing (or says its roots changed), it asks the
 // client for its roots in a goroutine it owns, and binds the session if it has no deck yet.
 type rootsBinder struct {
-	svc    *backend.Service
+	svc    *core.Hub
 	mcp    *server.MCPServer
 	log    *slog.Logger
 	ctx    context.Context
@@ -38,7 +39,7 @@ type rootsBinder struct {
 	changed chan struct{}
 }
 
-func newRootsBinder(svc *backend.Service, log *slog.Logger) *rootsBinder {
+func newRootsBinder(svc *core.Hub, log *slog.Logger) *rootsBinder {
 	ctx, cancel := context.WithCancel(context.Background())
 	return &rootsBinder{svc: svc, log: log, ctx: ctx, cancel: cancel,
 		live: map[string]server.ClientSession{}, changed: make(chan struct{})}

@@ -9,6 +9,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 )
 
 // reqState is what the endpoint learns about one HTTP request before mcp-go handles it: who
@@ -82,7 +83,7 @@ type dbSessions struct {
 // Generate opens a session row at initialize. On failure it returns no id and keeps the error
 // for the initialize hook, which answers with it.
 func (m *dbSessions) Generate() string {
-	sess, err := m.h.svc.OpenSession(m.ctx, backend.OpenSessionInput{ClientName: m.st.clientName,
+	sess, err := m.h.svc.OpenSession(m.ctx, core.OpenSessionInput{ClientName: m.st.clientName,
 		Profile: string(m.st.profile), Deck: m.st.deckHeader})
 	if err != nil {
 		m.st.openErr = err

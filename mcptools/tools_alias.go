@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 )
 
 // alias is one deprecated tool: the canonical tool it calls, the fixed arguments it adds, how
@@ -23,7 +24,7 @@ type alias struct {
 func aliases() []alias {
 	deckPart := func(part string) func(any) any {
 		return func(v any) any {
-			d, ok := v.(backend.BoundDeck)
+			d, ok := v.(core.BoundDeck)
 			if !ok {
 				return v
 			}

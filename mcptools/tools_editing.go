@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 )
 
 var pCardType = Param{Name: "card_type", Type: TString, Enum: backend.CardTypeNames()}
@@ -39,7 +40,7 @@ func editingTools() []ToolSpec {
 		{Name: "manage_deck_card", Tier: TierEditing, Access: Write, Destructive: true, Idempotent: true,
 			Description: "Link an existing collection card to the bound deck, unlink it (it stays in the collection), " +
 				"or reorder one card type. link/unlink need card_id; reorder needs ordered_card_ids (all of that type).",
-			Params: []Param{{Name: "action", Type: TString, Required: true, Enum: backend.DeckCardActions},
+			Params: []Param{{Name: "action", Type: TString, Required: true, Enum: core.DeckCardActions},
 				cardType, {Name: "card_id", Type: TString, Desc: "Card id or name"},
 				{Name: "position", Type: TInt, Desc: "0-based slot for link"},
 				{Name: "ordered_card_ids", Type: TStrings}},
@@ -80,7 +81,7 @@ func editingTools() []ToolSpec {
 }
 
 func runManageDeckCard(ctx context.Context, c *call) (any, error) {
-	return c.svc.ManageBoundDeckCard(ctx, c.sessionID, backend.DeckCardChange{
+	return c.svc.ManageBoundDeckCard(ctx, c.sessionID, core.DeckCardChange{
 		Action:         c.str("action"),
 		CardType:       backend.CardType(c.str("card_type")),
 		CardID:         c.str("card_id"),
@@ -94,12 +95,12 @@ func runListCollection(ctx context.Context, c *call) (any, error) {
 }
 
 func runCreateDeck(ctx context.Context, c *call) (any, error) {
-	return c.svc.CreateDeck(ctx, backend.DeckInput{Name: c.str("name")})
+	return c.svc.CreateDeck(ctx, core.DeckInput{Name: c.str("name")})
 }
 
 func runRegisterService(ctx context.Context, c *call) (any, error) {
-	return c.svc.RegisterService(ctx, c.sessionID, backend.RegisterServiceInput{
-		ServiceInput: backend.ServiceInput{
+	return c.svc.RegisterService(ctx, c.sessionID, core.RegisterServiceInput{
+		ServiceInput: core.ServiceInput{
 			Name:            c.str("name"),
 			Type:            backend.ServiceType(c.str("type")),
 			URL:             c.str("url"),
@@ -118,7 +119,7 @@ func runRegisterService(ctx context.Context, c *call) (any, error) {
 }
 
 func runUpdateService(ctx context.Context, c *call) (any, error) {
-	return c.svc.UpdateService(ctx, c.str("service_id"), backend.ServicePatch{
+	return c.svc.UpdateService(ctx, c.str("service_id"), core.ServicePatch{
 		Name:            c.optStr("name"),
 		URL:             c.optStr("url"),
 		Description:     c.optStr("description"),
@@ -133,12 +134,12 @@ func runUpdateService(ctx context.Context, c *call) (any, error) {
 }
 
 func runToolSettings(ctx context.Context, c *call) (any, error) {
-	return c.svc.UpdateServiceToolSettings(ctx, c.str("service_id"), backend.ToolSettingsInput{
+	return c.svc.UpdateServiceToolSettings(ctx, c.str("service_id"), core.ToolSettingsInput{
 		DisabledTools: c.strs("disabled_tools")})
 }
 
 func runRegisterPlaybook(ctx context.Context, c *call) (any, error) {
-	return c.svc.RegisterPlaybook(ctx, c.sessionID, backend.RegisterPlaybookInput{
+	return c.svc.RegisterPlaybook(ctx, c.sessionID, core.RegisterPlaybookInput{
 		PlaybookInput: backend.PlaybookInput{
 			Title:                  c.str("title"),
 			Body:                   c.str("body"),

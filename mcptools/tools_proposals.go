@@ -8,6 +8,7 @@ import (
 	"fmt"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 )
 
 // proposeTool is propose_playbook_patch: agents suggest playbook fixes for a person to review
@@ -34,7 +35,7 @@ func proposeTool() ToolSpec {
 }
 
 func runPropose(ctx context.Context, c *call) (any, error) {
-	in := backend.ProposeInput{Kind: backend.ProposalKind(c.str("kind")), PlaybookID: c.str("playbook_id"),
+	in := core.ProposeInput{Kind: backend.ProposalKind(c.str("kind")), PlaybookID: c.str("playbook_id"),
 		Rationale: c.str("rationale"), Supersedes: c.strs("supersedes"), SignalIDs: c.strs("signal_ids")}
 	if raw := c.raw("ops"); raw != nil {
 		var list []json.RawMessage

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 )
 
 // Parameters shared by several tools.
@@ -69,7 +70,7 @@ func runtimeTools() []ToolSpec {
 }
 
 func runBind(ctx context.Context, c *call) (any, error) {
-	return c.svc.BindWorkspace(ctx, c.sessionID, backend.BindInput{
+	return c.svc.BindWorkspace(ctx, c.sessionID, core.BindInput{
 		WorkspaceRoot: c.str("workspaceRoot"), Deck: c.str("deckId")})
 }
 
@@ -86,7 +87,7 @@ func runDecks(ctx context.Context, c *call) (any, error) {
 }
 
 func runBoundDeck(ctx context.Context, c *call) (any, error) {
-	return c.svc.BoundDeck(ctx, c.sessionID, backend.DeckPageInput{CardType: backend.CardType(c.str("card_type")),
+	return c.svc.BoundDeck(ctx, c.sessionID, core.DeckPageInput{CardType: backend.CardType(c.str("card_type")),
 		Query: c.str("query"), Cursor: c.str("cursor")})
 }
 
@@ -95,7 +96,7 @@ func runGetPlaybook(ctx context.Context, c *call) (any, error) {
 }
 
 func runUpdatePlaybook(ctx context.Context, c *call) (any, error) {
-	return c.svc.UpdateBoundPlaybook(ctx, c.sessionID, c.str("playbook_id"), backend.PlaybookPatch{
+	return c.svc.UpdateBoundPlaybook(ctx, c.sessionID, c.str("playbook_id"), core.PlaybookPatch{
 		Title:                  c.optStr("title"),
 		Body:                   c.optStr("body"),
 		Triggers:               c.optStrs("triggers"),
@@ -112,7 +113,7 @@ func runListServiceTools(ctx context.Context, c *call) (any, error) {
 }
 
 func runCallServiceTool(ctx context.Context, c *call) (any, error) {
-	res, err := c.svc.CallBoundServiceTool(ctx, c.sessionID, c.str("serviceId"), backend.CallInput{
+	res, err := c.svc.CallBoundServiceTool(ctx, c.sessionID, c.str("serviceId"), core.CallInput{
 		ToolName: c.str("toolName"), Arguments: c.raw("arguments")})
 	if err != nil {
 		return nil, err

@@ -8,19 +8,20 @@ import (
 	"sort"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/secret"
 )
 
 // scrubber masks a service's secrets, by value, wherever downstream text could carry them
 // back: results, spilled files, downstream error messages and causes, stderr, log lines. A
 // downstream that echoes its credential must not be a way to read it.
 type scrubber struct {
-	mask *backend.Mask
+	mask *secret.Mask
 }
 
 // newScrubber masks every secret the target carries (backend.Target.Secrets), in every form
 // backend.NewMask derives.
 func newScrubber(t backend.Target) *scrubber {
-	return &scrubber{mask: backend.NewMask(t.Secrets)}
+	return &scrubber{mask: secret.NewMask(t.Secrets)}
 }
 
 // String masks every secret in v.

@@ -21,6 +21,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 	"github.com/agent-deck/agent-deck/backend/postgres/pgtest"
 	"github.com/agent-deck/agent-deck/cli"
 )
@@ -197,13 +198,13 @@ func attackMovedCiphertext(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	mustDo(s.svc.CreateService(ctx, backend.ServiceInput{Name: "victim", Type: backend.ServiceRemote,
+	mustDo(s.svc.CreateService(ctx, core.ServiceInput{Name: "victim", Type: backend.ServiceRemote,
 		URL: "http://127.0.0.1:9/mcp", Headers: map[string]string{"X-Api-Key": canaryHeader}}))
-	mustDo(s.svc.CreateCredential(ctx, backend.CredentialInput{Label: "Victim key", Value: canaryCred}))
-	mustDo(s.svc.CreateCredential(ctx, backend.CredentialInput{Label: "Decoy key", Value: "decoy"}))
-	mustDo(s.svc.CreateService(ctx, backend.ServiceInput{Name: "thief-headers", Type: backend.ServiceRemote,
+	mustDo(s.svc.CreateCredential(ctx, core.CredentialInput{Label: "Victim key", Value: canaryCred}))
+	mustDo(s.svc.CreateCredential(ctx, core.CredentialInput{Label: "Decoy key", Value: "decoy"}))
+	mustDo(s.svc.CreateService(ctx, core.ServiceInput{Name: "thief-headers", Type: backend.ServiceRemote,
 		URL: peer, Headers: map[string]string{"X-Api-Key": "decoy"}}))
-	mustDo(s.svc.CreateService(ctx, backend.ServiceInput{Name: "thief-cred", Type: backend.ServiceRemote,
+	mustDo(s.svc.CreateService(ctx, core.ServiceInput{Name: "thief-cred", Type: backend.ServiceRemote,
 		URL: peer, CredentialID: "cred_decoy_key"}))
 
 	if n := execSQL(t, s.dbURL, `UPDATE services SET sealed_headers =

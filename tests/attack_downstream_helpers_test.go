@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 	"github.com/agent-deck/agent-deck/cli"
 )
 
@@ -31,7 +32,7 @@ func startHostileStack(t *testing.T, tweak func(*cli.ServeConfig)) *mcpStack {
 }
 
 // addService creates a service card as admin and returns it.
-func (s *mcpStack) addService(t *testing.T, in backend.ServiceInput) backend.ServiceCard {
+func (s *mcpStack) addService(t *testing.T, in core.ServiceInput) backend.ServiceCard {
 	t.Helper()
 	card, err := s.svc.CreateService(s.adminCtx(), in)
 	must(t, err)
@@ -39,9 +40,9 @@ func (s *mcpStack) addService(t *testing.T, in backend.ServiceInput) backend.Ser
 }
 
 // localPeer is a service input running the Go test peer over stdio.
-func localPeer(t *testing.T, name string, env map[string]string) backend.ServiceInput {
+func localPeer(t *testing.T, name string, env map[string]string) core.ServiceInput {
 	t.Helper()
-	return backend.ServiceInput{Name: name, Type: backend.ServiceLocal, LocalCommand: mcpPeerBinary(t),
+	return core.ServiceInput{Name: name, Type: backend.ServiceLocal, LocalCommand: mcpPeerBinary(t),
 		LocalArgs: []string{"-transport", "stdio"}, LocalEnv: env}
 }
 

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 	"github.com/agent-deck/agent-deck/cli"
 )
 
@@ -84,7 +85,7 @@ func TestAttacksDownstream(t *testing.T) {
 				t.Error("approved tool still marked held")
 			}
 			r = runCLI(w.s.home, strings.NewReader(""), "service", "approve", w.service(), "--json").wantCode(t, 0)
-			var again backend.ToolApprovals
+			var again core.ToolApprovals
 			if err := json.Unmarshal([]byte(r.stdout), &again); err != nil || len(again.Approved) != 0 ||
 				!slices.Contains(again.Unchanged, "echo") {
 				t.Errorf("approving again: %v %s", err, r.stdout)
@@ -117,9 +118,9 @@ func TestAttacksDownstream(t *testing.T) {
 func attackEchoedSecrets(t *testing.T) {
 	s := startHostileStack(t, func(c *cli.ServeConfig) { c.ResultCap = 128 }) // small enough that both captures spill on any machine
 	secret := "echoed-" + randHex(12)
-	cred, err := s.svc.CreateCredential(s.adminCtx(), backend.CredentialInput{Label: "Echo", Value: "cred-" + secret})
+	cred, err := s.svc.CreateCredential(s.adminCtx(), core.CredentialInput{Label: "Echo", Value: "cred-" + secret})
 	must(t, err)
-	remote := s.addService(t, backend.ServiceInput{Name: "remote", Type: backend.ServiceRemote, URL: startHTTPPeer(t),
+	remote := s.addService(t, core.ServiceInput{Name: "remote", Type: backend.ServiceRemote, URL: startHTTPPeer(t),
 		Transport: backend.TransportStreamableHTTP, CredentialID: cred.ID,
 		Headers: map[string]string{"X-Api-Key": "hdr-" + secret}})
 	local := s.addService(t, localPeer(t, "local", map[string]string{"DATABASE_URL": "postgres://app:" + secret + "@db/app"}))
@@ -152,7 +153,7 @@ func attackEchoedSecrets(t *testing.T) {
 func attackErrorBodyEchoesKey(t *testing.T) {
 	s := startHostileStack(t, nil)
 	key := "errbody-" + randHex(12)
-	svc := s.addService(t, backend.ServiceInput{Name: "leaky", Type: backend.ServiceRemote,
+	svc := s.addService(t, core.ServiceInput{Name: "leaky", Type: backend.ServiceRemote,
 		URL: startHTTPPeer(t, "PEER_FAIL_CALLS_ECHOING_HEADERS=1"), Transport: backend.TransportStreamableHTTP,
 		Headers: map[string]string{"X-Api-Key": key}})
 	status, body := s.restCallTool(t, svc.ID, "echo", map[string]any{"message": "hi"})

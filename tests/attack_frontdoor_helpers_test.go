@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 	"github.com/agent-deck/agent-deck/backend/postgres/pgtest"
 	"github.com/agent-deck/agent-deck/cli"
 )
@@ -55,7 +56,7 @@ func startFrontDoor(t *testing.T, tune func(*cli.ServeConfig)) *cli.Server {
 func frontDoorToken(t *testing.T, srv *cli.Server, scope backend.Scope) string {
 	t.Helper()
 	ctx := backend.WithActor(context.Background(), backend.SystemActor)
-	tok, err := srv.Service().CreateToken(ctx, backend.TokenInput{Name: "fd-" + randHex(4), Scope: scope})
+	tok, err := srv.Service().CreateToken(ctx, core.TokenInput{Name: "fd-" + randHex(4), Scope: scope})
 	if err != nil {
 		t.Fatal(err)
 	}

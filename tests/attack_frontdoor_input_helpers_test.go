@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 	"github.com/agent-deck/agent-deck/cli"
 )
 
@@ -19,11 +20,11 @@ import (
 func attackExitCodeOverflow(t *testing.T) {
 	srv := startFrontDoor(t, nil)
 	ctx := backend.WithActor(context.Background(), backend.SystemActor)
-	cred, err := srv.Service().CreateCredential(ctx, backend.CredentialInput{Label: "Exit probe", Value: "v-" + randHex(8)})
+	cred, err := srv.Service().CreateCredential(ctx, core.CredentialInput{Label: "Exit probe", Value: "v-" + randHex(8)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	grant, err := srv.Service().StartExec(ctx, backend.ExecInput{CredentialIDs: []string{cred.ID}, Command: []string{"true"}})
+	grant, err := srv.Service().StartExec(ctx, core.ExecInput{CredentialIDs: []string{cred.ID}, Command: []string{"true"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,16 +154,16 @@ func attackMCPOutageHidden(t *testing.T) {
 	var dbURL string
 	srv := startFrontDoor(t, func(c *cli.ServeConfig) { dbURL = c.DatabaseURL })
 	ctx := backend.WithActor(context.Background(), backend.SystemActor)
-	peer, err := srv.Service().CreateService(ctx, backend.ServiceInput{Name: "peer", Type: backend.ServiceRemote,
+	peer, err := srv.Service().CreateService(ctx, core.ServiceInput{Name: "peer", Type: backend.ServiceRemote,
 		URL: startHTTPPeer(t), Headers: map[string]string{"X-Api-Key": "k-" + randHex(8)}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	deck, err := srv.Service().CreateDeck(ctx, backend.DeckInput{Name: "outage"})
+	deck, err := srv.Service().CreateDeck(ctx, core.DeckInput{Name: "outage"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := srv.Service().LinkCard(ctx, backend.LinkCardInput{CardRef: backend.CardRef{Deck: deck.ID,
+	if _, err := srv.Service().LinkCard(ctx, core.LinkCardInput{CardRef: core.CardRef{Deck: deck.ID,
 		CardType: backend.CardService, CardID: peer.ID}}); err != nil {
 		t.Fatal(err)
 	}

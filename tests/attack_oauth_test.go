@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 	"github.com/agent-deck/agent-deck/cli"
 )
 
@@ -182,7 +183,7 @@ func (e *oauthAttackEnv) openRedirect(t *testing.T) {
 		in[k] = q.Get(k)
 	}
 	status, body := cookieCall(t, e.srv, c.cookie, "POST", "/api/v1/oauth/consent", "application/json",
-		[]byte(toJSON(t, in)), backend.HeaderCSRF, c.csrf, "Origin", e.srv.URL())
+		[]byte(toJSON(t, in)), core.HeaderCSRF, c.csrf, "Origin", e.srv.URL())
 	if status != http.StatusBadRequest || strings.Contains(string(body), "evil.example/callback?") {
 		t.Fatalf("consent to a foreign redirect_uri: status %d %s; want 400 and no redirect", status, body)
 	}
@@ -260,7 +261,7 @@ func (e *oauthAttackEnv) consentForgery(t *testing.T) {
 		t.Fatalf("consent without CSRF: status %d %s; want 403", status, out)
 	}
 	if status, out := cookieCall(t, e.srv, c.cookie, "POST", "/api/v1/oauth/consent", "application/json", body,
-		backend.HeaderCSRF, c.csrf, "Origin", "http://evil.example"); status != http.StatusForbidden {
+		core.HeaderCSRF, c.csrf, "Origin", "http://evil.example"); status != http.StatusForbidden {
 		t.Fatalf("consent from a foreign page: status %d %s; want 403", status, out)
 	}
 	agent := frontDoorToken(t, e.srv, backend.ScopeAgent)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 )
 
 // poisonedEcho is the description a rug-pulling server gives echo after the person approved it.
@@ -45,17 +46,17 @@ func (w *pinWorld) echo() map[string]any {
 func (w *pinWorld) peerTool(t *testing.T, tool string, args map[string]any) {
 	t.Helper()
 	raw, _ := json.Marshal(args)
-	if _, err := w.s.svc.CallServiceTool(w.s.adminCtx(), w.f.Service.ID, backend.CallInput{ToolName: tool, Arguments: raw}); err != nil {
+	if _, err := w.s.svc.CallServiceTool(w.s.adminCtx(), w.f.Service.ID, core.CallInput{ToolName: tool, Arguments: raw}); err != nil {
 		t.Fatalf("%s on the peer: %v", tool, err)
 	}
 }
 
 // listed returns the agent's view of the service's tools by name.
-func (w *pinWorld) listed(t *testing.T) map[string]backend.ToolInfo {
+func (w *pinWorld) listed(t *testing.T) map[string]core.ToolInfo {
 	t.Helper()
-	var tools []backend.ToolInfo
+	var tools []core.ToolInfo
 	w.agent.ok("list_service_tools", map[string]any{"serviceId": w.service()}, &tools)
-	out := map[string]backend.ToolInfo{}
+	out := map[string]core.ToolInfo{}
 	for _, tl := range tools {
 		out[tl.Name] = tl
 	}
@@ -64,7 +65,7 @@ func (w *pinWorld) listed(t *testing.T) map[string]backend.ToolInfo {
 
 // waitHeld waits until the agent's list marks the tool held: the peer announces list_changed
 // and the deck refetches its list on its own schedule.
-func (w *pinWorld) waitHeld(t *testing.T, tool string) backend.ToolInfo {
+func (w *pinWorld) waitHeld(t *testing.T, tool string) core.ToolInfo {
 	t.Helper()
 	deadline := time.Now().Add(15 * time.Second)
 	for {

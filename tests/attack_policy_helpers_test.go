@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 )
 
 // Helpers of the target-policy attacks (SPEC §10): who may point a service where, deck scoping
@@ -40,7 +41,7 @@ func startPolicyDeck(t *testing.T) *policyDeck {
 	d.evil, d.evilHit = countingProxy(t, startHTTPPeer(t))
 	d.fx = s.seedDeck(t, "ops", d.home)
 	var err error
-	d.svc, err = s.svc.UpdateService(s.adminCtx(), d.fx.Service.ID, backend.ServicePatch{
+	d.svc, err = s.svc.UpdateService(s.adminCtx(), d.fx.Service.ID, core.ServicePatch{
 		Headers: &map[string]string{"X-Api-Key": d.secret}})
 	if err != nil {
 		t.Fatal(err)
@@ -162,7 +163,7 @@ func jsonInto(b []byte, out any) error { return json.Unmarshal(b, out) }
 // newDeck creates a deck as admin.
 func newDeck(t *testing.T, s *mcpStack, name string) backend.Deck {
 	t.Helper()
-	d, err := s.svc.CreateDeck(s.adminCtx(), backend.DeckInput{Name: name})
+	d, err := s.svc.CreateDeck(s.adminCtx(), core.DeckInput{Name: name})
 	if err != nil {
 		t.Fatal(err)
 	}

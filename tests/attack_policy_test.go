@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 )
 
 // The attacks of the target policy (SPEC §10), one function per row of the surface tables in
@@ -66,12 +67,12 @@ func attackRESTRepointOwnServiceAfterAdminAddsSecret(t *testing.T) {
 func attackRESTCallOffDeck(t *testing.T) {
 	d := startPolicyDeck(t)
 	ctx := d.stack.adminCtx()
-	hidden, err := d.stack.svc.CreateService(ctx, backend.ServiceInput{Name: "hidden", Type: backend.ServiceRemote,
+	hidden, err := d.stack.svc.CreateService(ctx, core.ServiceInput{Name: "hidden", Type: backend.ServiceRemote,
 		URL: d.home, CredentialID: d.fx.Cred.ID})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := d.stack.svc.CreateDeck(ctx, backend.DeckInput{Name: "empty"}); err != nil {
+	if _, err := d.stack.svc.CreateDeck(ctx, core.DeckInput{Name: "empty"}); err != nil {
 		t.Fatal(err)
 	}
 	call := map[string]any{"tool_name": "echo", "arguments": map[string]any{"message": "hi"}}
@@ -139,7 +140,7 @@ func attackRESTReadURLUserinfo(t *testing.T) {
 	if a.Status != http.StatusCreated || jsonInto(a.Body, &card) != nil {
 		t.Fatalf("create: %d %s", a.Status, a.Body)
 	}
-	if _, err := s.svc.LinkCard(s.adminCtx(), backend.LinkCardInput{CardRef: backend.CardRef{Deck: newDeck(t, s, "basic").ID,
+	if _, err := s.svc.LinkCard(s.adminCtx(), core.LinkCardInput{CardRef: core.CardRef{Deck: newDeck(t, s, "basic").ID,
 		CardType: backend.CardService, CardID: card.ID}}); err != nil {
 		t.Fatal(err)
 	}
@@ -199,7 +200,7 @@ func attackRESTCredentialSecretWithLineBreak(t *testing.T) {
 // header to its own URL, alone or with the credential unlinked in the same call.
 func attackMCPUpdateServiceURLOfSecretService(t *testing.T) {
 	d := startPolicyDeck(t)
-	if _, err := d.stack.svc.UpdateService(d.stack.adminCtx(), d.svc.ID, backend.ServicePatch{CredentialID: &d.fx.Cred.ID}); err != nil {
+	if _, err := d.stack.svc.UpdateService(d.stack.adminCtx(), d.svc.ID, core.ServicePatch{CredentialID: &d.fx.Cred.ID}); err != nil {
 		t.Fatal(err)
 	}
 	m := d.stack.connect(t, d.agent, nil, "")
@@ -283,7 +284,7 @@ func attackMCPBindRelativeWorkspace(t *testing.T) {
 // pasted, a key file with a header) is stored and breaks every call later.
 func attackCLICredentialSecretWithLineBreak(t *testing.T) {
 	e := startCLIEnv(t)
-	if _, err := e.svc.CreateCredential(e.ctx, backend.CredentialInput{Label: "OpenAI", Value: "sk-one-line"}); err != nil {
+	if _, err := e.svc.CreateCredential(e.ctx, core.CredentialInput{Label: "OpenAI", Value: "sk-one-line"}); err != nil {
 		t.Fatal(err)
 	}
 	for _, args := range [][]string{{"credential", "add", "Pasted"}, {"credential", "rotate", "cred_openai"}} {

@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 )
 
 // attackSessionFlood: one token opens sessions without end. The server keeps at most
@@ -17,7 +18,7 @@ func attackSessionFlood(t *testing.T) {
 	s := startMCPStack(t, mcpStackOptions{})
 	tok := s.token(backend.ScopeAgent)
 	url := s.URL + "/mcp"
-	const limit = backend.DefaultMaxSessionsPerToken
+	const limit = core.DefaultMaxSessionsPerToken
 	ids := make([]string, limit+1)
 	for i := range ids {
 		ids[i] = mcpRawOpen(t, http.DefaultClient, url, tok)

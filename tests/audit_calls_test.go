@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 )
 
 // auditCalls polls GET /tool-calls (query q) until it holds want entries: entries are written
@@ -45,13 +46,13 @@ func TestAuditToolCalls(t *testing.T) {
 	f := s.seedDeck(t, "dev", peer)
 	canary := "audit-canary-" + randHex(8)
 	ctx := s.adminCtx()
-	keyed, err := s.svc.CreateService(ctx, backend.ServiceInput{Name: "keyed", Type: backend.ServiceRemote, URL: peer,
+	keyed, err := s.svc.CreateService(ctx, core.ServiceInput{Name: "keyed", Type: backend.ServiceRemote, URL: peer,
 		Headers: map[string]string{"X-Api-Key": canary}})
 	must(t, err)
-	_, err = s.svc.LinkCard(ctx, backend.LinkCardInput{CardRef: backend.CardRef{Deck: f.Deck.ID, CardType: backend.CardService, CardID: keyed.ID}})
+	_, err = s.svc.LinkCard(ctx, core.LinkCardInput{CardRef: core.CardRef{Deck: f.Deck.ID, CardType: backend.CardService, CardID: keyed.ID}})
 	must(t, err)
 	other := s.seedDeck(t, "other", peer)
-	tok, err := s.svc.CreateToken(ctx, backend.TokenInput{Name: "audit-agent", Scope: backend.ScopeAgent})
+	tok, err := s.svc.CreateToken(ctx, core.TokenInput{Name: "audit-agent", Scope: backend.ScopeAgent})
 	must(t, err)
 
 	c := s.connect(t, tok.Secret, nil, "")
@@ -72,7 +73,7 @@ func TestAuditToolCalls(t *testing.T) {
 		}
 	}
 	rest("dev", map[string]any{"message": "before capture " + canary})
-	var set backend.DeckAuditSettings
+	var set core.DeckAuditSettings
 	a := restRequest(t, s.URL, s.AdminToken, "PUT", "/api/v1/decks/dev/audit", map[string]any{"capture_arguments": true})
 	if a.Status != http.StatusOK || json.Unmarshal(a.Body, &set) != nil || !set.CaptureArguments {
 		t.Fatalf("turning capture on: %d %s", a.Status, a.Body)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 	"github.com/agent-deck/agent-deck/cli"
 	"github.com/agent-deck/agent-deck/tests/peertest"
 )
@@ -73,7 +74,7 @@ func TestAuditMetrics(t *testing.T) {
 	peer := startHTTPPeer(t)
 	f := s.seedDeck(t, "dev", peer)
 	ctx := s.adminCtx()
-	_, err := s.svc.CreateService(ctx, backend.ServiceInput{Name: "local", Type: backend.ServiceLocal,
+	_, err := s.svc.CreateService(ctx, core.ServiceInput{Name: "local", Type: backend.ServiceLocal,
 		LocalCommand: peertest.Build(t), LocalArgs: []string{"-transport", "stdio"}})
 	must(t, err)
 

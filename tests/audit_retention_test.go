@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/audit"
 	"github.com/agent-deck/agent-deck/backend/postgres"
 	"github.com/agent-deck/agent-deck/backend/postgres/pgtest"
 )
@@ -23,7 +24,7 @@ func TestAuditRetention(t *testing.T) {
 	}
 	must(t, store.InsertToolCalls(ctx, []backend.ToolCall{entry(48 * time.Hour), entry(25 * time.Hour), entry(time.Minute)}))
 
-	log := backend.NewAuditLog(store, nil, backend.AuditConfig{Retention: 24 * time.Hour, Buffer: 2, PruneEvery: 10 * time.Millisecond})
+	log := audit.New(store, nil, audit.Config{Retention: 24 * time.Hour, Buffer: 2, PruneEvery: 10 * time.Millisecond})
 	for range 5 {
 		log.RecordToolCall(entry(0))
 	}

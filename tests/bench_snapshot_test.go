@@ -6,22 +6,23 @@ import (
 	"testing"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 )
 
 // seedDeck100 creates a deck with 40 services, 30 credentials and 30 playbooks linked.
-func seedDeck100(tb testing.TB, svc *backend.Service, ctx context.Context) backend.Deck {
+func seedDeck100(tb testing.TB, svc *core.Hub, ctx context.Context) backend.Deck {
 	tb.Helper()
-	deck, err := svc.CreateDeck(ctx, backend.DeckInput{Name: "hundred"})
+	deck, err := svc.CreateDeck(ctx, core.DeckInput{Name: "hundred"})
 	if err != nil {
 		tb.Fatal(err)
 	}
 	link := func(t backend.CardType, id string) {
-		if _, err := svc.LinkCard(ctx, backend.LinkCardInput{CardRef: backend.CardRef{Deck: deck.ID, CardType: t, CardID: id}}); err != nil {
+		if _, err := svc.LinkCard(ctx, core.LinkCardInput{CardRef: core.CardRef{Deck: deck.ID, CardType: t, CardID: id}}); err != nil {
 			tb.Fatal(err)
 		}
 	}
 	for i := 0; i < 40; i++ {
-		s, err := svc.CreateService(ctx, backend.ServiceInput{Name: fmt.Sprintf("svc-%02d", i), Type: backend.ServiceRemote,
+		s, err := svc.CreateService(ctx, core.ServiceInput{Name: fmt.Sprintf("svc-%02d", i), Type: backend.ServiceRemote,
 			URL: fmt.Sprintf("http://127.0.0.1:9/%d", i), Headers: map[string]string{"X-Team": "core"}})
 		if err != nil {
 			tb.Fatal(err)
@@ -29,7 +30,7 @@ func seedDeck100(tb testing.TB, svc *backend.Service, ctx context.Context) backe
 		link(backend.CardService, s.ID)
 	}
 	for i := 0; i < 30; i++ {
-		c, err := svc.CreateCredential(ctx, backend.CredentialInput{Label: fmt.Sprintf("Key %02d", i), Value: "v"})
+		c, err := svc.CreateCredential(ctx, core.CredentialInput{Label: fmt.Sprintf("Key %02d", i), Value: "v"})
 		if err != nil {
 			tb.Fatal(err)
 		}

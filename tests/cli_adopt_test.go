@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 )
 
 // adoptCall is one tool call through an adopted service and the values the peer must have got.
@@ -138,7 +138,7 @@ func TestCLIAdopt(t *testing.T) {
 				t.Fatalf("--deck linked %d services, want %d (%v)", len(snap.Services), tc.adopted, err)
 			}
 			for _, c := range tc.calls {
-				res, err := e.svc.CallServiceTool(e.ctx, c.service, backend.CallInput{ToolName: "whoami",
+				res, err := e.svc.CallServiceTool(e.ctx, c.service, core.CallInput{ToolName: "whoami",
 					Arguments: json.RawMessage(c.args)})
 				if err != nil || res.IsError {
 					t.Fatalf("call %s: %v %s", c.service, err, res.Raw)

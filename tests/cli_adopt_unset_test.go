@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 )
 
 // TestCLIServiceEditUnset: service edit can take a header or env entry out (--unset-header,
@@ -50,7 +51,7 @@ func TestCLIServiceEditUnset(t *testing.T) {
 	if err := json.Unmarshal([]byte(r.stdout), &card); err != nil || len(card.LocalEnv) != 1 || card.LocalEnv["PEER_TOKEN"] == "" {
 		t.Fatalf("after --unset-env MODE: %v %s", err, r.stdout)
 	}
-	res, err := e.svc.CallServiceTool(e.ctx, "local", backend.CallInput{ToolName: "whoami",
+	res, err := e.svc.CallServiceTool(e.ctx, "local", core.CallInput{ToolName: "whoami",
 		Arguments: json.RawMessage(`{"env":["PEER_TOKEN"]}`)})
 	if sum := sha256.Sum256([]byte(secret)); err != nil || !strings.Contains(string(res.Raw), hex.EncodeToString(sum[:])) {
 		t.Fatalf("the kept secret did not reach the server: %v %s", err, res.Raw)

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 )
 
 // TestCLIListAndShow checks each list and show command's table and --json output against golden
@@ -120,7 +121,7 @@ func TestCLICredentialSecretFromStdin(t *testing.T) {
 	}
 	e.run("", "credential", "add", "Empty").wantCode(t, 1)
 	e.run("rotated-value\n", "credential", "rotate", "cred_openai").wantCode(t, 0)
-	g, err := e.svc.StartExec(e.ctx, backend.ExecInput{CredentialIDs: []string{"cred_openai"}, Command: []string{"true"}})
+	g, err := e.svc.StartExec(e.ctx, core.ExecInput{CredentialIDs: []string{"cred_openai"}, Command: []string{"true"}})
 	if err != nil || g.Env["OPENAI_KEY"] != "rotated-value" {
 		t.Fatalf("rotated secret not stored: %v %v", g.Env, err)
 	}

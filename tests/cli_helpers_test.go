@@ -18,6 +18,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 	"github.com/agent-deck/agent-deck/backend/postgres/pgtest"
 	"github.com/agent-deck/agent-deck/cli"
 )
@@ -41,7 +42,7 @@ type cliEnv struct {
 	t    testing.TB
 	srv  *cli.Server
 	home string
-	svc  *backend.Service
+	svc  *core.Hub
 	ctx  context.Context // admin
 }
 
@@ -164,15 +165,15 @@ func (e *cliEnv) seed() {
 			t.Fatal(err)
 		}
 	}
-	gh, err := svc.CreateCredential(ctx, backend.CredentialInput{Label: "GitHub", Value: cliCanary})
+	gh, err := svc.CreateCredential(ctx, core.CredentialInput{Label: "GitHub", Value: cliCanary})
 	check(err)
-	_, err = svc.CreateCredential(ctx, backend.CredentialInput{Label: "Linear", Value: cliCanary + "-linear",
+	_, err = svc.CreateCredential(ctx, core.CredentialInput{Label: "Linear", Value: cliCanary + "-linear",
 		Scheme: backend.SchemeHeader, HeaderName: "X-Api-Key"})
 	check(err)
-	remote, err := svc.CreateService(ctx, backend.ServiceInput{Name: "github-mcp", Type: backend.ServiceRemote,
+	remote, err := svc.CreateService(ctx, core.ServiceInput{Name: "github-mcp", Type: backend.ServiceRemote,
 		URL: "https://api.example.test/mcp", CredentialID: gh.ID})
 	check(err)
-	_, err = svc.CreateService(ctx, backend.ServiceInput{Name: "files", Type: backend.ServiceLocal,
+	_, err = svc.CreateService(ctx, core.ServiceInput{Name: "files", Type: backend.ServiceLocal,
 		LocalCommand: "npx", LocalArgs: []string{"-y", "server-files"}})
 	check(err)
 	off := false
@@ -182,12 +183,12 @@ func (e *cliEnv) seed() {
 	check(err)
 	_, err = svc.CreatePlaybook(ctx, backend.PlaybookInput{Title: "Release notes", Body: "Write them.\n"})
 	check(err)
-	d, err := svc.CreateDeck(ctx, backend.DeckInput{Name: "dev"})
+	d, err := svc.CreateDeck(ctx, core.DeckInput{Name: "dev"})
 	check(err)
-	for _, l := range []backend.CardRef{{Deck: d.ID, CardType: backend.CardService, CardID: remote.ID},
+	for _, l := range []core.CardRef{{Deck: d.ID, CardType: backend.CardService, CardID: remote.ID},
 		{Deck: d.ID, CardType: backend.CardCredential, CardID: gh.ID},
 		{Deck: d.ID, CardType: backend.CardPlaybook, CardID: pb.ID}} {
-		_, err = svc.LinkCard(ctx, backend.LinkCardInput{CardRef: l})
+		_, err = svc.LinkCard(ctx, core.LinkCardInput{CardRef: l})
 		check(err)
 	}
 }

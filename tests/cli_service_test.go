@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 )
 
 // TestCLIServiceRemote registers a remote server whose Authorization header is read from stdin,
@@ -25,7 +26,7 @@ func TestCLIServiceRemote(t *testing.T) {
 	if !strings.Contains(r.stdout, "Linked peer to deck dev") {
 		t.Errorf("add did not say it linked the deck:\n%s", r.stdout)
 	}
-	res, err := e.svc.CallServiceTool(e.ctx, "peer", backend.CallInput{ToolName: "whoami",
+	res, err := e.svc.CallServiceTool(e.ctx, "peer", core.CallInput{ToolName: "whoami",
 		Arguments: json.RawMessage(`{"headers":["Authorization","X-Team"]}`)})
 	if err != nil || res.IsError {
 		t.Fatalf("call through the new service: %v %s", err, res.Raw)
@@ -73,7 +74,7 @@ func TestCLIServiceLocal(t *testing.T) {
 	if strings.Contains(r.stdout+r.stderr, secret) {
 		t.Fatalf("add printed the env secret:\n%s", r.stdout)
 	}
-	res, err := e.svc.CallServiceTool(e.ctx, "local", backend.CallInput{ToolName: "whoami",
+	res, err := e.svc.CallServiceTool(e.ctx, "local", core.CallInput{ToolName: "whoami",
 		Arguments: json.RawMessage(`{"env":["PEER_TOKEN"]}`)})
 	if sum := sha256.Sum256([]byte(secret)); err != nil || !strings.Contains(string(res.Raw), hex.EncodeToString(sum[:])) {
 		t.Fatalf("the local server did not get PEER_TOKEN from stdin: %v %s", err, res.Raw)
@@ -81,7 +82,7 @@ func TestCLIServiceLocal(t *testing.T) {
 
 	e.run("", "service", "disable", "local", "echo", "sleep").wantCode(t, 0)
 	r = e.run("", "service", "tools", "local", "--json").wantCode(t, 0)
-	var tools []backend.ToolInfo
+	var tools []core.ToolInfo
 	if err := json.Unmarshal([]byte(r.stdout), &tools); err != nil || len(tools) == 0 {
 		t.Fatalf("tools --json: %v %s", err, r.stdout)
 	}
@@ -106,7 +107,7 @@ func TestCLIServiceLocal(t *testing.T) {
 	if err != nil || got.Description != "edited" || len(got.LocalEnv) != 2 || len(got.DisabledTools) != 1 {
 		t.Fatalf("edit changed the wrong fields: %v %+v", err, got)
 	}
-	res, err = e.svc.CallServiceTool(e.ctx, "local", backend.CallInput{ToolName: "whoami",
+	res, err = e.svc.CallServiceTool(e.ctx, "local", core.CallInput{ToolName: "whoami",
 		Arguments: json.RawMessage(`{"env":["PEER_TOKEN","MODE"]}`)})
 	for _, v := range []string{secret, "prod"} {
 		if sum := sha256.Sum256([]byte(v)); err != nil || !strings.Contains(string(res.Raw), hex.EncodeToString(sum[:])) {

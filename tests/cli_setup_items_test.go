@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 )
 
 // cliSetupHome points HOME and the user config directory at a fresh directory.
@@ -67,7 +68,7 @@ func TestCLISetupRemoveRevokesToken(t *testing.T) {
 		}
 	}
 	// A project-scope remove never revokes the person's own token of the suggested name.
-	if _, err := e.svc.CreateToken(e.ctx, backend.TokenInput{Name: "claude-code-project", Scope: backend.ScopeAgent}); err != nil {
+	if _, err := e.svc.CreateToken(e.ctx, core.TokenInput{Name: "claude-code-project", Scope: backend.ScopeAgent}); err != nil {
 		t.Fatal(err)
 	}
 	proj := t.TempDir()

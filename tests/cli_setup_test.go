@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 )
 
 // snapshotDir returns every file under dir with its contents.
@@ -122,7 +123,7 @@ func TestCLIUse(t *testing.T) {
 	if err := e.svc.DeleteDeck(e.ctx, d.ID); err != nil {
 		t.Fatal(err)
 	}
-	d2, err := e.svc.CreateDeck(e.ctx, backend.DeckInput{Name: "dev"})
+	d2, err := e.svc.CreateDeck(e.ctx, core.DeckInput{Name: "dev"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +132,7 @@ func TestCLIUse(t *testing.T) {
 		t.Errorf("refresh did not find the recreated deck %s:\n%s", d2.ID, r.stdout)
 	}
 	// Renamed: --refresh follows the id this machine remembers and records the new name.
-	if _, err := e.svc.RenameDeck(e.ctx, d2.ID, backend.DeckInput{Name: "development"}); err != nil {
+	if _, err := e.svc.RenameDeck(e.ctx, d2.ID, core.DeckInput{Name: "development"}); err != nil {
 		t.Fatal(err)
 	}
 	e.run("", "use", "--refresh", "--project-dir", proj).wantCode(t, 0)
@@ -149,7 +150,7 @@ func TestCLIUse(t *testing.T) {
 	if err := os.Remove(filepath.Join(e.home, "use-pins.json")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.svc.RenameDeck(e.ctx, d2.ID, backend.DeckInput{Name: "dev2"}); err != nil {
+	if _, err := e.svc.RenameDeck(e.ctx, d2.ID, core.DeckInput{Name: "dev2"}); err != nil {
 		t.Fatal(err)
 	}
 	e.run("", "use", "--refresh", "--project-dir", proj).wantCode(t, 0)

@@ -14,6 +14,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/bundle"
 	"github.com/agent-deck/agent-deck/cli"
 	"github.com/agent-deck/agent-deck/tests/peertest"
 )
@@ -414,7 +415,7 @@ func (f *dashFlow) exportDownload() {
 		}
 		evalIn[bool](b, `new Promise(r => setTimeout(() => r(true), 50))`)
 	}
-	var bundle backend.Bundle
+	var bundle bundle.Bundle
 	must(b.t, json.Unmarshal(raw, &bundle))
 	if bundle.Format != "agent-deck-bundle" || len(bundle.Decks) != 1 || len(bundle.Credentials) != 1 {
 		b.t.Errorf("downloaded bundle: format %q, %d decks, %d credentials", bundle.Format, len(bundle.Decks), len(bundle.Credentials))

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 	"github.com/agent-deck/agent-deck/cli"
 	dashboardapi "github.com/agent-deck/agent-deck/dashboard-api"
 )
@@ -35,7 +36,7 @@ func dashboardSignInCode(t *testing.T, srv *cli.Server) string {
 	if status != http.StatusOK {
 		t.Fatalf("sign-in code: status %d: %s", status, body)
 	}
-	var out backend.SignInCode
+	var out core.SignInCode
 	must(t, json.Unmarshal(body, &out))
 	return out.Code
 }
@@ -114,13 +115,13 @@ func attackDashboardMissingCSRF(t *testing.T) {
 		want       int
 	}{
 		{"no header", "", http.StatusForbidden},
-		{"another session's token", backend.DashboardCSRF("adk_other"), http.StatusForbidden},
+		{"another session's token", core.DashboardCSRF("adk_other"), http.StatusForbidden},
 		{"the session's token", csrf, http.StatusCreated},
 	}
 	for _, r := range rows {
 		headers := []string{"Origin", srv.URL()}
 		if r.csrf != "" {
-			headers = append(headers, backend.HeaderCSRF, r.csrf)
+			headers = append(headers, core.HeaderCSRF, r.csrf)
 		}
 		status, body := cookieCall(t, srv, cookie, "POST", "/api/v1/decks", "application/json",
 			[]byte(`{"name":"d-`+strings.ReplaceAll(r.name, " ", "-")+`"}`), headers...)

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 )
 
 // credentialChoiceEnv is the deck-scope env with two header credentials: the service presents
@@ -15,12 +16,12 @@ func credentialChoiceEnv(t *testing.T) (e *deckScopeEnv, work, personal string) 
 	e = startDeckScopeEnv(t)
 	work, personal = "work-secret-"+randHex(6), "personal-secret-"+randHex(6)
 	for label, v := range map[string]string{"work": work, "personal": personal} {
-		_, err := e.svc.CreateCredential(e.ctx, backend.CredentialInput{Label: label, Value: v,
+		_, err := e.svc.CreateCredential(e.ctx, core.CredentialInput{Label: label, Value: v,
 			Scheme: backend.SchemeHeader, HeaderName: "X-Api-Key", EnvName: strings.ToUpper(label) + "_KEY"})
 		must(t, err)
 	}
 	personalID := credentialID(t, e, "personal")
-	_, err := e.svc.UpdateService(e.ctx, "peer", backend.ServicePatch{CredentialID: &personalID})
+	_, err := e.svc.UpdateService(e.ctx, "peer", core.ServicePatch{CredentialID: &personalID})
 	must(t, err)
 	e.run("", "deck", "credential", "full", "peer", "work").wantCode(t, 0)
 	return e, work, personal
@@ -30,7 +31,7 @@ func credentialChoiceEnv(t *testing.T) (e *deckScopeEnv, work, personal string) 
 // credential to a service (so a secret reaches where the admin did not send it).
 func attackRESTChooseDeckCredential(t *testing.T) {
 	e, work, _ := credentialChoiceEnv(t)
-	readTok, err := e.svc.CreateToken(e.ctx, backend.TokenInput{Name: "reader", Scope: backend.ScopeAgentRead})
+	readTok, err := e.svc.CreateToken(e.ctx, core.TokenInput{Name: "reader", Scope: backend.ScopeAgentRead})
 	must(t, err)
 	workID := credentialID(t, e, "work")
 	for _, tc := range []struct{ token, deck, cred string }{
@@ -94,7 +95,7 @@ func attackMCPReachOtherDeckCredential(t *testing.T) {
 func attackRESTRepointServiceWithDeckCredential(t *testing.T) {
 	e := startDeckScopeEnv(t)
 	work := "work-secret-" + randHex(6)
-	_, err := e.svc.CreateCredential(e.ctx, backend.CredentialInput{Label: "work", Value: work,
+	_, err := e.svc.CreateCredential(e.ctx, core.CredentialInput{Label: "work", Value: work,
 		Scheme: backend.SchemeHeader, HeaderName: "X-Api-Key"})
 	must(t, err)
 	e.run("", "deck", "credential", "full", "peer", "work").wantCode(t, 0)

@@ -15,6 +15,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 	"github.com/agent-deck/agent-deck/cli"
 )
 
@@ -120,7 +121,7 @@ func pinProject(t *testing.T, deck backend.Deck) string {
 	dir := t.TempDir()
 	must(t, os.MkdirAll(filepath.Join(dir, ".agent-deck"), 0o755))
 	pin, _ := json.Marshal(map[string]string{"deck_id": deck.ID, "deck_name": deck.Name})
-	must(t, os.WriteFile(filepath.Join(dir, filepath.FromSlash(backend.WorkspacePinFile)), pin, 0o644))
+	must(t, os.WriteFile(filepath.Join(dir, filepath.FromSlash(core.WorkspacePinFile)), pin, 0o644))
 	return dir
 }
 
@@ -130,7 +131,7 @@ func TestDeckScopeRootsBindWorkspace(t *testing.T) {
 	s := startMCPStack(t, mcpStackOptions{Serve: func(c *cli.ServeConfig) { c.LogLevel = "debug" }})
 	decks := map[string]backend.Deck{}
 	for _, name := range []string{"pinned", "shared", "chosen"} {
-		d, err := s.svc.CreateDeck(s.adminCtx(), backend.DeckInput{Name: name})
+		d, err := s.svc.CreateDeck(s.adminCtx(), core.DeckInput{Name: name})
 		must(t, err)
 		decks[name] = d
 	}
@@ -197,7 +198,7 @@ func TestDeckScopeRootsBindWorkspace(t *testing.T) {
 // the deck its project is pinned to without calling bind_workspace.
 func TestDeckScopeRootsTypeScriptClient(t *testing.T) {
 	s := startMCPStack(t, mcpStackOptions{})
-	d, err := s.svc.CreateDeck(s.adminCtx(), backend.DeckInput{Name: "pinned"})
+	d, err := s.svc.CreateDeck(s.adminCtx(), core.DeckInput{Name: "pinned"})
 	must(t, err)
 	script, err := filepath.Abs(filepath.Join("testdata", "deckscope", "ts_roots.mjs"))
 	must(t, err)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 )
 
 // deckScopeEnv is one server with the Go test peer linked to two decks, "ro" and "full", and an
@@ -22,16 +23,16 @@ func startDeckScopeEnv(t *testing.T, peerEnv ...string) *deckScopeEnv {
 	t.Helper()
 	e := startCLIEnv(t)
 	peer := startHTTPPeer(t, peerEnv...)
-	svc, err := e.svc.CreateService(e.ctx, backend.ServiceInput{Name: "peer", Type: backend.ServiceRemote, URL: peer})
+	svc, err := e.svc.CreateService(e.ctx, core.ServiceInput{Name: "peer", Type: backend.ServiceRemote, URL: peer})
 	must(t, err)
 	for _, deck := range []string{"ro", "full"} {
-		_, err := e.svc.CreateDeck(e.ctx, backend.DeckInput{Name: deck})
+		_, err := e.svc.CreateDeck(e.ctx, core.DeckInput{Name: deck})
 		must(t, err)
-		_, err = e.svc.LinkCard(e.ctx, backend.LinkCardInput{CardRef: backend.CardRef{Deck: deck,
+		_, err = e.svc.LinkCard(e.ctx, core.LinkCardInput{CardRef: core.CardRef{Deck: deck,
 			CardType: backend.CardService, CardID: svc.ID}})
 		must(t, err)
 	}
-	tok, err := e.svc.CreateToken(e.ctx, backend.TokenInput{Name: "agent", Scope: backend.ScopeAgent})
+	tok, err := e.svc.CreateToken(e.ctx, core.TokenInput{Name: "agent", Scope: backend.ScopeAgent})
 	must(t, err)
 	return &deckScopeEnv{cliEnv: e, agent: tok.Secret, peer: svc}
 }
@@ -74,7 +75,7 @@ func TestDeckScopeToolSubsets(t *testing.T) {
 		}
 	})
 	t.Run("list_service_tools shows the subset", func(t *testing.T) {
-		var tools []backend.ToolInfo
+		var tools []core.ToolInfo
 		a := e.rest(t, e.agent, http.MethodGet, "/services/peer/tools?deck=ro", nil)
 		must(t, json.Unmarshal(a.Body, &tools))
 		var names []string
@@ -151,7 +152,7 @@ func TestDeckScopeToolSubsets(t *testing.T) {
 		t.Errorf("a denied tool: %d %s", a.Status, a.Body)
 	}
 	r = e.run("", "deck", "tools", "ro", "peer", "--clear", "--json").wantCode(t, 0)
-	var res backend.DeckServiceSettingsResult
+	var res core.DeckServiceSettingsResult
 	must(t, json.Unmarshal([]byte(r.stdout), &res))
 	if len(res.AllowTools)+len(res.DenyTools) != 0 {
 		t.Errorf("--clear left %+v", res)
@@ -168,12 +169,12 @@ func TestDeckScopeCredentialChoice(t *testing.T) {
 	e := startDeckScopeEnv(t)
 	const work, personal = "work-secret-5b1d9e", "personal-secret-c07a44"
 	for label, v := range map[string]string{"work": work, "personal": personal} {
-		_, err := e.svc.CreateCredential(e.ctx, backend.CredentialInput{Label: label, Value: v,
+		_, err := e.svc.CreateCredential(e.ctx, core.CredentialInput{Label: label, Value: v,
 			Scheme: backend.SchemeHeader, HeaderName: "X-Api-Key", EnvName: strings.ToUpper(label) + "_KEY"})
 		must(t, err)
 	}
 	personalID := credentialID(t, e, "personal")
-	_, err := e.svc.UpdateService(e.ctx, "peer", backend.ServicePatch{CredentialID: &personalID})
+	_, err := e.svc.UpdateService(e.ctx, "peer", core.ServicePatch{CredentialID: &personalID})
 	must(t, err)
 	r := e.run("", "deck", "credential", "full", "peer", "work").wantCode(t, 0)
 	if strings.Contains(r.stdout, work) {
@@ -261,7 +262,7 @@ func peerSession(t *testing.T, body string) string {
 // another server restores them, the deck's credential included.
 func TestDeckScopeBundle(t *testing.T) {
 	e := startDeckScopeEnv(t)
-	_, err := e.svc.CreateCredential(e.ctx, backend.CredentialInput{Label: "work", Value: "work-secret-" + randHex(6),
+	_, err := e.svc.CreateCredential(e.ctx, core.CredentialInput{Label: "work", Value: "work-secret-" + randHex(6),
 		Scheme: backend.SchemeHeader, HeaderName: "X-Api-Key"})
 	must(t, err)
 	e.run("", "deck", "tools", "ro", "peer", "--allow", "echo,whoami").wantCode(t, 0)
@@ -270,7 +271,7 @@ func TestDeckScopeBundle(t *testing.T) {
 
 	for _, deck := range []string{"", "full"} {
 		t.Run("export "+deck, func(t *testing.T) {
-			bundle, err := e.svc.Export(e.ctx, backend.ExportInput{Deck: deck})
+			bundle, err := e.svc.Export(e.ctx, core.ExportInput{Deck: deck})
 			must(t, err)
 			if !strings.Contains(string(bundle), `"service_settings"`) {
 				t.Fatalf("the bundle lacks the deck's service settings: %s", bundle)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -55,9 +56,23 @@ func sameAdapter(a, b string) bool {
 	return a == b || (storage(a) && storage(b))
 }
 
-// violations checks the architecture of STYLE.md: the core imports only the standard library,
-// adapters never import each other, and each third-party protocol library stays in the adapter
-// that owns it.
+// rooms says which of the module's packages each part of the backend may import: the ground
+// floor none, its rooms the ground floor (the use cases also the bundle format and the sealer).
+var rooms = map[string][]string{
+	"backend":            {},
+	"backend/secret":     {"backend"},
+	"backend/audit":      {"backend"},
+	"backend/bundle":     {"backend"},
+	"backend/authserver": {"backend"},
+	"backend/core":       {"backend", "backend/bundle", "backend/secret"},
+}
+
+// authserverUsers are the only packages that may import the OAuth authorization server.
+var authserverUsers = []string{"cli", "dashboard-api", "tests"}
+
+// violations checks the architecture of STYLE.md and docs/architecture.md: the backend uses
+// only the standard library and its packages import only the rooms below them, adapters never
+// import each other, and each third-party protocol library stays in the adapter that owns it.
 func violations(pkgs map[string]goPackage) []string {
 	adapters := []string{"dashboard-api", "mcptools", "proxy", "harness", "backend/postgres", "migrations"}
 	owners := map[string][]string{
@@ -75,15 +90,24 @@ func violations(pkgs map[string]goPackage) []string {
 	}
 	var out []string
 	for name, p := range pkgs {
-		if name == "backend" {
+		allowed, isRoom := rooms[name]
+		if isRoom {
 			for _, d := range p.Deps {
-				if !isStdlib(d) {
-					out = append(out, "backend depends on "+d+"; the core may use only the standard library")
+				if !isStdlib(d) && !strings.HasPrefix(d, module+"/") {
+					out = append(out, name+" depends on "+d+"; the backend may use only the standard library")
 				}
 			}
 		}
 		for _, imp := range p.Imports {
 			target, ok := strings.CutPrefix(imp, module+"/")
+			if ok && isRoom && !slices.Contains(allowed, target) {
+				out = append(out, name+" imports "+target+"; it may import only "+orNothing(allowed))
+				continue
+			}
+			if ok && target == "backend/authserver" && !slices.ContainsFunc(authserverUsers, func(u string) bool { return under(name, u) }) {
+				out = append(out, name+" imports backend/authserver; only "+strings.Join(authserverUsers, ", ")+" may")
+				continue
+			}
 			if ok {
 				from, to := adapterOf(name), adapterOf(target)
 				if from != "" && to != "" && !sameAdapter(from, to) {
@@ -108,12 +132,20 @@ func violations(pkgs map[string]goPackage) []string {
 	return out
 }
 
+func orNothing(list []string) string {
+	if len(list) == 0 {
+		return "the standard library"
+	}
+	return strings.Join(list, ", ")
+}
+
 func TestDependencyDirection(t *testing.T) {
 	pkgs := listPackages(t)
 	for _, v := range violations(pkgs) {
 		t.Error(v)
 	}
-	for _, want := range []string{"backend", "cli", "cmd/agent-deck"} {
+	for _, want := range []string{"backend", "backend/core", "backend/secret", "backend/audit", "backend/bundle",
+		"backend/authserver", "backend/postgres", "cli", "cmd/agent-deck"} {
 		if _, ok := pkgs[want]; !ok {
 			t.Errorf("package %s missing from go list output", want)
 		}
@@ -127,17 +159,31 @@ func TestDependencyRulesCatchViolations(t *testing.T) {
 		"dashboard-api": {Imports: []string{module + "/proxy"}},
 		"mcptools":      {Imports: []string{"github.com/gin-gonic/gin"}},
 		"harness":       {Imports: []string{"github.com/jackc/pgx/v5/pgxpool"}},
+		// The ground floor imports nothing of the backend above it.
+		"backend ": {Imports: []string{module + "/backend/core"}},
+		// The rooms import only the ground floor.
+		"backend/secret": {Imports: []string{module + "/backend/core"}},
+		"backend/bundle": {Imports: []string{module + "/backend/secret"}},
+		"backend/audit":  {Imports: []string{module + "/backend/core"}},
+		// The use cases do not reach up to the authorization server.
+		"backend/core": {Imports: []string{module + "/backend/authserver"}},
+		// Only the composition root and the REST API know the authorization server.
+		"mcptools ": {Imports: []string{module + "/backend/authserver"}},
+		"proxy":     {Imports: []string{module + "/backend/authserver"}},
 	}
 	for name, p := range cases {
 		t.Run(name, func(t *testing.T) {
-			if got := violations(map[string]goPackage{name: p}); len(got) != 1 {
+			if got := violations(map[string]goPackage{strings.TrimSpace(name): p}); len(got) != 1 {
 				t.Errorf("violations = %q, want exactly one", got)
 			}
 		})
 	}
 	ok := map[string]goPackage{
 		"backend/postgres/pgtest": {Imports: []string{module + "/migrations", module + "/backend"}},
-		"cli":                     {Imports: []string{module + "/proxy", module + "/mcptools"}},
+		"cli":                     {Imports: []string{module + "/proxy", module + "/mcptools", module + "/backend/authserver"}},
+		"backend/core":            {Imports: []string{module + "/backend", module + "/backend/bundle", module + "/backend/secret"}},
+		"dashboard-api":           {Imports: []string{module + "/backend/authserver", module + "/backend/core"}},
+		"mcptools":                {Imports: []string{module + "/backend/core"}},
 	}
 	if got := violations(ok); len(got) != 0 {
 		t.Errorf("allowed imports reported: %q", got)

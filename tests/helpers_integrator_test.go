@@ -9,22 +9,24 @@ import (
 	"time"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 	"github.com/agent-deck/agent-deck/backend/postgres/pgtest"
+	"github.com/agent-deck/agent-deck/backend/secret"
 )
 
 // newCore builds the real core on a fresh database, with no downstream proxy, and returns an
 // admin context for it.
-func newCore(tb testing.TB) (*backend.Service, context.Context) {
+func newCore(tb testing.TB) (*core.Hub, context.Context) {
 	tb.Helper()
 	key := make([]byte, 32)
 	if _, err := rand.Read(key); err != nil {
 		tb.Fatal(err)
 	}
-	sealer, err := backend.NewSealer(key)
+	sealer, err := secret.NewSealer(key)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	svc := backend.NewService(pgtest.NewStore(tb), nil, sealer, nil, nil, backend.Config{})
+	svc := core.NewHub(pgtest.NewStore(tb), nil, sealer, nil, nil, core.Config{})
 	return svc, backend.WithActor(context.Background(), backend.SystemActor)
 }
 

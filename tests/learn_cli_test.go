@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 )
 
 // TestLearnLoopCLI: an agent proposes an add_item fix over MCP, a person reviews and accepts it
@@ -15,7 +16,7 @@ func TestLearnLoopCLI(t *testing.T) {
 	w := newMCPToolsWorld(t)
 	pb := w.dev.Playbook
 	home := w.s.home
-	var res backend.ProposeResult
+	var res core.ProposeResult
 	w.agent.ok("propose_playbook_patch", map[string]any{"kind": "update", "playbook_id": pb.ID,
 		"rationale": "the user asked for a dry run first",
 		"ops":       []map[string]any{{"op": "add_item", "section": "Checks", "text": "dry-run first"}}}, &res)
@@ -33,7 +34,7 @@ func TestLearnLoopCLI(t *testing.T) {
 	runCLI(home, strings.NewReader(""), "proposal", "accept", id).wantCode(t, 1) // no --yes, no terminal
 	runCLI(home, strings.NewReader(""), "proposal", "accept", id, "--yes").wantCode(t, 0)
 
-	var view backend.BoundPlaybookView
+	var view core.BoundPlaybookView
 	w.agent.ok("get_playbook", map[string]any{"playbook_id": pb.ID}, &view)
 	if !strings.Contains(view.Body, "## Checks\n\n- dry-run first") || len(view.OpenProposals) != 0 {
 		t.Errorf("get_playbook after accept: %q, open %+v", view.Body, view.OpenProposals)
@@ -44,12 +45,12 @@ func TestLearnLoopCLI(t *testing.T) {
 	}
 
 	t.Run("stale", func(t *testing.T) {
-		var stale backend.ProposeResult
+		var stale core.ProposeResult
 		w.agent.ok("propose_playbook_patch", map[string]any{"kind": "update", "playbook_id": pb.ID,
 			"rationale": "word it better",
 			"ops":       []map[string]any{{"op": "amend_item", "section": "Checks", "anchor": "dry-run first", "text": "always dry-run first"}}}, &stale)
 		body := "# Release\n1. echo it\n\n## Checks\n\n- lint\n"
-		if _, err := w.s.svc.UpdatePlaybook(w.s.adminCtx(), pb.ID, backend.PlaybookPatch{Body: &body}); err != nil {
+		if _, err := w.s.svc.UpdatePlaybook(w.s.adminCtx(), pb.ID, core.PlaybookPatch{Body: &body}); err != nil {
 			t.Fatal(err)
 		}
 		r := runCLI(home, strings.NewReader(""), "proposal", "accept", stale.Proposal.ID, "--yes").wantCode(t, 1)
@@ -68,10 +69,10 @@ func TestLearnLoopCLI(t *testing.T) {
 	})
 
 	t.Run("reject and signals", func(t *testing.T) {
-		var sig backend.ProposeResult
+		var sig core.ProposeResult
 		w.agent.ok("propose_playbook_patch", map[string]any{"kind": "signal_only", "playbook_id": pb.ID,
 			"rationale": "the user prefers tags"}, &sig)
-		var p backend.ProposeResult
+		var p core.ProposeResult
 		w.agent.ok("propose_playbook_patch", map[string]any{"kind": "update", "playbook_id": pb.ID,
 			"rationale": "tags", "signal_ids": []string{sig.Signal.ID},
 			"ops": []map[string]any{{"op": "add_item", "section": "Checks", "text": "tag it"}}}, &p)

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 )
 
 // TestLearnProposeThroughMCP: an agent proposes a fix with propose_playbook_patch; the
@@ -12,7 +13,7 @@ import (
 func TestLearnProposeThroughMCP(t *testing.T) {
 	w := newMCPToolsWorld(t)
 	pb := w.dev.Playbook
-	var res backend.ProposeResult
+	var res core.ProposeResult
 	w.agent.ok("propose_playbook_patch", map[string]any{"kind": "update", "playbook_id": pb.ID,
 		"rationale": "the user said to dry-run first",
 		"ops":       []map[string]any{{"op": "add_item", "section": "Checks", "text": "dry-run first"}},
@@ -20,7 +21,7 @@ func TestLearnProposeThroughMCP(t *testing.T) {
 	if res.Proposal == nil || res.Proposal.Status != backend.ProposalOpen {
 		t.Fatalf("propose = %+v", res)
 	}
-	var view backend.BoundPlaybookView
+	var view core.BoundPlaybookView
 	w.agent.ok("get_playbook", map[string]any{"playbook_id": pb.ID}, &view)
 	if strings.Contains(view.Body, "dry-run") {
 		t.Error("a proposal changed the playbook before review")

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 )
 
 // TestLearnStubs: `use` writes one stub per playbook on the deck where Claude Code and Cursor
@@ -68,7 +69,7 @@ func TestLearnStubs(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := e.svc.UnlinkCard(e.ctx, backend.CardRef{Deck: d.ID, CardType: backend.CardPlaybook, CardID: pb.ID}); err != nil {
+		if _, err := e.svc.UnlinkCard(e.ctx, core.CardRef{Deck: d.ID, CardType: backend.CardPlaybook, CardID: pb.ID}); err != nil {
 			t.Fatal(err)
 		}
 		rep := use("--refresh")
@@ -87,7 +88,7 @@ func TestLearnStubs(t *testing.T) {
 
 	t.Run("an unmarked file at a stub's path is kept", func(t *testing.T) {
 		d, _ := e.svc.GetDeck(e.ctx, "dev")
-		if _, err := e.svc.LinkCard(e.ctx, backend.LinkCardInput{CardRef: backend.CardRef{Deck: d.ID,
+		if _, err := e.svc.LinkCard(e.ctx, core.LinkCardInput{CardRef: core.CardRef{Deck: d.ID,
 			CardType: backend.CardPlaybook, CardID: pb.ID}}); err != nil {
 			t.Fatal(err)
 		}
@@ -108,7 +109,7 @@ func TestLearnStubs(t *testing.T) {
 
 	t.Run("statusline refreshes the stubs", func(t *testing.T) {
 		d, _ := e.svc.GetDeck(e.ctx, "dev")
-		if _, err := e.svc.UnlinkCard(e.ctx, backend.CardRef{Deck: d.ID, CardType: backend.CardPlaybook, CardID: pb.ID}); err != nil {
+		if _, err := e.svc.UnlinkCard(e.ctx, core.CardRef{Deck: d.ID, CardType: backend.CardPlaybook, CardID: pb.ID}); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := os.Stat(rule); err != nil {

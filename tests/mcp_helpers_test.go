@@ -19,6 +19,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 	"github.com/agent-deck/agent-deck/backend/postgres"
 	"github.com/agent-deck/agent-deck/backend/postgres/pgtest"
 	"github.com/agent-deck/agent-deck/cli"
@@ -28,7 +29,7 @@ import (
 // mcpStackOptions configure one deck for MCP tests.
 type mcpStackOptions struct {
 	Profile string
-	Config  backend.Config
+	Config  core.Config
 	// Serve, when set, adjusts the server's configuration (caps, log level) before it starts.
 	Serve func(*cli.ServeConfig)
 }
@@ -46,7 +47,7 @@ type mcpStack struct {
 	logs  *syncBuffer
 
 	srv *cli.Server
-	svc *backend.Service
+	svc *core.Hub
 	// store is a second connection pool on the same database, for tests that read rows as
 	// stored (sealed secrets, raw columns).
 	store *postgres.Store
@@ -158,7 +159,7 @@ func (s *mcpStack) adminCtx() context.Context {
 // token creates an API token with the given scope and returns its secret.
 func (s *mcpStack) token(scope backend.Scope) string {
 	s.t.Helper()
-	tok, err := s.svc.CreateToken(s.adminCtx(), backend.TokenInput{Name: "t-" + string(scope) + "-" + randHex(4), Scope: scope})
+	tok, err := s.svc.CreateToken(s.adminCtx(), core.TokenInput{Name: "t-" + string(scope) + "-" + randHex(4), Scope: scope})
 	if err != nil {
 		s.t.Fatal(err)
 	}
@@ -361,7 +362,7 @@ type mcpFixture struct {
 	Deck      backend.Deck
 	Service   backend.ServiceCard
 	Cred      backend.Credential
-	Playbook  backend.PlaybookResult
+	Playbook  core.PlaybookResult
 	OtherDeck backend.Deck
 }
 
@@ -377,20 +378,20 @@ func (s *mcpStack) seedDeck(t testing.TB, name, peerURL string) mcpFixture {
 			t.Fatal(err)
 		}
 	}
-	f.Deck, err = s.svc.CreateDeck(ctx, backend.DeckInput{Name: name})
+	f.Deck, err = s.svc.CreateDeck(ctx, core.DeckInput{Name: name})
 	must(err)
-	f.Service, err = s.svc.CreateService(ctx, backend.ServiceInput{Name: name + "-peer", Type: backend.ServiceRemote,
+	f.Service, err = s.svc.CreateService(ctx, core.ServiceInput{Name: name + "-peer", Type: backend.ServiceRemote,
 		URL: peerURL, Description: "the Go test peer"})
 	must(err)
-	f.Cred, err = s.svc.CreateCredential(ctx, backend.CredentialInput{Label: name + " key", Value: "secret-" + randHex(8)})
+	f.Cred, err = s.svc.CreateCredential(ctx, core.CredentialInput{Label: name + " key", Value: "secret-" + randHex(8)})
 	must(err)
 	f.Playbook, err = s.svc.CreatePlaybook(ctx, backend.PlaybookInput{Title: name + " release",
 		Body: "# Release\n1. echo it", Triggers: []string{"release " + name}})
 	must(err)
-	for _, l := range []backend.LinkCardInput{
-		{CardRef: backend.CardRef{Deck: f.Deck.ID, CardType: backend.CardService, CardID: f.Service.ID}},
-		{CardRef: backend.CardRef{Deck: f.Deck.ID, CardType: backend.CardCredential, CardID: f.Cred.ID}},
-		{CardRef: backend.CardRef{Deck: f.Deck.ID, CardType: backend.CardPlaybook, CardID: f.Playbook.ID}},
+	for _, l := range []core.LinkCardInput{
+		{CardRef: core.CardRef{Deck: f.Deck.ID, CardType: backend.CardService, CardID: f.Service.ID}},
+		{CardRef: core.CardRef{Deck: f.Deck.ID, CardType: backend.CardCredential, CardID: f.Cred.ID}},
+		{CardRef: core.CardRef{Deck: f.Deck.ID, CardType: backend.CardPlaybook, CardID: f.Playbook.ID}},
 	} {
 		_, err = s.svc.LinkCard(ctx, l)
 		must(err)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 	"github.com/agent-deck/agent-deck/mcptools"
 )
 
@@ -16,11 +17,11 @@ import (
 func TestMCPHotPath(t *testing.T) {
 	s := startMCPStack(t, mcpStackOptions{})
 	ctx := s.adminCtx()
-	deck, err := s.svc.CreateDeck(ctx, backend.DeckInput{Name: "work"})
+	deck, err := s.svc.CreateDeck(ctx, core.DeckInput{Name: "work"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc, err := s.svc.CreateService(ctx, backend.ServiceInput{Name: "local-peer", Type: backend.ServiceLocal,
+	svc, err := s.svc.CreateService(ctx, core.ServiceInput{Name: "local-peer", Type: backend.ServiceLocal,
 		LocalCommand: mcpPeerBinary(t), LocalArgs: []string{"-transport", "stdio"}})
 	if err != nil {
 		t.Fatal(err)
@@ -30,9 +31,9 @@ func TestMCPHotPath(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, l := range []backend.LinkCardInput{
-		{CardRef: backend.CardRef{Deck: deck.ID, CardType: backend.CardService, CardID: svc.ID}},
-		{CardRef: backend.CardRef{Deck: deck.ID, CardType: backend.CardPlaybook, CardID: pb.ID}},
+	for _, l := range []core.LinkCardInput{
+		{CardRef: core.CardRef{Deck: deck.ID, CardType: backend.CardService, CardID: svc.ID}},
+		{CardRef: core.CardRef{Deck: deck.ID, CardType: backend.CardPlaybook, CardID: pb.ID}},
 	} {
 		if _, err := s.svc.LinkCard(ctx, l); err != nil {
 			t.Fatal(err)
@@ -40,17 +41,17 @@ func TestMCPHotPath(t *testing.T) {
 	}
 
 	c := s.connect(t, s.token(backend.ScopeAgent), nil, "")
-	var b backend.Binding
+	var b core.Binding
 	c.ok("bind_workspace", map[string]any{"workspaceRoot": "/home/me/work", "deckId": "work"}, &b)
 	if !mcpSummaryRE.MatchString(b.DisplaySummary) || !strings.HasPrefix(b.DisplaySummary, "◆ work · 1 MCP · 0 keys · 1 playbook") {
 		t.Errorf("display_summary %q", b.DisplaySummary)
 	}
-	var d backend.BoundDeck
+	var d core.BoundDeck
 	c.ok("get_bound_deck", nil, &d)
 	if len(d.Services) != 1 || d.Services[0].Name != "local-peer" || len(d.Playbooks) != 1 || d.Playbooks[0].Triggers[0] != "say hello" {
 		t.Fatalf("get_bound_deck = %+v", d)
 	}
-	var tools []backend.ToolInfo
+	var tools []core.ToolInfo
 	c.ok("list_service_tools", map[string]any{"serviceId": d.Services[0].ID}, &tools)
 	if !mcpHasTool(tools, "echo") {
 		t.Fatalf("no echo in %+v", tools)
@@ -105,21 +106,21 @@ func TestMCPConcurrentSessions(t *testing.T) {
 	}
 	sessions := make([]sess, n)
 	for i := range sessions {
-		d, err := s.svc.CreateDeck(ctx, backend.DeckInput{Name: fmt.Sprintf("deck-%02d", i)})
+		d, err := s.svc.CreateDeck(ctx, core.DeckInput{Name: fmt.Sprintf("deck-%02d", i)})
 		if err != nil {
 			t.Fatal(err)
 		}
-		sv, err := s.svc.CreateService(ctx, backend.ServiceInput{Name: fmt.Sprintf("svc-%02d", i),
+		sv, err := s.svc.CreateService(ctx, core.ServiceInput{Name: fmt.Sprintf("svc-%02d", i),
 			Type: backend.ServiceRemote, URL: peer})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.svc.LinkCard(ctx, backend.LinkCardInput{CardRef: backend.CardRef{Deck: d.ID,
+		if _, err := s.svc.LinkCard(ctx, core.LinkCardInput{CardRef: core.CardRef{Deck: d.ID,
 			CardType: backend.CardService, CardID: sv.ID}}); err != nil {
 			t.Fatal(err)
 		}
 		c := s.connect(t, tok, nil, "")
-		var b backend.Binding
+		var b core.Binding
 		c.ok("bind_workspace", map[string]any{"workspaceRoot": "/shared/folder", "deckId": d.Name}, &b)
 		sessions[i] = sess{conn: c, deck: d.ID, service: sv.Name, badge: b.Badge}
 	}
@@ -163,7 +164,7 @@ func mcpCheckOwnDeck(c *mcpConn, deckID, service, badge string) error {
 	if err != nil {
 		return err
 	}
-	var d backend.BoundDeck
+	var d core.BoundDeck
 	if err := json.Unmarshal([]byte(mcpText(res)), &d); err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 	"github.com/agent-deck/agent-deck/mcptools"
 )
 
@@ -121,7 +122,7 @@ func TestMCPReadScopeCannotWrite(t *testing.T) {
 
 // mcpDBState is everything a write could change, for before/after comparisons.
 type mcpDBState struct {
-	Decks     []backend.DeckSnapshot
+	Decks     []core.DeckSnapshot
 	Services  []backend.ServiceCard
 	Creds     []backend.Credential
 	Playbooks []backend.Playbook

@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 )
 
 var mcpSummaryRE = regexp.MustCompile(`^◆ .+ · \d+ MCP · \d+ keys? · \d+ playbooks? · ⌘[a-z]+\d*$`)
@@ -21,15 +22,15 @@ var mcpSummaryRE = regexp.MustCompile(`^◆ .+ · \d+ MCP · \d+ keys? · \d+ pl
 func TestMCPBindingLifecycle(t *testing.T) {
 	s := startMCPStack(t, mcpStackOptions{})
 	dev := s.seedDeck(t, "dev", "http://127.0.0.1:9/mcp")
-	ops, err := s.svc.CreateDeck(s.adminCtx(), backend.DeckInput{Name: "ops"})
+	ops, err := s.svc.CreateDeck(s.adminCtx(), core.DeckInput{Name: "ops"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	c := s.connect(t, s.token(backend.ScopeAgent), nil, "")
 
-	var b backend.Binding
+	var b core.Binding
 	c.ok("get_session_binding", nil, &b)
-	if b.Bound || b.DisplaySummary != backend.UnboundSummary || b.Badge == "" || b.SessionID != c.sessionID() {
+	if b.Bound || b.DisplaySummary != core.UnboundSummary || b.Badge == "" || b.SessionID != c.sessionID() {
 		t.Fatalf("new session binding = %+v", b)
 	}
 	badge := b.Badge
@@ -51,7 +52,7 @@ func TestMCPBindingLifecycle(t *testing.T) {
 		t.Errorf("bind_workspace = %+v, want summary %q", b, want)
 	}
 
-	var deck backend.BoundDeck
+	var deck core.BoundDeck
 	c.ok("get_bound_deck", nil, &deck)
 	if deck.ID != dev.Deck.ID || len(deck.Services) != 1 || len(deck.Credentials) != 1 || len(deck.Playbooks) != 1 ||
 		deck.DisplaySummary != want || deck.Badge != badge {
@@ -66,13 +67,13 @@ func TestMCPBindingLifecycle(t *testing.T) {
 		t.Errorf("switch_bound_deck = %+v", b)
 	}
 
-	var line backend.DisplayLine
+	var line core.DisplayLine
 	mcpREST(t, s, s.AdminToken, http.MethodGet, "/api/v1/display?workspace=/home/me/proj/src/x", nil, &line)
 	if !line.Bound || line.Badge != badge || line.DeckID != ops.ID {
 		t.Errorf("display for a subfolder = %+v", line)
 	}
 	mcpREST(t, s, s.AdminToken, http.MethodGet, "/api/v1/display?workspace=/home/other", nil, &line)
-	if line.Bound || line.Line != backend.UnboundSummary {
+	if line.Bound || line.Line != core.UnboundSummary {
 		t.Errorf("display for an unbound folder = %+v", line)
 	}
 	var sessions []backend.MCPSession
@@ -93,7 +94,7 @@ func TestMCPBadgesUnique(t *testing.T) {
 		go func() {
 			defer func() { done <- struct{}{} }()
 			c := s.connect(t, tok, nil, "")
-			var b backend.Binding
+			var b core.Binding
 			c.ok("get_session_binding", nil, &b)
 			badges <- b.Badge
 		}()
@@ -117,7 +118,7 @@ func TestMCPBadgesUnique(t *testing.T) {
 // TestMCPPreBinding: the deck header, and the configured default deck and workspace, bind new
 // sessions at initialize.
 func TestMCPPreBinding(t *testing.T) {
-	s := startMCPStack(t, mcpStackOptions{Config: backend.Config{DefaultDeck: "dev", DefaultWorkspace: "/srv/app"}})
+	s := startMCPStack(t, mcpStackOptions{Config: core.Config{DefaultDeck: "dev", DefaultWorkspace: "/srv/app"}})
 	s.seedDeck(t, "dev", "http://127.0.0.1:9/mcp")
 	ops := s.seedDeck(t, "ops", "http://127.0.0.1:9/mcp")
 	tok := s.token(backend.ScopeAgent)
@@ -133,7 +134,7 @@ func TestMCPPreBinding(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c := s.connect(t, tok, tt.headers, "")
-			var b backend.Binding
+			var b core.Binding
 			c.ok("get_session_binding", nil, &b)
 			if !b.Bound || b.DeckName != tt.deck || b.WorkspaceRoot != "/srv/app" || !mcpSummaryRE.MatchString(b.DisplaySummary) {
 				t.Errorf("binding = %+v", b)
@@ -154,14 +155,14 @@ func TestMCPRestart(t *testing.T) {
 	s.seedDeck(t, "dev", "http://127.0.0.1:9/mcp")
 	tok := s.token(backend.ScopeAgent)
 	c := s.connect(t, tok, nil, "")
-	var before backend.Binding
+	var before core.Binding
 	c.ok("bind_workspace", map[string]any{"workspaceRoot": "/w", "deckId": "dev"}, &before)
 	id := c.sessionID()
 
 	s.restart()
 
 	resumed := dialMCP(t, s.URL+"/mcp", map[string]string{"Authorization": "Bearer " + tok}, id)
-	var after backend.Binding
+	var after core.Binding
 	resumed.ok("get_session_binding", nil, &after)
 	if diff := cmp.Diff(before, after); diff != "" {
 		t.Errorf("binding changed across the restart (-before +after):\n%s", diff)
@@ -202,7 +203,7 @@ func TestMCPSessionBelongsToItsToken(t *testing.T) {
 	if status, _ := mcpRaw(t, s, owner, nil, c.sessionID(), mcpToolsListBody); status != http.StatusOK {
 		t.Errorf("the owner's own session: status %d, want 200", status)
 	}
-	var b backend.Binding
+	var b core.Binding
 	c.ok("get_session_binding", nil, &b)
 	if !b.Bound || b.DeckName != "dev" {
 		t.Errorf("binding after the refused attempts = %+v", b)
@@ -217,11 +218,11 @@ func TestMCPReplicas(t *testing.T) {
 	a.seedDeck(t, "dev", "http://127.0.0.1:9/mcp")
 	tok := a.token(backend.ScopeAgent)
 	onA := a.connect(t, tok, nil, "")
-	var bound backend.Binding
+	var bound core.Binding
 	onA.ok("bind_workspace", map[string]any{"workspaceRoot": "/r", "deckId": "dev"}, &bound)
 
 	onB := dialMCP(t, b.URL+"/mcp", map[string]string{"Authorization": "Bearer " + tok}, onA.sessionID())
-	var deck backend.BoundDeck
+	var deck core.BoundDeck
 	onB.ok("get_bound_deck", nil, &deck)
 	if deck.Name != "dev" || deck.Badge != bound.Badge {
 		t.Errorf("replica B sees %+v, want deck dev with badge %s", deck, bound.Badge)
@@ -234,7 +235,7 @@ func TestMCPReplicas(t *testing.T) {
 
 // TestMCPIdleExpiry: a session unused for longer than the idle timeout is gone.
 func TestMCPIdleExpiry(t *testing.T) {
-	s := startMCPStack(t, mcpStackOptions{Config: backend.Config{SessionIdleTimeout: 2 * time.Second}})
+	s := startMCPStack(t, mcpStackOptions{Config: core.Config{SessionIdleTimeout: 2 * time.Second}})
 	tok := s.token(backend.ScopeAgent)
 	c := s.connect(t, tok, nil, "")
 	c.ok("get_decks", nil, nil)

@@ -14,6 +14,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 	"github.com/agent-deck/agent-deck/cli"
 )
 
@@ -85,7 +86,7 @@ func TestMCPStdioBridge(t *testing.T) {
 		}
 		return r
 	}
-	var b backend.Binding
+	var b core.Binding
 	if err := json.Unmarshal([]byte(mcpText(call("get_session_binding", nil))), &b); err != nil || !b.Bound || b.DeckName != "dev" {
 		t.Errorf("the deck flag did not pre-bind: %+v %v", b, err)
 	}
@@ -95,7 +96,7 @@ func TestMCPStdioBridge(t *testing.T) {
 		t.Errorf("call over stdio: %+v", r)
 	}
 	mcpDeleteSession(t, s, agentToken, b.SessionID)
-	var again backend.Binding
+	var again core.Binding
 	if err := json.Unmarshal([]byte(mcpText(call("get_session_binding", nil))), &again); err != nil ||
 		again.SessionID == b.SessionID || !again.Bound {
 		t.Errorf("after the session ended the bridge did not open a new one: %+v %v", again, err)

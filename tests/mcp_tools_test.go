@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 )
 
 // mcpToolsWorld is a deck server with everything the tool tests touch: deck dev (the peer, a
@@ -16,7 +17,7 @@ type mcpToolsWorld struct {
 	s                 *mcpStack
 	dev, other        mcpFixture
 	dead, guard, slow backend.ServiceCard
-	keyUser           backend.PlaybookResult
+	keyUser           core.PlaybookResult
 	agent, reader     *mcpConn
 	unbound           *mcpConn
 }
@@ -29,28 +30,28 @@ func newMCPToolsWorld(t *testing.T) *mcpToolsWorld {
 	w := &mcpToolsWorld{s: s, dev: s.seedDeck(t, "dev", peer), other: s.seedDeck(t, "other", peer)}
 	ctx := s.adminCtx()
 	var err error
-	mk := func(in backend.ServiceInput) backend.ServiceCard {
+	mk := func(in core.ServiceInput) backend.ServiceCard {
 		t.Helper()
 		card, err := s.svc.CreateService(ctx, in)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.svc.LinkCard(ctx, backend.LinkCardInput{CardRef: backend.CardRef{Deck: w.dev.Deck.ID,
+		if _, err := s.svc.LinkCard(ctx, core.LinkCardInput{CardRef: core.CardRef{Deck: w.dev.Deck.ID,
 			CardType: backend.CardService, CardID: card.ID}}); err != nil {
 			t.Fatal(err)
 		}
 		return card
 	}
-	w.dead = mk(backend.ServiceInput{Name: "dead", Type: backend.ServiceRemote, URL: "http://127.0.0.1:9/mcp",
+	w.dead = mk(core.ServiceInput{Name: "dead", Type: backend.ServiceRemote, URL: "http://127.0.0.1:9/mcp",
 		Transport: backend.TransportStreamableHTTP})
-	w.guard = mk(backend.ServiceInput{Name: "guarded", Type: backend.ServiceRemote, URL: guarded})
-	w.slow = mk(backend.ServiceInput{Name: "slow", Type: backend.ServiceRemote, URL: peer, TimeoutSeconds: 1})
+	w.guard = mk(core.ServiceInput{Name: "guarded", Type: backend.ServiceRemote, URL: guarded})
+	w.slow = mk(core.ServiceInput{Name: "slow", Type: backend.ServiceRemote, URL: peer, TimeoutSeconds: 1})
 	w.keyUser, err = s.svc.CreatePlaybook(ctx, backend.PlaybookInput{Title: "uses the key",
 		Body: "Run with " + w.dev.Cred.ID, DependsOnCredentialIDs: []string{w.dev.Cred.ID}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.svc.LinkCard(ctx, backend.LinkCardInput{CardRef: backend.CardRef{Deck: w.dev.Deck.ID,
+	if _, err := s.svc.LinkCard(ctx, core.LinkCardInput{CardRef: core.CardRef{Deck: w.dev.Deck.ID,
 		CardType: backend.CardPlaybook, CardID: w.keyUser.ID}}); err != nil {
 		t.Fatal(err)
 	}
@@ -177,7 +178,7 @@ func TestMCPToolsHappyPaths(t *testing.T) {
 		}
 	})
 	t.Run("update_playbook", func(t *testing.T) {
-		var p backend.PlaybookResult
+		var p core.PlaybookResult
 		a.ok("update_playbook", map[string]any{"playbook_id": dev.Playbook.ID, "body": "# Release v2",
 			"triggers": []string{"ship it", "release dev"}}, &p)
 		if p.Body != "# Release v2" || len(p.Triggers) != 2 || p.Title != dev.Playbook.Title {
@@ -190,7 +191,7 @@ func TestMCPToolsHappyPaths(t *testing.T) {
 	})
 	t.Run("list_service_tools", func(t *testing.T) {
 		for _, ref := range []string{dev.Service.ID, dev.Service.Name} {
-			var tools []backend.ToolInfo
+			var tools []core.ToolInfo
 			a.ok("list_service_tools", map[string]any{"serviceId": ref}, &tools)
 			if !mcpHasTool(tools, "echo") {
 				t.Errorf("list_service_tools(%q) has no echo: %+v", ref, tools)
@@ -236,7 +237,7 @@ func TestMCPToolsHappyPaths(t *testing.T) {
 		if e.Code != "TOOL_DISABLED" {
 			t.Errorf("disabled tool call: %+v", e)
 		}
-		var tools []backend.ToolInfo
+		var tools []core.ToolInfo
 		a.ok("list_service_tools", map[string]any{"serviceId": dev.Service.ID}, &tools)
 		if mcpHasTool(tools, "big") {
 			t.Error("a disabled tool is still listed to agents")
@@ -244,7 +245,7 @@ func TestMCPToolsHappyPaths(t *testing.T) {
 		a.ok("update_service_tool_settings", map[string]any{"service_id": dev.Service.ID, "disabled_tools": []string{}}, nil)
 	})
 	t.Run("manage_deck_card", func(t *testing.T) {
-		var res backend.CardsResult
+		var res core.CardsResult
 		a.ok("manage_deck_card", map[string]any{"action": "link", "card_type": "service", "card_id": w.other.Service.Name, "position": 0}, &res)
 		if res.CardIDs[0] != w.other.Service.ID {
 			t.Errorf("link at 0: %v", res.CardIDs)
@@ -268,7 +269,7 @@ func TestMCPToolsHappyPaths(t *testing.T) {
 			t.Fatalf("list_collection leaks bodies or secrets: %s", text)
 		}
 		var all struct {
-			Services    []backend.DeckService     `json:"services"`
+			Services    []core.DeckService        `json:"services"`
 			Credentials []backend.Credential      `json:"credentials"`
 			Playbooks   []backend.PlaybookSummary `json:"playbooks"`
 		}
@@ -290,24 +291,24 @@ func TestMCPToolsHappyPaths(t *testing.T) {
 		}
 	})
 	t.Run("register_service links to the bound deck", func(t *testing.T) {
-		var r backend.RegisteredService
+		var r core.RegisteredService
 		a.ok("register_service", map[string]any{"name": "new-peer", "type": "mcp", "url": dev.Service.URL,
 			"description": "added by an agent", "headers": map[string]string{"X-Team": "a"}, "position": 0}, &r)
 		if r.LinkedDeckID != dev.Deck.ID || r.Name != "new-peer" {
 			t.Errorf("register_service = %+v", r)
 		}
-		var deck backend.BoundDeck
+		var deck core.BoundDeck
 		a.ok("get_bound_deck", nil, &deck)
 		if deck.Services[0].ID != r.ID {
 			t.Errorf("the new service is not first on the deck: %+v", deck.Services)
 		}
-		r = backend.RegisteredService{}
+		r = core.RegisteredService{}
 		a.ok("register_service", map[string]any{"name": "loose", "type": "mcp", "url": dev.Service.URL,
 			"add_to_bound_deck": false}, &r)
 		if r.LinkedDeckID != "" {
 			t.Errorf("add_to_bound_deck=false linked it: %+v", r)
 		}
-		r = backend.RegisteredService{}
+		r = core.RegisteredService{}
 		w.unbound.ok("register_service", map[string]any{"name": "loose2", "type": "mcp", "url": dev.Service.URL}, &r)
 		if r.LinkedDeckID != "" {
 			t.Errorf("an unbound session linked it: %+v", r)
@@ -321,7 +322,7 @@ func TestMCPToolsHappyPaths(t *testing.T) {
 		}
 	})
 	t.Run("register_playbook", func(t *testing.T) {
-		var r backend.RegisteredPlaybook
+		var r core.RegisteredPlaybook
 		a.ok("register_playbook", map[string]any{"title": "Deploy dev", "body": "Use " + dev.Cred.ID,
 			"triggers": []string{"deploy dev"}}, &r)
 		if r.LinkedDeckID != dev.Deck.ID || r.ID != "pb_deploy_dev" && r.ID == "" || len(r.DependsOnCredentialIDs) != 1 {
@@ -334,7 +335,7 @@ func TestMCPToolsHappyPaths(t *testing.T) {
 func TestMCPAliases(t *testing.T) {
 	w := newMCPToolsWorld(t)
 	a := w.agent
-	var canonical, alias backend.BoundDeck
+	var canonical, alias core.BoundDeck
 	a.ok("get_bound_deck", nil, &canonical)
 	a.ok("get_active_deck", nil, &alias)
 	if alias.ID != canonical.ID || alias.DisplaySummary != canonical.DisplaySummary {
@@ -369,7 +370,7 @@ func TestMCPAliases(t *testing.T) {
 	for _, tc := range []struct{ typ, id string }{
 		{"service", w.other.Service.ID}, {"credential", w.other.Cred.ID}, {"playbook", w.other.Playbook.ID},
 	} {
-		var res backend.CardsResult
+		var res core.CardsResult
 		a.ok("add_"+tc.typ+"_to_bound_deck", map[string]any{tc.typ + "_id": tc.id, "position": 0}, &res)
 		if res.CardIDs[0] != tc.id || string(res.CardType) != tc.typ {
 			t.Errorf("add_%s_to_bound_deck: %+v", tc.typ, res)
@@ -383,7 +384,7 @@ func TestMCPAliases(t *testing.T) {
 	}
 }
 
-func mcpHasTool(tools []backend.ToolInfo, name string) bool {
+func mcpHasTool(tools []core.ToolInfo, name string) bool {
 	for _, tl := range tools {
 		if tl.Name == name {
 			return true

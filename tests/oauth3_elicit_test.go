@@ -10,6 +10,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 )
 
 // sep1034Schema is the conformance scenario's requested schema: a default for every property.
@@ -47,15 +48,15 @@ func TestElicitationDefaultsRelayed(t *testing.T) {
 	url := startDefaultsDownstream(t)
 	s := startMCPStack(t, mcpStackOptions{})
 	ctx := s.adminCtx()
-	deck, err := s.svc.CreateDeck(ctx, backend.DeckInput{Name: "defaults"})
+	deck, err := s.svc.CreateDeck(ctx, core.DeckInput{Name: "defaults"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc, err := s.svc.CreateService(ctx, backend.ServiceInput{Name: "asker", Type: backend.ServiceRemote, URL: url})
+	svc, err := s.svc.CreateService(ctx, core.ServiceInput{Name: "asker", Type: backend.ServiceRemote, URL: url})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.svc.LinkCard(ctx, backend.LinkCardInput{CardRef: backend.CardRef{Deck: deck.ID, CardType: backend.CardService, CardID: svc.ID}}); err != nil {
+	if _, err := s.svc.LinkCard(ctx, core.LinkCardInput{CardRef: core.CardRef{Deck: deck.ID, CardType: backend.CardService, CardID: svc.ID}}); err != nil {
 		t.Fatal(err)
 	}
 	// The agent answers accept with {"name": "user of A"} only.

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 	"github.com/agent-deck/agent-deck/backend/postgres/pgtest"
 	"github.com/agent-deck/agent-deck/cli"
 	"github.com/agent-deck/agent-deck/tests/oauthas"
@@ -96,7 +97,7 @@ func TestOAuthConnectEndToEnd(t *testing.T) {
 	if a.Status != http.StatusOK || !strings.Contains(string(a.Body), "echo: hi") {
 		t.Fatalf("call after sign-in answered %d %s", a.Status, a.Body)
 	}
-	var st backend.OAuthStatus
+	var st core.OAuthStatus
 	if err := json.Unmarshal(rest(http.MethodGet, "/api/v1/services/notes/auth").Body, &st); err != nil {
 		t.Fatal(err)
 	}

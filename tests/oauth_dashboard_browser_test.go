@@ -9,6 +9,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 	"github.com/agent-deck/agent-deck/tests/oauthas"
 )
 
@@ -43,7 +44,7 @@ func TestOAuthDashboardConnect(t *testing.T) {
 	if c := as.Counts(); c.Authorizations != 1 || c.CodeExchanges != 1 {
 		t.Fatalf("the authorization server saw %+v, want one authorization and one code exchange", c)
 	}
-	var st backend.OAuthStatus
+	var st core.OAuthStatus
 	f.api(http.MethodGet, "/api/v1/services/Notes/auth", nil, &st)
 	if st.State != backend.OAuthStateConnected {
 		t.Fatalf("REST says %+v after the dashboard's Connect", st)

@@ -9,14 +9,16 @@ import (
 	"time"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 	"github.com/agent-deck/agent-deck/backend/postgres/pgtest"
+	"github.com/agent-deck/agent-deck/backend/secret"
 	"github.com/agent-deck/agent-deck/proxy"
 	"github.com/agent-deck/agent-deck/tests/oauthas"
 )
 
 // oauthCore is a Service on a fresh database with the real proxy and OAuth flow.
 type oauthCore struct {
-	svc   *backend.Service
+	svc   *core.Hub
 	store backend.Store
 	admin context.Context
 }
@@ -25,18 +27,18 @@ func newOAuthCore(t *testing.T, store backend.Store, sealer backend.Sealer) oaut
 	t.Helper()
 	px := proxy.New(proxy.Options{Home: t.TempDir()})
 	t.Cleanup(func() { _ = px.Close(context.Background()) })
-	svc := backend.NewService(store, px, sealer, nil, nil, backend.Config{ServiceOAuth: proxy.NewOAuthFlow()})
+	svc := core.NewHub(store, px, sealer, nil, nil, core.Config{ServiceOAuth: proxy.NewOAuthFlow()})
 	admin := backend.WithActor(context.Background(), backend.Actor{Scope: backend.ScopeAdmin, Kind: backend.ActorUser})
 	return oauthCore{svc: svc, store: store, admin: admin}
 }
 
 func newOAuthSealer(t *testing.T) backend.Sealer {
 	t.Helper()
-	key, err := backend.GenerateKey()
+	key, err := secret.GenerateKey()
 	if err != nil {
 		t.Fatal(err)
 	}
-	sealer, err := backend.NewSealer(key)
+	sealer, err := secret.NewSealer(key)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,11 +49,11 @@ func newOAuthSealer(t *testing.T) backend.Sealer {
 // handing the redirect to FinishOAuth as the callback route does.
 func (c oauthCore) connect(t *testing.T, as *oauthas.Server, name string) backend.ServiceCard {
 	t.Helper()
-	card, err := c.svc.CreateService(c.admin, backend.ServiceInput{Name: name, Type: backend.ServiceRemote, URL: as.MCPURL()})
+	card, err := c.svc.CreateService(c.admin, core.ServiceInput{Name: name, Type: backend.ServiceRemote, URL: as.MCPURL()})
 	if err != nil {
 		t.Fatalf("create service: %v", err)
 	}
-	started, err := c.svc.ConnectService(c.admin, name, "http://127.0.0.1:1/oauth/callback", backend.OAuthConnectInput{})
+	started, err := c.svc.ConnectService(c.admin, name, "http://127.0.0.1:1/oauth/callback", core.OAuthConnectInput{})
 	if err != nil {
 		t.Fatalf("ConnectService: %v", err)
 	}
@@ -141,7 +143,7 @@ func TestOAuthRefreshOnRefusal(t *testing.T) {
 	c := newOAuthCore(t, pgtest.NewStore(t), newOAuthSealer(t))
 	c.connect(t, as, "notes")
 	call := func() (backend.CallResult, error) {
-		return c.svc.CallServiceTool(c.admin, "notes", backend.CallInput{ToolName: "echo", Arguments: json.RawMessage(`{"text":"hi"}`)})
+		return c.svc.CallServiceTool(c.admin, "notes", core.CallInput{ToolName: "echo", Arguments: json.RawMessage(`{"text":"hi"}`)})
 	}
 	if _, err := call(); err != nil {
 		t.Fatalf("first call: %v", err)

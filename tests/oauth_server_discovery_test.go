@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/authserver"
 )
 
 // TestOAuthServerDiscovery: a client that reaches /mcp without a token learns, from the 401,
@@ -39,7 +40,7 @@ func TestOAuthServerDiscovery(t *testing.T) {
 	}
 
 	for _, path := range []string{"/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-protected-resource"} {
-		var prm backend.ProtectedResourceMetadata
+		var prm authserver.ProtectedResourceMetadata
 		getJSON(t, base+path, &prm)
 		if prm.Resource != base+"/mcp" || len(prm.AuthorizationServers) != 1 || prm.AuthorizationServers[0] != base {
 			t.Fatalf("%s = %+v; want resource %s/mcp served by %s", path, prm, base, base)

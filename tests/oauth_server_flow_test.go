@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 )
 
 // TestOAuthServerFlow: a client registers, a person allows it on the consent screen, the code
@@ -19,11 +20,11 @@ func TestOAuthServerFlow(t *testing.T) {
 	peer := startHTTPPeer(t)
 	admin := backend.WithActor(context.Background(), backend.SystemActor)
 	svc := srv.Service()
-	deck, err := svc.CreateDeck(admin, backend.DeckInput{Name: "work"})
+	deck, err := svc.CreateDeck(admin, core.DeckInput{Name: "work"})
 	must(t, err)
-	peerSvc, err := svc.CreateService(admin, backend.ServiceInput{Name: "peer", Type: backend.ServiceRemote, URL: peer})
+	peerSvc, err := svc.CreateService(admin, core.ServiceInput{Name: "peer", Type: backend.ServiceRemote, URL: peer})
 	must(t, err)
-	_, err = svc.LinkCard(admin, backend.LinkCardInput{CardRef: backend.CardRef{Deck: deck.ID, CardType: backend.CardService, CardID: peerSvc.ID}})
+	_, err = svc.LinkCard(admin, core.LinkCardInput{CardRef: core.CardRef{Deck: deck.ID, CardType: backend.CardService, CardID: peerSvc.ID}})
 	must(t, err)
 
 	c := newOAuthClient(t, srv)

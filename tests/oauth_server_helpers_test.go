@@ -11,7 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/authserver"
+	"github.com/agent-deck/agent-deck/backend/core"
 	"github.com/agent-deck/agent-deck/cli"
 )
 
@@ -38,7 +39,7 @@ func newOAuthClient(t *testing.T, srv *cli.Server) *oauthClient {
 	if status != http.StatusCreated {
 		t.Fatalf("register: status %d: %s", status, body)
 	}
-	var reg backend.OAuthClientRegistration
+	var reg authserver.ClientRegistration
 	must(t, json.Unmarshal(body, &reg))
 	c.id = reg.ClientID
 	c.cookie, c.csrf = dashboardSignIn(t, srv)
@@ -82,11 +83,11 @@ func (c *oauthClient) consent(q url.Values, approve bool) *url.URL {
 		in[k] = q.Get(k)
 	}
 	status, body := cookieCall(c.t, c.srv, c.cookie, "POST", "/api/v1/oauth/consent", "application/json",
-		[]byte(toJSON(c.t, in)), backend.HeaderCSRF, c.csrf, "Origin", c.srv.URL())
+		[]byte(toJSON(c.t, in)), core.HeaderCSRF, c.csrf, "Origin", c.srv.URL())
 	if status != http.StatusOK {
 		c.t.Fatalf("consent: status %d: %s", status, body)
 	}
-	var out backend.ConsentDecision
+	var out authserver.ConsentDecision
 	must(c.t, json.Unmarshal(body, &out))
 	u, err := url.Parse(out.RedirectTo)
 	must(c.t, err)

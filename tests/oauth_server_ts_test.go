@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 )
 
 // TestOAuthServerTypeScriptClient: the official TypeScript SDK client, pointed at /mcp with no
@@ -17,11 +18,11 @@ func TestOAuthServerTypeScriptClient(t *testing.T) {
 	srv := startFrontDoor(t, nil)
 	admin := backend.WithActor(context.Background(), backend.SystemActor)
 	svc := srv.Service()
-	deck, err := svc.CreateDeck(admin, backend.DeckInput{Name: "dev"})
+	deck, err := svc.CreateDeck(admin, core.DeckInput{Name: "dev"})
 	must(t, err)
-	peer, err := svc.CreateService(admin, backend.ServiceInput{Name: "peer", Type: backend.ServiceRemote, URL: startHTTPPeer(t)})
+	peer, err := svc.CreateService(admin, core.ServiceInput{Name: "peer", Type: backend.ServiceRemote, URL: startHTTPPeer(t)})
 	must(t, err)
-	_, err = svc.LinkCard(admin, backend.LinkCardInput{CardRef: backend.CardRef{Deck: deck.ID, CardType: backend.CardService, CardID: peer.ID}})
+	_, err = svc.LinkCard(admin, core.LinkCardInput{CardRef: core.CardRef{Deck: deck.ID, CardType: backend.CardService, CardID: peer.ID}})
 	must(t, err)
 	cookie, csrf := dashboardSignIn(t, srv)
 

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 	"github.com/agent-deck/agent-deck/cli"
 	"github.com/agent-deck/agent-deck/tests/oauthas"
 )
@@ -19,11 +20,11 @@ func TestOAuthStateInBoundDeck(t *testing.T) {
 	as := newOAuthService(t, oauthas.Options{Scope: "mcp:read"})
 	dev := s.seedDeck(t, "dev", startHTTPPeer(t))
 	ctx := s.adminCtx()
-	card, err := s.svc.CreateService(ctx, backend.ServiceInput{Name: "notes", Type: backend.ServiceRemote, URL: as.MCPURL()})
+	card, err := s.svc.CreateService(ctx, core.ServiceInput{Name: "notes", Type: backend.ServiceRemote, URL: as.MCPURL()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.svc.LinkCard(ctx, backend.LinkCardInput{CardRef: backend.CardRef{Deck: dev.Deck.ID,
+	if _, err := s.svc.LinkCard(ctx, core.LinkCardInput{CardRef: core.CardRef{Deck: dev.Deck.ID,
 		CardType: backend.CardService, CardID: card.ID}}); err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +58,7 @@ func TestOAuthStateInBoundDeck(t *testing.T) {
 	}
 	want("before any sign-in", "(absent)", "(absent)")
 
-	started, err := s.svc.ConnectService(ctx, "notes", "http://127.0.0.1:1/oauth/callback", backend.OAuthConnectInput{})
+	started, err := s.svc.ConnectService(ctx, "notes", "http://127.0.0.1:1/oauth/callback", core.OAuthConnectInput{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +99,7 @@ func TestOAuthStateInServiceList(t *testing.T) {
 		t.Fatalf("service list with no sign-in has a SIGN-IN column:\n%s", out)
 	}
 	a := restRequest(t, srv.URL(), srv.AdminToken(), http.MethodPost, "/api/v1/services/notes/connect", map[string]any{})
-	var started backend.OAuthConnect
+	var started core.OAuthConnect
 	must(t, json.Unmarshal(a.Body, &started))
 	resp, err := http.Get(started.AuthURL) // consent, then the deck's callback
 	if err != nil {

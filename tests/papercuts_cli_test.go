@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 	"github.com/agent-deck/agent-deck/cli"
 )
 
@@ -110,7 +111,7 @@ func TestPapercutsStoppedServer(t *testing.T) {
 // is a fresh session; enough rounds catch the reordering the bridge used to allow.
 func TestPapercutsMCPStdioOrder(t *testing.T) {
 	s := startMCPStack(t, mcpStackOptions{})
-	if _, err := s.svc.CreateDeck(s.adminCtx(), backend.DeckInput{Name: "dev"}); err != nil {
+	if _, err := s.svc.CreateDeck(s.adminCtx(), core.DeckInput{Name: "dev"}); err != nil {
 		t.Fatal(err)
 	}
 	opts := cli.StdioBridgeOptions{URL: s.URL + "/mcp", Token: s.token(backend.ScopeAgent)}
@@ -167,14 +168,14 @@ func TestPapercutsReadableLists(t *testing.T) {
 	e := startCLIEnv(t)
 	e.seed()
 	longArgs := []string{"--root", "/srv/" + strings.Repeat("very-long-directory-name/", 4), "--read-only"}
-	long, err := e.svc.CreateService(e.ctx, backend.ServiceInput{Name: "long", Type: backend.ServiceLocal,
+	long, err := e.svc.CreateService(e.ctx, core.ServiceInput{Name: "long", Type: backend.ServiceLocal,
 		LocalCommand: "server-files", LocalArgs: longArgs})
 	if err != nil {
 		t.Fatal(err)
 	}
 	const many = 30
 	for i := range many {
-		if _, err := e.svc.CreateService(e.ctx, backend.ServiceInput{Name: fmt.Sprintf("bulk-%02d", i),
+		if _, err := e.svc.CreateService(e.ctx, core.ServiceInput{Name: fmt.Sprintf("bulk-%02d", i),
 			Type: backend.ServiceRemote, URL: fmt.Sprintf("https://bulk%02d.example.test/mcp", i)}); err != nil {
 			t.Fatal(err)
 		}

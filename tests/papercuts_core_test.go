@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 )
 
 // The core papercuts of issue 15: one named test per item, each against the real deck (Postgres,
@@ -26,12 +27,12 @@ func startPapercutDeck(t *testing.T) *papercutDeck {
 	s := startMCPStack(t, mcpStackOptions{Profile: "standard"})
 	d := &papercutDeck{stack: s, fix: s.seedDeck(t, "pc", startHTTPPeer(t))}
 	var err error
-	d.dead, err = s.svc.CreateService(s.adminCtx(), backend.ServiceInput{Name: "pc-dead", Type: backend.ServiceRemote,
+	d.dead, err = s.svc.CreateService(s.adminCtx(), core.ServiceInput{Name: "pc-dead", Type: backend.ServiceRemote,
 		URL: "http://127.0.0.1:1/mcp", Description: "never reached"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.svc.LinkCard(s.adminCtx(), backend.LinkCardInput{CardRef: backend.CardRef{Deck: d.fix.Deck.ID,
+	if _, err := s.svc.LinkCard(s.adminCtx(), core.LinkCardInput{CardRef: core.CardRef{Deck: d.fix.Deck.ID,
 		CardType: backend.CardService, CardID: d.dead.ID}}); err != nil {
 		t.Fatal(err)
 	}
@@ -169,8 +170,8 @@ func TestPapercutsToolSettings(t *testing.T) {
 	})
 	t.Run("04 an unreachable service keeps the names with a warning", func(t *testing.T) {
 		var res struct {
-			DisabledTools []string          `json:"disabled_tools"`
-			Warnings      []backend.Warning `json:"warnings"`
+			DisabledTools []string       `json:"disabled_tools"`
+			Warnings      []core.Warning `json:"warnings"`
 		}
 		d.agent.ok("update_service_tool_settings", map[string]any{"service_id": d.dead.ID,
 			"disabled_tools": []string{"whatever"}}, &res)

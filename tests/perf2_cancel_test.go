@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 	"github.com/agent-deck/agent-deck/mcptools"
 )
 
@@ -18,7 +19,7 @@ import (
 // downstream sleeps far longer than the test waits, and the service's timeout is longer still,
 // so only the cancellation can end the call.
 func TestPerf2CancelProxiedCall(t *testing.T) {
-	s := startMCPStack(t, mcpStackOptions{Config: backend.Config{DefaultServiceTimeout: time.Hour}})
+	s := startMCPStack(t, mcpStackOptions{Config: core.Config{DefaultServiceTimeout: time.Hour}})
 	f := s.seedDeck(t, "cancel", startHTTPPeer(t))
 	token := s.token(backend.ScopeAgent)
 	conn := s.connect(t, token, nil, "")

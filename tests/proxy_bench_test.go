@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 	"github.com/agent-deck/agent-deck/tests/peertest"
 )
 
@@ -21,7 +22,7 @@ func BenchmarkRESTServiceCall(b *testing.B) {
 	stack := startMCPStack(b, mcpStackOptions{})
 	peer := peertest.Start(b, "http")
 	card, err := stack.svc.CreateService(stack.adminCtx(),
-		backend.ServiceInput{Name: "Bench", Type: backend.ServiceRemote, URL: peer.URL})
+		core.ServiceInput{Name: "Bench", Type: backend.ServiceRemote, URL: peer.URL})
 	if err != nil {
 		b.Fatal(err)
 	}

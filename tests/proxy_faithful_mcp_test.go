@@ -13,6 +13,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 )
 
 // faithfulAgent is an agent session over /mcp that records every notification it receives and,
@@ -155,11 +156,11 @@ func startFaithfulDeck(t *testing.T) (*mcpStack, []string) {
 	t.Helper()
 	s := startMCPStack(t, mcpStackOptions{})
 	ctx := s.adminCtx()
-	deck, err := s.svc.CreateDeck(ctx, backend.DeckInput{Name: "faithful"})
+	deck, err := s.svc.CreateDeck(ctx, core.DeckInput{Name: "faithful"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	inputs := []backend.ServiceInput{
+	inputs := []core.ServiceInput{
 		{Name: "stdio-peer", Type: backend.ServiceLocal, LocalCommand: mcpPeerBinary(t), LocalArgs: []string{"-transport", "stdio"}},
 		{Name: "http-peer", Type: backend.ServiceRemote, URL: startHTTPPeer(t)},
 	}
@@ -169,7 +170,7 @@ func startFaithfulDeck(t *testing.T) (*mcpStack, []string) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.svc.LinkCard(ctx, backend.LinkCardInput{CardRef: backend.CardRef{
+		if _, err := s.svc.LinkCard(ctx, core.LinkCardInput{CardRef: core.CardRef{
 			Deck: deck.ID, CardType: backend.CardService, CardID: svc.ID}}); err != nil {
 			t.Fatal(err)
 		}

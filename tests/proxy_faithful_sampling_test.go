@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 )
 
 // TestProxyFaithfulSampling: a downstream may ask the agent's model for a completion only where
@@ -64,7 +65,7 @@ func TestProxyFaithfulSampling(t *testing.T) {
 						t.Errorf("PUT for an unknown service = %d %s", ans.Status, ans.Body)
 					}
 					unlinked := "unlinked-" + service
-					if _, err := s.svc.CreateService(s.adminCtx(), backend.ServiceInput{Name: unlinked, Type: backend.ServiceRemote,
+					if _, err := s.svc.CreateService(s.adminCtx(), core.ServiceInput{Name: unlinked, Type: backend.ServiceRemote,
 						URL: "http://127.0.0.1:9/mcp"}); err != nil {
 						t.Fatal(err)
 					}

@@ -9,6 +9,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 )
 
 // TestProxyFaithfulSecrets: a hostile downstream that quotes its service's secret in a progress
@@ -17,13 +18,13 @@ func TestProxyFaithfulSecrets(t *testing.T) {
 	s, _ := startFaithfulDeck(t)
 	ctx := s.adminCtx()
 	secret := "leaky-" + randHex(12)
-	svc, err := s.svc.CreateService(ctx, backend.ServiceInput{Name: "leaky-peer", Type: backend.ServiceLocal,
+	svc, err := s.svc.CreateService(ctx, core.ServiceInput{Name: "leaky-peer", Type: backend.ServiceLocal,
 		LocalCommand: mcpPeerBinary(t), LocalArgs: []string{"-transport", "stdio"},
 		LocalEnv: map[string]string{"PEER_SECRET": secret}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.svc.LinkCard(ctx, backend.LinkCardInput{CardRef: backend.CardRef{
+	if _, err := s.svc.LinkCard(ctx, core.LinkCardInput{CardRef: core.CardRef{
 		Deck: "faithful", CardType: backend.CardService, CardID: svc.ID}}); err != nil {
 		t.Fatal(err)
 	}

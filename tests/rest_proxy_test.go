@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 )
 
 // TestRESTProxyRoutes drives the service tool routes of the REST API against the real proxy
@@ -24,9 +25,9 @@ func TestRESTProxyRoutes(t *testing.T) {
 		map[string]any{"name": "slow", "type": "mcp", "url": peer, "timeout_seconds": 1}, nil)
 
 	t.Run("tools are listed raw with enabled flags", func(t *testing.T) {
-		var tools []backend.ToolInfo
+		var tools []core.ToolInfo
 		d.admin(t, http.StatusOK, "GET", "/api/v1/services/peer/tools", nil, &tools)
-		i := slices.IndexFunc(tools, func(ti backend.ToolInfo) bool { return ti.Name == "echo" })
+		i := slices.IndexFunc(tools, func(ti core.ToolInfo) bool { return ti.Name == "echo" })
 		if i < 0 || !tools[i].Enabled || !bytes.Contains(tools[i].Tool, []byte(`"x-peer-extension":{"kept":true}`)) {
 			t.Fatalf("echo tool not listed raw: %+v", tools)
 		}

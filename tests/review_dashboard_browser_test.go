@@ -8,6 +8,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 )
 
 // TestDashboardReviewInBrowser drives the review queue in headless Chromium against a real
@@ -20,7 +21,7 @@ func TestDashboardReviewInBrowser(t *testing.T) {
 	f := &dashFlow{srv: srv, b: startDashBrowser(t, srv)}
 	b := f.b
 	body := "# Release\n\n## Checks\n\n- lint\n"
-	var pb backend.PlaybookResult
+	var pb core.PlaybookResult
 	if status := f.api("POST", "/api/v1/playbooks", map[string]any{"title": "Release", "body": body, "triggers": []string{"release"}}, &pb); status != http.StatusCreated {
 		t.Fatalf("create playbook: %d", status)
 	}
@@ -33,7 +34,7 @@ func TestDashboardReviewInBrowser(t *testing.T) {
 	agent := dialMCP(t, srv.URL()+"/mcp", map[string]string{"Authorization": "Bearer " + frontDoorToken(t, srv, backend.ScopeAgent)}, "")
 	agent.ok("bind_workspace", map[string]any{"workspaceRoot": "/home/dev/shop", "deckId": "Work"}, nil)
 	propose := func(rationale string, ops ...map[string]any) string {
-		var res backend.ProposeResult
+		var res core.ProposeResult
 		args := map[string]any{"kind": "update", "playbook_id": pb.ID, "rationale": rationale, "ops": ops}
 		if len(ops) == 0 {
 			args = map[string]any{"kind": "signal_only", "playbook_id": pb.ID, "rationale": rationale}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 )
 
 // TestReviewStubsCodexVSCode: `use` writes a playbook stub where Codex discovers skills
@@ -58,7 +59,7 @@ func TestReviewStubsCodexVSCode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.svc.UnlinkCard(e.ctx, backend.CardRef{Deck: d.ID, CardType: backend.CardPlaybook, CardID: pb.ID}); err != nil {
+	if _, err := e.svc.UnlinkCard(e.ctx, core.CardRef{Deck: d.ID, CardType: backend.CardPlaybook, CardID: pb.ID}); err != nil {
 		t.Fatal(err)
 	}
 	if rep := use("--refresh"); len(rep["removed"]) != 2 {

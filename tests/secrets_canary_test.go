@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 	"github.com/agent-deck/agent-deck/cli"
 )
 
@@ -23,20 +24,20 @@ func TestSecretCanaryHostileDownstream(t *testing.T) {
 	canary := "canary-" + randHex(16)
 	ctx := s.adminCtx()
 
-	deck, err := s.svc.CreateDeck(ctx, backend.DeckInput{Name: "vault"})
+	deck, err := s.svc.CreateDeck(ctx, core.DeckInput{Name: "vault"})
 	must(t, err)
-	cred, err := s.svc.CreateCredential(ctx, backend.CredentialInput{Label: "Vault", Value: canary})
+	cred, err := s.svc.CreateCredential(ctx, core.CredentialInput{Label: "Vault", Value: canary})
 	must(t, err)
-	remote := s.addService(t, backend.ServiceInput{Name: "remote", Type: backend.ServiceRemote, URL: startHTTPPeer(t),
+	remote := s.addService(t, core.ServiceInput{Name: "remote", Type: backend.ServiceRemote, URL: startHTTPPeer(t),
 		Headers: map[string]string{"X-Api-Key": canary, "X-Team": "core"}, CredentialID: cred.ID})
-	leaky := s.addService(t, backend.ServiceInput{Name: "leaky", Type: backend.ServiceRemote,
+	leaky := s.addService(t, core.ServiceInput{Name: "leaky", Type: backend.ServiceRemote,
 		URL: startHTTPPeer(t, "PEER_FAIL_CALLS_ECHOING_HEADERS=1"), Headers: map[string]string{"X-Api-Key": canary}})
 	local := s.addService(t, localPeer(t, "local", map[string]string{"VAULT_TOKEN": canary, "DATABASE_URL": canary}))
-	for _, c := range []backend.CardRef{{CardType: backend.CardService, CardID: remote.ID},
+	for _, c := range []core.CardRef{{CardType: backend.CardService, CardID: remote.ID},
 		{CardType: backend.CardService, CardID: leaky.ID}, {CardType: backend.CardService, CardID: local.ID},
 		{CardType: backend.CardCredential, CardID: cred.ID}} {
 		c.Deck = deck.ID
-		_, err := s.svc.LinkCard(ctx, backend.LinkCardInput{CardRef: c})
+		_, err := s.svc.LinkCard(ctx, core.LinkCardInput{CardRef: c})
 		must(t, err)
 	}
 

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 	"github.com/agent-deck/agent-deck/cli"
 )
 
@@ -20,16 +21,16 @@ func TestHTTPLimitsSpareLongRequests(t *testing.T) {
 		c.HTTP.IdleTimeout = 100 * time.Millisecond
 	})
 	ctx := backend.WithActor(context.Background(), backend.SystemActor)
-	peer, err := srv.Service().CreateService(ctx, backend.ServiceInput{Name: "peer", Type: backend.ServiceRemote,
+	peer, err := srv.Service().CreateService(ctx, core.ServiceInput{Name: "peer", Type: backend.ServiceRemote,
 		URL: startHTTPPeer(t), Description: "the Go test peer"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	deck, err := srv.Service().CreateDeck(ctx, backend.DeckInput{Name: "slow"})
+	deck, err := srv.Service().CreateDeck(ctx, core.DeckInput{Name: "slow"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := srv.Service().LinkCard(ctx, backend.LinkCardInput{CardRef: backend.CardRef{Deck: deck.ID,
+	if _, err := srv.Service().LinkCard(ctx, core.LinkCardInput{CardRef: core.CardRef{Deck: deck.ID,
 		CardType: backend.CardService, CardID: peer.ID}}); err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 )
 
 // openSessionFlatTarget bounds the p50 of opening a session at the most live sessions measured
@@ -88,27 +89,27 @@ func seedLiveSessions(tb testing.TB, s *mcpStack, n int) {
 	if n == 0 {
 		return
 	}
-	if n%backend.BadgePoolSize != 0 {
-		tb.Fatalf("seed %d live sessions: want a multiple of the badge pool (%d)", n, backend.BadgePoolSize)
+	if n%core.BadgePoolSize != 0 {
+		tb.Fatalf("seed %d live sessions: want a multiple of the badge pool (%d)", n, core.BadgePoolSize)
 	}
 	live := int(execSQL(tb, s.dbURL, `SELECT 1 FROM mcp_sessions WHERE terminated_at IS NULL`))
 	if live == 0 {
 		ctx := backend.WithActor(context.Background(), backend.SystemActor)
-		for range backend.BadgePoolSize {
-			if _, err := s.svc.OpenSession(ctx, backend.OpenSessionInput{Profile: "standard"}); err != nil {
+		for range core.BadgePoolSize {
+			if _, err := s.svc.OpenSession(ctx, core.OpenSessionInput{Profile: "standard"}); err != nil {
 				tb.Fatal(err)
 			}
 		}
-		live = backend.BadgePoolSize
+		live = core.BadgePoolSize
 	}
-	if live%backend.BadgePoolSize != 0 || live > n {
+	if live%core.BadgePoolSize != 0 || live > n {
 		tb.Fatalf("%d live sessions before seeding %d", live, n)
 	}
 	execSQL(tb, s.dbURL, `
 		INSERT INTO mcp_sessions (id, badge, profile, scope)
 		SELECT 'seed-' || w.badge || '-' || l, w.badge || l, 'standard', 'agent'
 		FROM (SELECT badge FROM mcp_sessions WHERE terminated_at IS NULL AND badge !~ '[0-9]$') w,
-			generate_series($1::int, $2::int) l`, live/backend.BadgePoolSize+1, n/backend.BadgePoolSize)
+			generate_series($1::int, $2::int) l`, live/core.BadgePoolSize+1, n/core.BadgePoolSize)
 	if got := int(execSQL(tb, s.dbURL, `SELECT 1 FROM mcp_sessions WHERE terminated_at IS NULL`)); got != n {
 		tb.Fatalf("seeded %d live sessions, want %d", got, n)
 	}

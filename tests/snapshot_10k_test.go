@@ -6,7 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 )
 
 // TestSnapshot10kReach: on a 10,000-card deck an agent reaches every card by each way
@@ -16,7 +16,7 @@ func TestSnapshot10kReach(t *testing.T) {
 	const n = 10000
 	enc := o200k(t)
 	_, d, c := snapStack(t, n)
-	whole := backend.DeckCounts{Services: len(d.services), Credentials: len(d.creds), Playbooks: len(d.books)}
+	whole := core.DeckCounts{Services: len(d.services), Credentials: len(d.creds), Playbooks: len(d.books)}
 	for _, tc := range []struct {
 		name string
 		args map[string]any
@@ -53,7 +53,7 @@ func TestSnapshot10kReach(t *testing.T) {
 	})
 	t.Run("a query that matches nothing", func(t *testing.T) {
 		_, p := boundDeckPage(t, c, enc, map[string]any{"query": fmt.Sprintf("no-such-card-%d", n)})
-		if len(p.ids()) != 0 || p.More != nil || p.Counts != whole || p.Matched == nil || *p.Matched != (backend.DeckCounts{}) {
+		if len(p.ids()) != 0 || p.More != nil || p.Counts != whole || p.Matched == nil || *p.Matched != (core.DeckCounts{}) {
 			t.Errorf("empty query page: ids %v, more %+v, counts %+v, matched %+v", p.ids(), p.More, p.Counts, p.Matched)
 		}
 	})

@@ -17,6 +17,7 @@ import (
 	tiktoken_loader "github.com/pkoukk/tiktoken-go-loader"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 )
 
 // snapDeck is a deck of n cards built deterministically (40% services, 30% credentials, 30%
@@ -100,8 +101,8 @@ type boundPage struct {
 		Credentials []string `json:"credentials"`
 		Playbooks   []string `json:"playbooks"`
 	} `json:"compact"`
-	Counts  backend.DeckCounts  `json:"counts"`
-	Matched *backend.DeckCounts `json:"matched"`
+	Counts  core.DeckCounts  `json:"counts"`
+	Matched *core.DeckCounts `json:"matched"`
 	More    *struct {
 		Remaining int    `json:"remaining"`
 		Cursor    string `json:"cursor"`
@@ -260,11 +261,11 @@ func TestSnapshotBudgetScale(t *testing.T) {
 			_, d, c := snapStack(t, n)
 			text, first := boundDeckPage(t, c, enc, nil)
 			t.Logf("%d cards: first page %d bytes, %d o200k tokens", n, len(text), len(enc.Encode(text, nil, nil)))
-			want := backend.DeckCounts{Services: len(d.services), Credentials: len(d.creds), Playbooks: len(d.books)}
+			want := core.DeckCounts{Services: len(d.services), Credentials: len(d.creds), Playbooks: len(d.books)}
 			if first.Counts != want {
 				t.Errorf("counts %+v, want %+v", first.Counts, want)
 			}
-			if wantLine := backend.DisplaySummary("big", want, ""); !strings.HasPrefix(first.DisplaySummary, wantLine) {
+			if wantLine := core.DisplaySummary("big", want, ""); !strings.HasPrefix(first.DisplaySummary, wantLine) {
 				t.Errorf("display_summary %q, want it to start %q", first.DisplaySummary, wantLine)
 			}
 			if first.More == nil || first.More.Remaining+len(first.ids()) != n {

@@ -11,15 +11,15 @@ import (
 )
 
 // CreateOAuthClient stores a dynamically registered OAuth client.
-func (s *Store) CreateOAuthClient(ctx context.Context, c backend.OAuthClient) error {
+func (s *Store) CreateOAuthClient(ctx context.Context, c backend.AuthClient) error {
 	_, err := s.db.Exec(ctx, `INSERT INTO oauth_clients (id, name, redirect_uris, created_at)
 		VALUES ($1, $2, $3, COALESCE($4::timestamptz, now()))`, c.ID, c.Name, strs(c.RedirectURIs), nullTime(c.CreatedAt))
 	return classify("create oauth client", err)
 }
 
 // GetOAuthClient finds a registered OAuth client.
-func (s *Store) GetOAuthClient(ctx context.Context, id string) (backend.OAuthClient, error) {
-	var c backend.OAuthClient
+func (s *Store) GetOAuthClient(ctx context.Context, id string) (backend.AuthClient, error) {
+	var c backend.AuthClient
 	err := s.db.QueryRow(ctx, `SELECT id, name, redirect_uris, created_at FROM oauth_clients WHERE id = $1`, id).
 		Scan(&c.ID, &c.Name, &c.RedirectURIs, &c.CreatedAt)
 	if errors.Is(err, pgx.ErrNoRows) {
@@ -29,7 +29,7 @@ func (s *Store) GetOAuthClient(ctx context.Context, id string) (backend.OAuthCli
 }
 
 // CreateOAuthCode stores an authorization code's hash and forgets codes expired a day ago.
-func (s *Store) CreateOAuthCode(ctx context.Context, c backend.OAuthCode) error {
+func (s *Store) CreateOAuthCode(ctx context.Context, c backend.AuthCode) error {
 	_, err := s.db.Exec(ctx, `
 		WITH gone AS (DELETE FROM oauth_codes WHERE expires_at < $8::timestamptz - interval '1 day')
 		INSERT INTO oauth_codes (hash, client_id, client_name, redirect_uri, challenge, scope, resource, created_at, expires_at, deck_id)
@@ -40,8 +40,8 @@ func (s *Store) CreateOAuthCode(ctx context.Context, c backend.OAuthCode) error 
 
 const oauthCodeColumns = `client_id, client_name, redirect_uri, challenge, scope, resource, created_at, expires_at, used_at, COALESCE(token_id::text, ''), COALESCE(deck_id::text, '')`
 
-func scanOAuthCode(row pgx.Row, hash []byte) (backend.OAuthCode, error) {
-	c := backend.OAuthCode{Hash: hash}
+func scanOAuthCode(row pgx.Row, hash []byte) (backend.AuthCode, error) {
+	c := backend.AuthCode{Hash: hash}
 	var scope string
 	err := row.Scan(&c.ClientID, &c.ClientName, &c.RedirectURI, &c.Challenge, &scope, &c.Resource,
 		&c.CreatedAt, &c.ExpiresAt, &c.UsedAt, &c.TokenID, &c.DeckID)
@@ -50,7 +50,7 @@ func scanOAuthCode(row pgx.Row, hash []byte) (backend.OAuthCode, error) {
 }
 
 // ConsumeOAuthCode marks the code used, once.
-func (s *Store) ConsumeOAuthCode(ctx context.Context, hash []byte, at time.Time) (backend.OAuthCode, error) {
+func (s *Store) ConsumeOAuthCode(ctx context.Context, hash []byte, at time.Time) (backend.AuthCode, error) {
 	c, err := scanOAuthCode(s.db.QueryRow(ctx, `UPDATE oauth_codes SET used_at = $2
 		WHERE hash = $1 AND used_at IS NULL AND expires_at > $2 RETURNING `+oauthCodeColumns, hash, at), hash)
 	if err == nil {
@@ -62,16 +62,16 @@ func (s *Store) ConsumeOAuthCode(ctx context.Context, hash []byte, at time.Time)
 	c, err = scanOAuthCode(s.db.QueryRow(ctx, `SELECT `+oauthCodeColumns+` FROM oauth_codes
 		WHERE hash = $1 AND used_at IS NOT NULL`, hash), hash)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return backend.OAuthCode{}, backend.Errorf(backend.CodeNotFound, "oauth code not found")
+		return backend.AuthCode{}, backend.Errorf(backend.CodeNotFound, "oauth code not found")
 	}
 	if err != nil {
-		return backend.OAuthCode{}, classify("consume oauth code", err)
+		return backend.AuthCode{}, classify("consume oauth code", err)
 	}
 	return c, backend.Errorf(backend.CodeConflict, "oauth code used before")
 }
 
 // IssueOAuthGrant stores the grant's token row and first refresh token, and ties the code to it.
-func (s *Store) IssueOAuthGrant(ctx context.Context, t *backend.TokenRecord, codeHash []byte, r backend.OAuthRefresh) error {
+func (s *Store) IssueOAuthGrant(ctx context.Context, t *backend.TokenRecord, codeHash []byte, r backend.AuthRefresh) error {
 	return s.transact(ctx, func(st *Store) error {
 		if err := st.CreateToken(ctx, t); err != nil {
 			return err
@@ -84,7 +84,7 @@ func (s *Store) IssueOAuthGrant(ctx context.Context, t *backend.TokenRecord, cod
 	})
 }
 
-func (s *Store) insertRefresh(ctx context.Context, r backend.OAuthRefresh) error {
+func (s *Store) insertRefresh(ctx context.Context, r backend.AuthRefresh) error {
 	_, err := s.db.Exec(ctx, `INSERT INTO oauth_refresh_tokens (hash, token_id, created_at, expires_at, scope)
 		VALUES ($1, $2, $3, $4, NULLIF($5, ''))`, r.Hash, r.TokenID, r.CreatedAt, r.ExpiresAt, string(r.Scope))
 	return classify("store refresh token", err)
@@ -92,7 +92,7 @@ func (s *Store) insertRefresh(ctx context.Context, r backend.OAuthRefresh) error
 
 // RotateOAuthRefresh spends a refresh token and rotates its grant.
 func (s *Store) RotateOAuthRefresh(ctx context.Context, oldHash []byte, at time.Time, accessHash []byte,
-	accessExpires time.Time, next backend.OAuthRefresh, scope func(granted backend.Scope) (backend.Scope, error)) (backend.TokenRecord, error) {
+	accessExpires time.Time, next backend.AuthRefresh, scope func(granted backend.Scope) (backend.Scope, error)) (backend.TokenRecord, error) {
 	var out backend.TokenRecord
 	var reused bool
 	err := s.transact(ctx, func(st *Store) error {

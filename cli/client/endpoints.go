@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 )
 
 // ListDecks returns every deck.
@@ -17,13 +18,13 @@ func (c *Client) ListDecks(ctx context.Context) ([]backend.Deck, error) {
 }
 
 // GetDeck returns a deck (id or name) with its cards in order.
-func (c *Client) GetDeck(ctx context.Context, ref string) (backend.DeckSnapshot, error) {
-	var out backend.DeckSnapshot
+func (c *Client) GetDeck(ctx context.Context, ref string) (core.DeckSnapshot, error) {
+	var out core.DeckSnapshot
 	return out, c.Do(ctx, http.MethodGet, "/decks/"+esc(ref)+"/snapshot", nil, nil, &out)
 }
 
 // CreateDeck makes an empty deck.
-func (c *Client) CreateDeck(ctx context.Context, in backend.DeckInput) (backend.Deck, error) {
+func (c *Client) CreateDeck(ctx context.Context, in core.DeckInput) (backend.Deck, error) {
 	var out backend.Deck
 	return out, c.Do(ctx, http.MethodPost, "/decks", nil, in, &out)
 }
@@ -80,7 +81,7 @@ func (c *Client) GetCredential(ctx context.Context, ref string) (backend.Credent
 }
 
 // CreateCredential stores a credential with its secret.
-func (c *Client) CreateCredential(ctx context.Context, in backend.CredentialInput) (backend.Credential, error) {
+func (c *Client) CreateCredential(ctx context.Context, in core.CredentialInput) (backend.Credential, error) {
 	var out backend.Credential
 	return out, c.Do(ctx, http.MethodPost, "/credentials", nil, in, &out)
 }
@@ -100,8 +101,8 @@ func (c *Client) DeleteCredential(ctx context.Context, ref string) error {
 }
 
 // CreateToken makes an API token; its secret is in the answer once.
-func (c *Client) CreateToken(ctx context.Context, in backend.TokenInput) (backend.NewToken, error) {
-	var out backend.NewToken
+func (c *Client) CreateToken(ctx context.Context, in core.TokenInput) (core.NewToken, error) {
+	var out core.NewToken
 	return out, c.Do(ctx, http.MethodPost, "/tokens", nil, in, &out)
 }
 
@@ -123,8 +124,8 @@ func (c *Client) ListSessions(ctx context.Context) ([]backend.MCPSession, error)
 }
 
 // Display returns the status line for a workspace path.
-func (c *Client) Display(ctx context.Context, workspace string) (backend.DisplayLine, error) {
-	var out backend.DisplayLine
+func (c *Client) Display(ctx context.Context, workspace string) (core.DisplayLine, error) {
+	var out core.DisplayLine
 	return out, c.Do(ctx, http.MethodGet, "/display", url.Values{"workspace": {workspace}}, nil, &out)
 }
 
@@ -139,20 +140,20 @@ func (c *Client) Export(ctx context.Context, deck string) (json.RawMessage, erro
 }
 
 // Import applies a bundle (or, with dryRun, reports what it would do).
-func (c *Client) Import(ctx context.Context, bundle json.RawMessage, dryRun bool) (backend.ImportReport, error) {
-	var out backend.ImportReport
+func (c *Client) Import(ctx context.Context, bundle json.RawMessage, dryRun bool) (core.ImportReport, error) {
+	var out core.ImportReport
 	q := url.Values{"dry_run": {strconv.FormatBool(dryRun)}}
 	return out, c.Do(ctx, http.MethodPost, "/import", q, bundle, &out)
 }
 
 // StartExec resolves credential secrets for a command and records the audit row.
-func (c *Client) StartExec(ctx context.Context, in backend.ExecInput) (backend.ExecGrant, error) {
-	var out backend.ExecGrant
+func (c *Client) StartExec(ctx context.Context, in core.ExecInput) (core.ExecGrant, error) {
+	var out core.ExecGrant
 	return out, c.Do(ctx, http.MethodPost, "/exec", nil, in, &out)
 }
 
 // FinishExec records how an exec'd command ended.
-func (c *Client) FinishExec(ctx context.Context, auditID int64, in backend.ExecFinish) error {
+func (c *Client) FinishExec(ctx context.Context, auditID int64, in core.ExecFinish) error {
 	return c.Do(ctx, http.MethodPost, "/exec/"+strconv.FormatInt(auditID, 10)+"/finish", nil, in, nil)
 }
 
@@ -165,36 +166,36 @@ func (c *Client) Info(ctx context.Context) (map[string]any, error) {
 
 // ApproveServiceTools pins the current definitions of a service's held tools (all when none is
 // named).
-func (c *Client) ApproveServiceTools(ctx context.Context, ref string, tools []string) (backend.ToolApprovals, error) {
-	var out backend.ToolApprovals
-	return out, c.Do(ctx, http.MethodPost, "/services/"+esc(ref)+"/approve", nil, backend.ApproveToolsInput{Tools: tools}, &out)
+func (c *Client) ApproveServiceTools(ctx context.Context, ref string, tools []string) (core.ToolApprovals, error) {
+	var out core.ToolApprovals
+	return out, c.Do(ctx, http.MethodPost, "/services/"+esc(ref)+"/approve", nil, core.ApproveToolsInput{Tools: tools}, &out)
 }
 
 // CreateService registers a downstream MCP server.
-func (c *Client) CreateService(ctx context.Context, in backend.ServiceInput) (backend.ServiceCard, error) {
+func (c *Client) CreateService(ctx context.Context, in core.ServiceInput) (backend.ServiceCard, error) {
 	var out backend.ServiceCard
 	return out, c.Do(ctx, http.MethodPost, "/services", nil, in, &out)
 }
 
 // UpdateService changes the fields of a service that the patch sets.
-func (c *Client) UpdateService(ctx context.Context, ref string, in backend.ServicePatch) (backend.ServiceCard, error) {
+func (c *Client) UpdateService(ctx context.Context, ref string, in core.ServicePatch) (backend.ServiceCard, error) {
 	var out backend.ServiceCard
 	return out, c.Do(ctx, http.MethodPatch, "/services/"+esc(ref), nil, in, &out)
 }
 
 // ListServiceTools returns a service's downstream tools with their enabled and held flags.
-func (c *Client) ListServiceTools(ctx context.Context, ref string) ([]backend.ToolInfo, error) {
-	var out []backend.ToolInfo
+func (c *Client) ListServiceTools(ctx context.Context, ref string) ([]core.ToolInfo, error) {
+	var out []core.ToolInfo
 	return out, c.Do(ctx, http.MethodGet, "/services/"+esc(ref)+"/tools", nil, nil, &out)
 }
 
 // SetDisabledTools replaces a service's disabled tools.
-func (c *Client) SetDisabledTools(ctx context.Context, ref string, names []string) (backend.ToolSettingsResult, error) {
-	var out backend.ToolSettingsResult
+func (c *Client) SetDisabledTools(ctx context.Context, ref string, names []string) (core.ToolSettingsResult, error) {
+	var out core.ToolSettingsResult
 	if names == nil {
 		names = []string{}
 	}
-	in := backend.ToolSettingsInput{DisabledTools: names}
+	in := core.ToolSettingsInput{DisabledTools: names}
 	return out, c.Do(ctx, http.MethodPut, "/services/"+esc(ref)+"/tool-settings", nil, in, &out)
 }
 
@@ -205,19 +206,19 @@ func (c *Client) CheckService(ctx context.Context, ref string) (backend.Health, 
 }
 
 // LinkCard links a card to a deck (last of its type).
-func (c *Client) LinkCard(ctx context.Context, deck string, ref backend.CardRef) (backend.CardsResult, error) {
-	var out backend.CardsResult
-	return out, c.Do(ctx, http.MethodPost, "/decks/"+esc(deck)+"/cards", nil, backend.LinkCardInput{CardRef: ref}, &out)
+func (c *Client) LinkCard(ctx context.Context, deck string, ref core.CardRef) (core.CardsResult, error) {
+	var out core.CardsResult
+	return out, c.Do(ctx, http.MethodPost, "/decks/"+esc(deck)+"/cards", nil, core.LinkCardInput{CardRef: ref}, &out)
 }
 
 // DeckServiceSettings reads a deck's rules for a service it links.
-func (c *Client) DeckServiceSettings(ctx context.Context, deck, service string) (backend.DeckServiceSettingsResult, error) {
-	var out backend.DeckServiceSettingsResult
+func (c *Client) DeckServiceSettings(ctx context.Context, deck, service string) (core.DeckServiceSettingsResult, error) {
+	var out core.DeckServiceSettingsResult
 	return out, c.Do(ctx, http.MethodGet, "/decks/"+esc(deck)+"/services/"+esc(service)+"/settings", nil, nil, &out)
 }
 
 // UpdateDeckServiceSettings changes a deck's rules for a service it links.
-func (c *Client) UpdateDeckServiceSettings(ctx context.Context, deck, service string, in backend.DeckServiceSettingsInput) (backend.DeckServiceSettingsResult, error) {
-	var out backend.DeckServiceSettingsResult
+func (c *Client) UpdateDeckServiceSettings(ctx context.Context, deck, service string, in core.DeckServiceSettingsInput) (core.DeckServiceSettingsResult, error) {
+	var out core.DeckServiceSettingsResult
 	return out, c.Do(ctx, http.MethodPatch, "/decks/"+esc(deck)+"/services/"+esc(service)+"/settings", nil, in, &out)
 }

@@ -6,12 +6,13 @@ import (
 	"net/url"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 )
 
 // ProposalView is a proposal preview as GET /proposals/{id} answers: with the body change as
 // a unified diff.
 type ProposalView struct {
-	backend.ProposalPreview
+	core.ProposalPreview
 	Diff string `json:"diff"`
 }
 
@@ -32,14 +33,14 @@ func (c *Client) GetProposal(ctx context.Context, id string) (ProposalView, erro
 }
 
 // AcceptProposal applies a proposal to the current playbook.
-func (c *Client) AcceptProposal(ctx context.Context, id string) (backend.AcceptResult, error) {
-	var out backend.AcceptResult
+func (c *Client) AcceptProposal(ctx context.Context, id string) (core.AcceptResult, error) {
+	var out core.AcceptResult
 	return out, c.Do(ctx, http.MethodPost, "/proposals/"+esc(id)+"/accept", nil, nil, &out)
 }
 
 // RejectProposal closes a proposal with an optional reason.
-func (c *Client) RejectProposal(ctx context.Context, id, reason string) (backend.AcceptResult, error) {
-	var out backend.AcceptResult
+func (c *Client) RejectProposal(ctx context.Context, id, reason string) (core.AcceptResult, error) {
+	var out core.AcceptResult
 	return out, c.Do(ctx, http.MethodPost, "/proposals/"+esc(id)+"/reject", nil, map[string]string{"reason": reason}, &out)
 }
 

@@ -1,0 +1,112 @@
+package backend
+
+import "context"
+
+// ActorKind records who made a change: a person (REST, CLI) or an agent (MCP).
+type ActorKind string
+
+// Actor kinds.
+const (
+	ActorUser  ActorKind = "user"
+	ActorAgent ActorKind = "agent"
+)
+
+// Actor is the authenticated caller of a Service method. Scopes are checked against it inside
+// the Service, so no front end can bypass them.
+type Actor struct {
+	TokenID string
+	Scope   Scope
+	Kind    ActorKind
+	// DeckID is the deck the token's MCP sessions start bound to (an OAuth grant's consent).
+	DeckID string
+}
+
+type actorKey struct{}
+
+// WithActor returns ctx carrying the caller.
+func WithActor(ctx context.Context, a Actor) context.Context {
+	return context.WithValue(ctx, actorKey{}, a)
+}
+
+// ActorFrom returns the caller carried by ctx.
+func ActorFrom(ctx context.Context) (Actor, bool) {
+	a, ok := ctx.Value(actorKey{}).(Actor)
+	return a, ok
+}
+
+// SystemActor is used by the composition root for bootstrap work (the first admin token).
+var SystemActor = Actor{TokenID: "", Scope: ScopeAdmin, Kind: ActorUser}
+
+// CanWrite reports whether the scope allows changing cards and decks.
+func (s Scope) CanWrite() bool { return s == ScopeAdmin || s == ScopeAgent }
+
+// Valid reports whether s is a known scope.
+func (s Scope) Valid() bool {
+	return s == ScopeAdmin || s == ScopeAgent || s == ScopeAgentRead
+}
+
+func requireScope(ctx context.Context, need func(Scope) bool, what string) (Actor, error) {
+	a, ok := ActorFrom(ctx)
+	if !ok {
+		return Actor{}, Errorf(CodeUnauthenticated, "a token is required to %s", what).
+			WithHint("send Authorization: Bearer <token>")
+	}
+	if !need(a.Scope) {
+		return a, Errorf(CodeForbidden, "scope %q may not %s", a.Scope, what).
+			WithHint(scopeHint(need))
+	}
+	return a, nil
+}
+
+func scopeHint(need func(Scope) bool) string {
+	for _, s := range []Scope{ScopeAgentRead, ScopeAgent, ScopeAdmin} {
+		if need(s) {
+			return "this needs a token with scope " + string(s) + " or wider"
+		}
+	}
+	return ""
+}
+
+func isAdmin(s Scope) bool  { return s == ScopeAdmin }
+func canWrite(s Scope) bool { return s.CanWrite() }
+func canRead(s Scope) bool  { return s.Valid() }
+
+// requireAdmin, requireWrite and requireRead are the three permission checks every Service
+// method starts with.
+func RequireAdmin(ctx context.Context, what string) (Actor, error) {
+	return requireScope(ctx, isAdmin, what)
+}
+
+func RequireWrite(ctx context.Context, what string) (Actor, error) {
+	return requireScope(ctx, canWrite, what)
+}
+
+func RequireRead(ctx context.Context, what string) (Actor, error) {
+	return requireScope(ctx, canRead, what)
+}
+
+// inWordsOf picks the hint for the caller's surface: agents (MCP) are taught with tools and
+// their parameters, people (REST and the CLI over it) with routes and fields. A hint in the
+// other surface's words names something the caller cannot use.
+func InWordsOf(ctx context.Context, people, agents string) string {
+	if a, ok := ActorFrom(ctx); ok && a.Kind == ActorAgent {
+		return agents
+	}
+	return people
+}
+
+// Authorize checks that the caller's scope is at least need (agent:read < agent < admin) before
+// an adapter reads a request's shape, so a caller who may not do something learns that first,
+// not how to spell the request. what completes "scope X may not …". It is the same check the
+// Service method runs again; adapters call it only to order their answers.
+func Authorize(ctx context.Context, need Scope, what string) error {
+	check := canRead
+	switch need {
+	case ScopeAdmin:
+		check = isAdmin
+	case ScopeAgent:
+		check = canWrite
+	}
+	_, err := requireScope(ctx, check, what)
+	return err
+}

@@ -1,0 +1,68 @@
+package backend
+
+import (
+	"context"
+	"time"
+)
+
+// TokenKindOAuth is a grant to an OAuth client: its secret is the current access token, which
+// rotates on every refresh; it works on /mcp only.
+const TokenKindOAuth TokenKind = "oauth"
+
+// OAuthClient is a client registered by Dynamic Client Registration (RFC 7591), or one known by
+// its Client ID Metadata Document (never stored).
+type AuthClient struct {
+	ID           string    `json:"client_id"`
+	Name         string    `json:"client_name"`
+	RedirectURIs []string  `json:"redirect_uris"`
+	CreatedAt    time.Time `json:"-"`
+}
+
+// OAuthCode is an authorization code as stored (its sha256 only).
+type AuthCode struct {
+	Hash        []byte
+	ClientID    string
+	ClientName  string
+	RedirectURI string
+	Challenge   string // base64url(sha256(code_verifier))
+	Scope       Scope
+	Resource    string
+	CreatedAt   time.Time
+	ExpiresAt   time.Time
+	UsedAt      *time.Time
+	TokenID     string // the grant this code became, once used
+	// DeckID is the deck chosen at consent, handed to the grant.
+	DeckID string
+}
+
+// OAuthRefresh is a refresh token as stored (its sha256 only), of one grant.
+type AuthRefresh struct {
+	Hash      []byte
+	TokenID   string
+	CreatedAt time.Time
+	ExpiresAt time.Time
+	// Scope is the grant's scope, which every refresh token of the grant keeps; a refresh's
+	// access token may be narrower (RFC 6749 §6).
+	Scope Scope
+}
+
+// AuthServerStore is the storage of the OAuth authorization server.
+type AuthServerStore interface {
+	CreateOAuthClient(ctx context.Context, c AuthClient) error
+	// GetOAuthClient is NOT_FOUND for an unknown client.
+	GetOAuthClient(ctx context.Context, id string) (AuthClient, error)
+	CreateOAuthCode(ctx context.Context, c AuthCode) error
+	// ConsumeOAuthCode marks an unused, unexpired code used and returns it. A code used before
+	// is returned with UsedAt set and CONFLICT; an unknown or expired one is NOT_FOUND.
+	ConsumeOAuthCode(ctx context.Context, hash []byte, at time.Time) (AuthCode, error)
+	// IssueOAuthGrant stores a new grant (token row) with its first refresh token and records
+	// it on the code it came from, in one transaction.
+	IssueOAuthGrant(ctx context.Context, t *TokenRecord, codeHash []byte, r AuthRefresh) error
+	// RotateOAuthRefresh spends refresh token oldHash: the grant's access hash, expiry and
+	// scope are replaced and next becomes its refresh token (with the grant's scope), in one
+	// transaction. scope gets the grant's scope and returns the access token's; its error
+	// leaves everything as it was. A refresh token spent before revokes the grant and is
+	// CONFLICT; an unknown or expired one, or one of a revoked grant, is NOT_FOUND.
+	RotateOAuthRefresh(ctx context.Context, oldHash []byte, at time.Time, accessHash []byte,
+		accessExpires time.Time, next AuthRefresh, scope func(granted Scope) (Scope, error)) (TokenRecord, error)
+}

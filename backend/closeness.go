@@ -1,0 +1,57 @@
+package backend
+
+import (
+	"slices"
+	"strings"
+)
+
+// byCloseness returns names ordered by how close each is to want, closest first: names that
+// contain want (or are contained in it) first, then by edit distance, then alphabetically.
+// Refusals list what exists in this order, so the likely typo fix comes first.
+func ByCloseness(want string, names []string) []string {
+	dist := make(map[string]int, len(names))
+	for _, n := range names {
+		dist[n] = NameDistance(want, n)
+	}
+	out := slices.Clone(names)
+	slices.SortStableFunc(out, func(a, b string) int {
+		if dist[a] != dist[b] {
+			return dist[a] - dist[b]
+		}
+		return strings.Compare(a, b)
+	})
+	return out
+}
+
+// NameDistance says how far name is from want as a typo, ignoring case: 0 when one contains the
+// other, else their edit distance. Every "did you mean" list (cards, fields, downstream tools)
+// ranks by it.
+func NameDistance(want, name string) int {
+	w, l := strings.ToLower(want), strings.ToLower(name)
+	if w != "" && (strings.Contains(l, w) || strings.Contains(w, l)) {
+		return 0
+	}
+	return editDistance(w, l)
+}
+
+// editDistance is the Levenshtein distance between a and b, by runes.
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
+}

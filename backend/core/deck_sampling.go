@@ -1,0 +1,101 @@
+package core
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+
+	"github.com/agent-deck/agent-deck/backend"
+)
+
+// Sampling is a downstream server asking the agent's model for a completion
+// (sampling/createMessage). It spends the person's model and sees its answer, so it is a
+// privilege an admin grants per deck and service; without the grant the proxy does not even
+// declare sampling to the server.
+
+// DeckSamplingInput allows or forbids one service on one deck to sample.
+type DeckSamplingInput struct {
+	// Deck and Service are ids or names; the service must be on the deck.
+	Deck    string `json:"-"`
+	Service string `json:"-"`
+	// Allowed is required: true grants sampling, false takes the grant back.
+	Allowed *bool `json:"allowed"`
+}
+
+// DeckSampling is a deck's sampling setting for one service.
+type DeckSampling struct {
+	DeckID      string `json:"deck_id"`
+	DeckName    string `json:"deck_name"`
+	ServiceID   string `json:"service_id"`
+	ServiceName string `json:"service_name"`
+	Allowed     bool   `json:"allowed"`
+}
+
+// SetDeckSampling grants or withdraws sampling for a service on a deck; admin only.
+func (s *Hub) SetDeckSampling(ctx context.Context, in DeckSamplingInput) (DeckSampling, error) {
+	if _, err := backend.RequireAdmin(ctx, "allow sampling"); err != nil {
+		return DeckSampling{}, err
+	}
+	if in.Allowed == nil {
+		return DeckSampling{}, backend.Invalid("allowed", "say whether sampling is allowed: true or false")
+	}
+	deck, err := s.deckByRef(ctx, s.store, in.Deck)
+	if err != nil {
+		return DeckSampling{}, err
+	}
+	svc, err := backend.ServiceByRef(ctx, s.store, in.Service)
+	if err != nil {
+		return DeckSampling{}, err
+	}
+	links, err := s.deckLinks(ctx, deck.ID)
+	if err != nil {
+		return DeckSampling{}, backend.StoreErr("listing deck cards", err)
+	}
+	if !slices.Contains(idsOfType(links, backend.CardService), svc.ID) {
+		return DeckSampling{}, backend.Errorf(backend.CodeInvalidArgument, "service %s is not on deck %s", svc.Name, deck.Name).
+			WithDetail("field", "service").WithHint("link the service to the deck first, then allow sampling")
+	}
+	if err := s.store.SetSamplingAllowed(ctx, deck.ID, svc.ID, *in.Allowed); err != nil {
+		return DeckSampling{}, backend.StoreErr("setting sampling", err)
+	}
+	return DeckSampling{DeckID: deck.ID, DeckName: deck.Name, ServiceID: svc.ID, ServiceName: svc.Name,
+		Allowed: *in.Allowed}, nil
+}
+
+// gateSampling withholds sampling from a call's relay unless the session's bound deck allows it
+// for the service. Only a call whose client offers sampling costs a read.
+func (s *Hub) gateSampling(ctx context.Context, sessionID, serviceID string) (context.Context, error) {
+	r := backend.RelayFrom(ctx)
+	if r == nil || !r.Wants().Sampling {
+		return ctx, nil
+	}
+	sess, err := s.boundSession(ctx, sessionID)
+	if err != nil {
+		return ctx, err
+	}
+	allowed, err := s.store.SamplingAllowed(ctx, sess.DeckID, serviceID)
+	if err != nil {
+		return ctx, backend.StoreErr("reading sampling", err)
+	}
+	if allowed {
+		return ctx, nil
+	}
+	return backend.WithRelay(ctx, noSampling{r}), nil
+}
+
+// noSampling is a relay whose session may not sample here.
+type noSampling struct{ backend.Relay }
+
+func (n noSampling) Wants() backend.RelayWants {
+	w := n.Relay.Wants()
+	w.Sampling = false
+	return w
+}
+
+// Request refuses sampling, saying how to allow it; anything else passes.
+func (n noSampling) Request(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	if method == backend.MethodSampling {
+		return nil, backend.RelayRefusal("sampling is not allowed for this service on this deck (an admin allows it: agent-deck deck sampling DECK SERVICE --allow)")
+	}
+	return n.Relay.Request(ctx, method, params)
+}

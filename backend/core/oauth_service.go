@@ -1,0 +1,454 @@
+package core
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/secret"
+)
+
+// OAuthCallbackPath is where a service's authorization server sends the person back: the deck
+// server's own address.
+const OAuthCallbackPath = "/oauth/callback"
+
+// OAuthClientMetadataPath is where the deck server serves its own Client ID Metadata Document.
+const OAuthClientMetadataPath = "/oauth/client-metadata.json"
+
+// ClientMetadata is Agent Deck's Client ID Metadata Document: what an authorization server that
+// supports such documents fetches from the URL Agent Deck gives as its client_id.
+type ClientMetadata struct {
+	ClientID                string   `json:"client_id"`
+	ClientName              string   `json:"client_name"`
+	RedirectURIs            []string `json:"redirect_uris"`
+	GrantTypes              []string `json:"grant_types"`
+	ResponseTypes           []string `json:"response_types"`
+	TokenEndpointAuthMethod string   `json:"token_endpoint_auth_method"`
+}
+
+// ClientMetadataDocument is the document served at OAuthClientMetadataPath of base (the deck
+// server's address as the fetcher reached it): its client_id is the configured URL, else the
+// document's own address.
+func (s *Hub) ClientMetadataDocument(base string) ClientMetadata {
+	id := s.cfg.ClientMetadataURL
+	if id == "" {
+		id = base + OAuthClientMetadataPath
+	}
+	return ClientMetadata{ClientID: id, ClientName: "Agent Deck", RedirectURIs: []string{base + OAuthCallbackPath},
+		GrantTypes: []string{"authorization_code", "refresh_token"}, ResponseTypes: []string{"code"}, TokenEndpointAuthMethod: "none"}
+}
+
+// clientMetadataURL is the client_id Agent Deck offers authorization servers that support
+// Client ID Metadata Documents: the configured URL, else the document on the deck server's own
+// address when that address is https. Over plain http there is none: an authorization server
+// could not fetch it, and the draft requires https.
+func (s *Hub) clientMetadataURL(redirectURI string) string {
+	if s.cfg.ClientMetadataURL != "" {
+		return s.cfg.ClientMetadataURL
+	}
+	base, ok := strings.CutSuffix(redirectURI, OAuthCallbackPath)
+	if !ok || !strings.HasPrefix(base, "https://") {
+		return ""
+	}
+	return base + OAuthClientMetadataPath
+}
+
+// oauthPendingTTL is how long a started sign-in waits for its callback.
+const oauthPendingTTL = 10 * time.Minute
+
+// OAuthConnect is a started sign-in: the page the person opens to consent.
+type OAuthConnect struct {
+	ServiceID   string `json:"service_id"`
+	ServiceName string `json:"service_name"`
+	AuthURL     string `json:"authorization_url"`
+}
+
+// OAuthStatus is a service's sign-in as the surfaces show it: no token, no secret.
+type OAuthStatus struct {
+	State     backend.OAuthState `json:"state"`
+	ExpiresAt *time.Time         `json:"expires_at,omitempty"`
+	Scopes    []string           `json:"scopes,omitempty"`
+	Error     string             `json:"error,omitempty"`
+	// Pending is set while a started sign-in waits for its callback.
+	Pending bool `json:"pending,omitempty"`
+}
+
+func (s *Hub) oauthFlow() (backend.OAuthFlow, error) {
+	if s.cfg.ServiceOAuth == nil {
+		return nil, backend.Errorf(backend.CodeUnavailable, "sign-in to services is not available on this server")
+	}
+	return s.cfg.ServiceOAuth, nil
+}
+
+// OAuthConnectInput is an optional pre-registered client: the client id (and secret) the
+// service's authorization server issued for Agent Deck, used instead of registering.
+type OAuthConnectInput struct {
+	ClientID     string `json:"client_id,omitempty"`
+	ClientSecret string `json:"client_secret,omitempty"`
+	// AuthMethod is how the secret is sent: client_secret_basic (default with a secret) or
+	// client_secret_post.
+	AuthMethod string `json:"token_endpoint_auth_method,omitempty"`
+}
+
+// ConnectService starts signing Agent Deck in to a remote service: discovery, registration when
+// needed, and the authorization URL a person opens. redirectURI is the deck server's own
+// callback (OAuthCallbackPath). Admin only: the tokens act for whoever consents.
+func (s *Hub) ConnectService(ctx context.Context, ref, redirectURI string, in OAuthConnectInput) (OAuthConnect, error) {
+	if _, err := backend.RequireAdmin(ctx, "connect a service"); err != nil {
+		return OAuthConnect{}, err
+	}
+	flow, err := s.oauthFlow()
+	if err != nil {
+		return OAuthConnect{}, err
+	}
+	rec, err := backend.ServiceByRef(ctx, s.store, ref)
+	if err != nil {
+		return OAuthConnect{}, err
+	}
+	if rec.Type != backend.ServiceRemote || rec.URL == "" {
+		return OAuthConnect{}, backend.Errorf(backend.CodeInvalidArgument, "service %q is not a remote server; only remote servers sign in", rec.Name)
+	}
+	prev, err := s.store.GetOAuth(ctx, rec.ID)
+	if err != nil && !backend.IsNotFound(err) {
+		return OAuthConnect{}, backend.StoreErr("reading a sign-in", err)
+	}
+	var client backend.ServiceOAuthClient
+	if in.ClientID != "" {
+		client, err = preRegistered(in)
+		if err != nil {
+			return OAuthConnect{}, err
+		}
+	} else if len(prev.SealedClient) > 0 {
+		if err := s.openJSON(backend.FieldOAuthClient, rec.ID, prev.SealedClient, &client); err != nil {
+			return OAuthConnect{}, err
+		}
+	}
+	wantScopes, stepUps := s.stepUpScopes(prev)
+	p, err := flow.Begin(ctx, backend.OAuthBegin{ServiceID: rec.ID, URL: rec.URL, RedirectURI: redirectURI, Client: client, Scopes: wantScopes,
+		ClientMetadataURL: s.clientMetadataURL(redirectURI)})
+	if err != nil {
+		s.log.Warn("service sign-in could not start", "service_id", rec.ID, "err", oauthLogErr(err))
+		return OAuthConnect{}, asOAuthError(err, rec.Name)
+	}
+	p.StepUps = stepUps
+	next := prev
+	next.ServiceID = rec.ID
+	if next.State == "" {
+		next.State = backend.OAuthStateNeedsSignIn
+	}
+	if next.SealedClient, err = s.sealJSON(backend.FieldOAuthClient, rec.ID, p.Client); err != nil {
+		return OAuthConnect{}, err
+	}
+	if next.SealedPending, err = s.sealJSON(backend.FieldOAuthPending, rec.ID, p); err != nil {
+		return OAuthConnect{}, err
+	}
+	next.PendingState, next.PendingUntil = hashState(p.State), s.clock().Add(oauthPendingTTL)
+	if err := s.putOAuth(ctx, &next); err != nil {
+		return OAuthConnect{}, backend.StoreErr("storing a sign-in", err)
+	}
+	return OAuthConnect{ServiceID: rec.ID, ServiceName: rec.Name, AuthURL: p.AuthURL}, nil
+}
+
+// FinishOAuth is the callback: the state names the sign-in (and proves the answer comes from
+// the consent Agent Deck started), the code is exchanged for tokens. It needs no actor: the
+// person's browser brings it, and the state is a secret only that sign-in knows.
+func (s *Hub) FinishOAuth(ctx context.Context, state, code, oauthError string) (OAuthConnect, error) {
+	flow, err := s.oauthFlow()
+	if err != nil {
+		return OAuthConnect{}, err
+	}
+	badState := backend.Errorf(backend.CodeInvalidArgument, "this sign-in link is unknown or expired").
+		WithHint("start again with: agent-deck service connect NAME")
+	if state == "" {
+		return OAuthConnect{}, badState
+	}
+	r, err := s.store.GetOAuthByPendingState(ctx, hashState(state))
+	if backend.IsNotFound(err) {
+		return OAuthConnect{}, badState
+	}
+	if err != nil {
+		return OAuthConnect{}, backend.StoreErr("reading a sign-in", err)
+	}
+	var p backend.OAuthPending
+	if err := s.openJSON(backend.FieldOAuthPending, r.ServiceID, r.SealedPending, &p); err != nil {
+		return OAuthConnect{}, err
+	}
+	if subtle.ConstantTimeCompare([]byte(p.State), []byte(state)) != 1 || !s.clock().Before(r.PendingUntil) {
+		return OAuthConnect{}, badState
+	}
+	svc, err := s.store.GetService(ctx, r.ServiceID)
+	if err != nil {
+		return OAuthConnect{}, backend.StoreErr("reading a service", err)
+	}
+	done := OAuthConnect{ServiceID: svc.ID, ServiceName: svc.Name}
+	r.SealedPending, r.PendingState, r.PendingUntil = nil, "", time.Time{}
+	if oauthError != "" || code == "" {
+		r.State, r.LastError = backend.OAuthStateError, "consent refused"
+		_ = s.putOAuth(ctx, &r)
+		return done, backend.Errorf(backend.CodeDownstreamAuth, "the sign-in to %q was not allowed", svc.Name).WithHint(backend.ConnectHint(svc.Name))
+	}
+	tok, err := flow.Exchange(ctx, svc.URL, p, code)
+	if err != nil {
+		s.log.Warn("service sign-in failed", "service_id", svc.ID, "err", oauthLogErr(err))
+		r.State, r.LastError = backend.OAuthStateError, "code exchange failed"
+		_ = s.putOAuth(ctx, &r)
+		return done, asOAuthError(err, svc.Name)
+	}
+	if err := s.setToken(&r, tok); err != nil {
+		return done, err
+	}
+	if p.StepUps > 0 { // kept, so that the retry limit holds across sign-ins
+		if r.SealedPending, err = s.sealJSON(backend.FieldOAuthPending, r.ServiceID, backend.OAuthPending{ServiceID: r.ServiceID, StepUps: p.StepUps}); err != nil {
+			return done, err
+		}
+	}
+	if err := s.putOAuth(ctx, &r); err != nil {
+		return done, backend.StoreErr("storing a sign-in", err)
+	}
+	// Connections and restart backoff from before the sign-in (each connect was refused) must
+	// not hold up the first call that now can succeed.
+	s.forget(svc.ID)
+	return done, nil
+}
+
+// DisconnectService forgets the service's tokens and registration, revoking them first where the
+// authorization server offers revocation.
+func (s *Hub) DisconnectService(ctx context.Context, ref string) error {
+	if _, err := backend.RequireAdmin(ctx, "disconnect a service"); err != nil {
+		return err
+	}
+	rec, err := backend.ServiceByRef(ctx, s.store, ref)
+	if err != nil {
+		return err
+	}
+	r, err := s.store.GetOAuth(ctx, rec.ID)
+	if backend.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return backend.StoreErr("reading a sign-in", err)
+	}
+	if flow, ferr := s.oauthFlow(); ferr == nil && len(r.SealedToken) > 0 {
+		var c backend.ServiceOAuthClient
+		var t backend.OAuthToken
+		if s.openJSON(backend.FieldOAuthClient, rec.ID, r.SealedClient, &c) == nil && s.openJSON(backend.FieldOAuthToken, rec.ID, r.SealedToken, &t) == nil {
+			if err := flow.Revoke(ctx, rec.URL, c, t); err != nil {
+				s.log.Warn("service token revocation failed; forgetting the tokens anyway", "service_id", rec.ID, "err", oauthLogErr(err))
+			}
+		}
+	}
+	if err := s.deleteOAuth(ctx, rec.ID); err != nil {
+		return backend.StoreErr("forgetting a sign-in", err)
+	}
+	s.forget(rec.ID) // no live connection keeps sending the forgotten token
+	return nil
+}
+
+// ServiceOAuthStatus is the service's sign-in state; none when it never started one.
+func (s *Hub) ServiceOAuthStatus(ctx context.Context, ref string) (OAuthStatus, error) {
+	if _, err := backend.RequireRead(ctx, "read services"); err != nil {
+		return OAuthStatus{}, err
+	}
+	rec, err := backend.ServiceByRef(ctx, s.store, ref)
+	if err != nil {
+		return OAuthStatus{}, err
+	}
+	return s.oauthStatus(ctx, rec.ID)
+}
+
+func (s *Hub) oauthStatus(ctx context.Context, serviceID string) (OAuthStatus, error) {
+	r, err := s.store.GetOAuth(ctx, serviceID)
+	if backend.IsNotFound(err) {
+		return OAuthStatus{State: backend.OAuthStateNone}, nil
+	}
+	if err != nil {
+		return OAuthStatus{}, backend.StoreErr("reading a sign-in", err)
+	}
+	st := OAuthStatus{State: r.State, Scopes: r.Scopes, Error: r.LastError,
+		Pending: r.PendingState != "" && s.clock().Before(r.PendingUntil)}
+	if !r.ExpiresAt.IsZero() && r.State == backend.OAuthStateConnected {
+		at := r.ExpiresAt.UTC()
+		st.ExpiresAt = &at
+	}
+	return st, nil
+}
+
+// oauthBearer is the token set whose access token is sent to the service, refreshed first when it is about to
+// expire; empty when the service has no sign-in. The refresh runs under the row lock: of replicas
+// refreshing at once, one sends the refresh token and the others use its result.
+func (s *Hub) oauthBearer(ctx context.Context, rec backend.ServiceRecord) (backend.OAuthToken, error) {
+	r, err := s.store.GetOAuth(ctx, rec.ID)
+	if backend.IsNotFound(err) {
+		return backend.OAuthToken{}, nil
+	}
+	if err != nil {
+		return backend.OAuthToken{}, backend.StoreErr("reading a sign-in", err)
+	}
+	if r.State != backend.OAuthStateConnected || len(r.SealedToken) == 0 {
+		return backend.OAuthToken{}, s.needsSignIn(rec.Name)
+	}
+	var tok backend.OAuthToken
+	if err := s.openJSON(backend.FieldOAuthToken, rec.ID, r.SealedToken, &tok); err != nil {
+		return backend.OAuthToken{}, err
+	}
+	if !tok.NeedsRefresh(s.clock()) {
+		return tok, nil
+	}
+	return s.refreshOAuth(ctx, rec, "")
+}
+
+// renewOAuthAfterRefusal refreshes the token of a service that refused it (the server revoked
+// or expired it early) and returns the target with the new one, once; ok is false when err is
+// not such a refusal or no new token could be had.
+func (s *Hub) renewOAuthAfterRefusal(ctx context.Context, rec backend.ServiceRecord, t backend.Target, err error) (backend.Target, bool) {
+	if t.OauthAccess == "" || backend.ErrorCode(err) != backend.CodeDownstreamAuth || wantsScope(err) {
+		return backend.Target{}, false // a refusal for want of scope is a step-up, not an expired token
+	}
+	if _, err := s.refreshOAuth(ctx, rec, t.OauthAccess); err != nil {
+		return backend.Target{}, false
+	}
+	renewed, err := s.target(ctx, rec)
+	if err != nil {
+		return backend.Target{}, false
+	}
+	renewed.Admit = t.Admit
+	return renewed, true
+}
+
+// refreshOAuth refreshes the service's token under the row lock. A token another caller
+// refreshed while this one waited is used as it is. With refused set (the access token a
+// service refused), a token that looks valid is refreshed too, unless it is no longer that one.
+func (s *Hub) refreshOAuth(ctx context.Context, rec backend.ServiceRecord, refused string) (backend.OAuthToken, error) {
+	flow, err := s.oauthFlow()
+	if err != nil {
+		return backend.OAuthToken{}, err
+	}
+	var out backend.OAuthToken
+	_, err = s.lockOAuth(ctx, rec.ID, func(r backend.OAuthRecord) (backend.OAuthRecord, error) {
+		if r.State != backend.OAuthStateConnected {
+			return r, s.needsSignIn(rec.Name)
+		}
+		var tok backend.OAuthToken
+		var c backend.ServiceOAuthClient
+		if err := s.openJSON(backend.FieldOAuthToken, rec.ID, r.SealedToken, &tok); err != nil {
+			return r, err
+		}
+		if err := s.openJSON(backend.FieldOAuthClient, rec.ID, r.SealedClient, &c); err != nil {
+			return r, err
+		}
+		if refused != "" && tok.AccessToken != refused || refused == "" && !tok.NeedsRefresh(s.clock()) {
+			out = tok
+			return r, nil
+		}
+		next, err := flow.Refresh(ctx, rec.URL, c, tok)
+		if err != nil {
+			s.log.Warn("service token refresh failed", "service_id", rec.ID, "err", oauthLogErr(err))
+			r.State, r.LastError, r.SealedToken = backend.OAuthStateNeedsSignIn, "refresh failed", nil
+			return r, nil
+		}
+		out = next
+		return r, s.setToken(&r, next)
+	})
+	if err != nil {
+		return backend.OAuthToken{}, err
+	}
+	if out.AccessToken == "" {
+		return backend.OAuthToken{}, s.needsSignIn(rec.Name)
+	}
+	return out, nil
+}
+
+// setToken seals tok into r and marks it connected.
+func (s *Hub) setToken(r *backend.OAuthRecord, tok backend.OAuthToken) error {
+	sealed, err := s.sealJSON(backend.FieldOAuthToken, r.ServiceID, tok)
+	if err != nil {
+		return err
+	}
+	r.SealedToken, r.State, r.LastError, r.ExpiresAt, r.Scopes = sealed, backend.OAuthStateConnected, "", tok.ExpiresAt, tok.Scopes()
+	return nil
+}
+
+func (s *Hub) needsSignIn(name string) *backend.Error {
+	return backend.Errorf(backend.CodeDownstreamAuth, "service %q needs a person to sign in", name).WithHint(backend.ConnectHint(name))
+}
+
+// asOAuthError keeps a failed flow step's code and safe message and adds the connect hint.
+func asOAuthError(err error, name string) error {
+	var e *backend.Error
+	if errors.As(err, &e) {
+		c := *e
+		if c.Hint == "" {
+			c.Hint = backend.ConnectHint(name)
+		}
+		return &c
+	}
+	return backend.Errorf(backend.CodeDownstreamAuth, "could not sign in to %q", name).WithHint(backend.ConnectHint(name))
+}
+
+func hashState(state string) string {
+	sum := sha256.Sum256([]byte(state))
+	return hex.EncodeToString(sum[:])
+}
+
+func (s *Hub) sealJSON(f backend.SealedField, id string, v any) ([]byte, error) {
+	plain, err := json.Marshal(v)
+	if err != nil {
+		return nil, backend.Internal("encoding a sign-in", err)
+	}
+	return s.seal(f, id, plain)
+}
+
+func (s *Hub) openJSON(f backend.SealedField, id string, sealed []byte, v any) error {
+	plain, err := s.open(f, id, sealed)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(plain, v); err != nil {
+		return secret.Unreadable(string(f.AAD(id)), errors.New("sealed sign-in is not JSON"))
+	}
+	return nil
+}
+
+// addOAuthBearer sends the service's OAuth access token, when it has a sign-in and no
+// Authorization header of its own, and counts the token among the service's secrets.
+func (s *Hub) addOAuthBearer(ctx context.Context, rec backend.ServiceRecord, t *backend.Target) error {
+	if rec.Type != backend.ServiceRemote {
+		return nil
+	}
+	tok, err := s.oauthBearer(ctx, rec)
+	if err != nil || tok.AccessToken == "" {
+		return err
+	}
+	if _, set := lookupFold(t.Headers, "Authorization"); !set {
+		t.Headers["Authorization"] = "Bearer " + tok.AccessToken
+	}
+	t.OauthExpires, t.OauthAccess = tok.ExpiresAt, tok.AccessToken
+	t.Secrets = append(t.Secrets, tok.AccessToken)
+	slices.Sort(t.Secrets)
+	return nil
+}
+
+// oauthLogErr is what a log line says of a failed sign-in step: its classified message (which
+// names the OAuth error code), never the cause, whose text comes from the authorization server
+// and may hold anything.
+func oauthLogErr(err error) string { return backend.AsError(err).Message }
+
+func preRegistered(in OAuthConnectInput) (backend.ServiceOAuthClient, error) {
+	c := backend.ServiceOAuthClient{ID: strings.TrimSpace(in.ClientID), Secret: in.ClientSecret, AuthMethod: in.AuthMethod}
+	switch {
+	case c.Secret == "" && c.AuthMethod == "":
+		c.AuthMethod = "none"
+	case c.AuthMethod == "":
+		c.AuthMethod = "client_secret_basic"
+	case c.AuthMethod != "none" && c.AuthMethod != "client_secret_basic" && c.AuthMethod != "client_secret_post":
+		return c, backend.Invalid("token_endpoint_auth_method", "none, client_secret_basic or client_secret_post, got %q", c.AuthMethod)
+	}
+	return c, nil
+}

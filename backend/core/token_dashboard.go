@@ -1,0 +1,121 @@
+package core
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/base64"
+	"strings"
+	"time"
+
+	"github.com/agent-deck/agent-deck/backend"
+)
+
+// Dashboard sign-in lifetimes: a code is for the browser that `agent-deck dashboard` opens
+// right away; a session lasts a working day.
+const (
+	SignInCodeTTL       = 2 * time.Minute
+	DashboardSessionTTL = 12 * time.Hour
+)
+
+// SignInCodePrefix starts every one-time sign-in code.
+const SignInCodePrefix = "adc_"
+
+// signInCodeLen is the length of every code: the prefix and 32 random bytes in base64url (43).
+const signInCodeLen = len(SignInCodePrefix) + 43
+
+// SignInCode is a one-time code that a browser exchanges for a dashboard session.
+type SignInCode struct {
+	Code      string    `json:"code"`
+	ExpiresAt time.Time `json:"expires_at"`
+}
+
+// DashboardSession is a fresh dashboard session: Secret goes into an HttpOnly cookie and is
+// never shown; CSRF is what the page sends back in a header on every state-changing request.
+type DashboardSession struct {
+	backend.Token
+	Secret string `json:"-"`
+	CSRF   string `json:"csrf_token"`
+}
+
+// CreateSignInCode makes a one-time dashboard sign-in code. Admin only: the session it becomes
+// is an admin session.
+func (s *Hub) CreateSignInCode(ctx context.Context) (SignInCode, error) {
+	if _, err := backend.RequireAdmin(ctx, "sign in to the dashboard"); err != nil {
+		return SignInCode{}, err
+	}
+	code, err := backend.RandomSecret(SignInCodePrefix)
+	if err != nil {
+		return SignInCode{}, err
+	}
+	now := s.clock()
+	exp := now.Add(SignInCodeTTL)
+	if err := s.store.CreateSignInCode(ctx, backend.HashToken(code), now, exp); err != nil {
+		return SignInCode{}, backend.StoreErr("creating a sign-in code", err)
+	}
+	return SignInCode{Code: code, ExpiresAt: exp}, nil
+}
+
+// StartDashboardSession exchanges a one-time sign-in code for a short-lived admin session.
+// A code works once and only before it expires.
+func (s *Hub) StartDashboardSession(ctx context.Context, code string) (DashboardSession, error) {
+	code = strings.TrimSpace(code)
+	if code == "" {
+		return DashboardSession{}, backend.Invalid("code", "a sign-in code is required").
+			WithHint("run agent-deck dashboard, or paste an admin token on the sign-in page")
+	}
+	now := s.clock()
+	// Only a well-formed code costs a database query; anything else is answered like an unknown one.
+	var err error = backend.Errorf(backend.CodeNotFound, "not a sign-in code")
+	if strings.HasPrefix(code, SignInCodePrefix) && len(code) == signInCodeLen {
+		err = s.store.ConsumeSignInCode(ctx, backend.HashToken(code), now)
+	}
+	if backend.IsNotFound(err) {
+		return DashboardSession{}, backend.Errorf(backend.CodeUnauthenticated, "the sign-in code is not valid: it is unknown, used or expired").
+			WithHint("run agent-deck dashboard again for a new one")
+	}
+	if err != nil {
+		return DashboardSession{}, backend.StoreErr("checking a sign-in code", err)
+	}
+	secret, err := backend.RandomSecret(backend.TokenPrefix)
+	if err != nil {
+		return DashboardSession{}, err
+	}
+	exp := now.Add(DashboardSessionTTL)
+	rec := backend.TokenRecord{
+		Token: backend.Token{Name: "dashboard session", Scope: backend.ScopeAdmin, CreatedAt: now,
+			Kind: backend.TokenKindDashboard, ExpiresAt: &exp},
+		Hash: backend.HashToken(secret),
+	}
+	if err := s.store.CreateToken(ctx, &rec); err != nil {
+		return DashboardSession{}, backend.StoreErr("starting a dashboard session", err)
+	}
+	return DashboardSession{Token: rec.Token, Secret: secret, CSRF: DashboardCSRF(secret)}, nil
+}
+
+// AuthenticateDashboard turns a dashboard session cookie into its Actor; API tokens are not
+// accepted here, nor sessions past their expiry.
+func (s *Hub) AuthenticateDashboard(ctx context.Context, secret string) (backend.Actor, error) {
+	return s.authenticate(ctx, secret, backend.ActorUser, backend.TokenKindDashboard)
+}
+
+// DashboardCSRF is the CSRF token of the dashboard session with this secret: derived from the
+// secret, so it is per session and needs no storage, and it reveals nothing of the secret.
+func DashboardCSRF(secret string) string {
+	sum := sha256.Sum256([]byte("agent-deck dashboard csrf\x00" + secret))
+	return base64.RawURLEncoding.EncodeToString(sum[:])
+}
+
+// CheckDashboardCSRF refuses a state-changing request of a dashboard session whose CSRF header
+// is missing or wrong.
+func CheckDashboardCSRF(secret, header string) error {
+	want := DashboardCSRF(secret)
+	if subtle.ConstantTimeCompare([]byte(want), []byte(strings.TrimSpace(header))) == 1 {
+		return nil
+	}
+	return backend.Errorf(backend.CodeForbidden, "the request lacks the dashboard session's CSRF token").
+		WithHint("send the csrf_token of GET /api/v1/dashboard/session in the " + HeaderCSRF + " header")
+}
+
+// HeaderCSRF carries a dashboard session's CSRF token on state-changing requests.
+const HeaderCSRF = "X-Agent-Deck-CSRF"

@@ -1,0 +1,81 @@
+package backend
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+)
+
+// Target is everything the proxy needs to reach one downstream service, with secrets already
+// decrypted. It is built by the core at the moment of use and never logged.
+type Target struct {
+	ServiceID   string
+	ServiceName string
+	Type        ServiceType
+	URL         string
+	Transport   Transport
+	// Headers are the service's own headers, secret ones decrypted.
+	Headers map[string]string
+	// Credential is the linked credential with its secret, nil when none is linked.
+	Credential *TargetCredential
+
+	LocalCommand    string
+	LocalArgs       []string
+	LocalWorkingDir string
+	LocalEnv        map[string]string
+
+	// Secrets are every value the server holds secret for the service (see targetSecrets), so
+	// the proxy can mask them by value wherever a downstream could echo them back.
+	Secrets []string
+
+	DisabledTools []string
+	Timeout       time.Duration
+	// Revision changes whenever the service's configuration changes; the proxy reconnects
+	// when it sees a new one.
+	Revision string
+	// ConnKey, when set, keys the proxy's connection instead of ServiceID: a deck that presents
+	// another credential than the service's own gets a connection of its own, so no connection
+	// carrying one deck's secret serves another deck's call.
+	ConnKey string
+	// Admit, when set, vets the exact tool definition a call resolved, before its arguments
+	// are checked or anything is sent; its error is the call's (tool pinning, service_toolpins.go).
+	Admit func(DownstreamTool) error
+	// oauthExpires is when the service's OAuth access token expires: a cached target is
+	// rebuilt (and the token refreshed) before then. oauthAccess is that token, so a 401 can
+	// tell whether another caller already replaced it.
+	OauthExpires time.Time
+	OauthAccess  string
+}
+
+// TargetCredential is a credential as presented at egress.
+type TargetCredential struct {
+	ID         string
+	Scheme     AuthScheme
+	HeaderName string
+	EnvName    string
+	Secret     string
+}
+
+// Downstream reaches downstream MCP servers. proxy implements it; the core declares it so the
+// core never imports the proxy.
+type Downstream interface {
+	// ListTools returns the service's tools (cached; refreshed on list_changed, error, TTL),
+	// with Enabled set from t.DisabledTools.
+	ListTools(ctx context.Context, t Target) ([]DownstreamTool, error)
+	// CallTool checks the tool exists, is enabled, is admitted by t.Admit and that args satisfy
+	// its input schema, then forwards the call under t.Timeout. Failures are classified *Errors.
+	CallTool(ctx context.Context, t Target, tool string, args json.RawMessage) (CallResult, error)
+	// Check opens (or reuses) the connection and lists tools to refresh the service's health.
+	Check(ctx context.Context, t Target) Health
+	// Status returns what is known without I/O: health and the cached tool list, if any.
+	Status(serviceID string) (DownstreamStatus, bool)
+	// Forget closes the service's connection and drops its caches (service changed or deleted).
+	Forget(serviceID string)
+}
+
+// DownstreamStatus is the proxy's in-memory view of one service.
+type DownstreamStatus struct {
+	Health Health
+	// Tools is the cached tool list, nil when never fetched.
+	Tools []DownstreamTool
+}

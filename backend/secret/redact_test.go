@@ -1,0 +1,66 @@
+package secret_test
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"testing"
+
+	"github.com/agent-deck/agent-deck/backend/secret"
+)
+
+func TestMaskForms(t *testing.T) {
+	const quoted = `pa"ss\word<&>`
+	m := secret.NewMask([]string{"hunter2-secret", quoted, "abc"})
+	cases := []struct {
+		name, in, want string
+	}{
+		{"raw", "key=hunter2-secret;", "key=********;"},
+		{"json escaped", `{"k":"pa\"ss\\word<&>"}`, `{"k":"********"}`},
+		{"json escaped with html escapes", `{"k":"pa\"ss\\word\u003c\u0026\u003e"}`, `{"k":"********"}`},
+		{"escaped twice", `"{\"k\":\"pa\\\"ss\\\\word<&>\"}"`, `"{\"k\":\"********\"}"`},
+		{"short values are not masked", "abc abc", "abc abc"},
+		{"nothing to mask", "plain text", "plain text"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := m.String(tc.in); got != tc.want {
+				t.Errorf("String(%q) = %q, want %q", tc.in, got, tc.want)
+			}
+			if got := string(m.Bytes([]byte(tc.in))); got != tc.want {
+				t.Errorf("Bytes(%q) = %q, want %q", tc.in, got, tc.want)
+			}
+		})
+	}
+}
+
+type stringer string
+
+func (s stringer) String() string { return string(s) }
+
+// TestRedactHandler: a secret the redactor learned is masked in the message and in every kind
+// of attribute, at every level; forgetting the service stops masking it.
+func TestRedactHandler(t *testing.T) {
+	const canary = "sk-live-0123456789"
+	r := secret.NewRedactor()
+	var buf bytes.Buffer
+	log := slog.New(secret.NewRedactHandler(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}), r))
+	r.Learn("svc_1", []string{canary})
+	log.Debug("body: "+canary, "s", canary, "err", fmt.Errorf("HTTP 500: %w", errors.New(`{"echo":"`+canary+`"}`)),
+		slog.Group("g", "inner", stringer("x "+canary)), "m", map[string]string{"k": canary}, "n", 42)
+	log.With("bound", canary).Warn("w")
+	if strings.Contains(buf.String(), canary) {
+		t.Fatalf("canary logged:\n%s", buf.String())
+	}
+	if !strings.Contains(buf.String(), "n=42") {
+		t.Errorf("plain attributes changed:\n%s", buf.String())
+	}
+	r.Forget("svc_1")
+	buf.Reset()
+	log.Info(canary)
+	if !strings.Contains(buf.String(), canary) {
+		t.Errorf("a forgotten canary is still masked: %s", buf.String())
+	}
+}
