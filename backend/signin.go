@@ -51,7 +51,16 @@ const oauthRefreshMargin = 60 * time.Second
 
 // NeedsRefresh reports whether the token expires within the refresh margin of now.
 func (t OAuthToken) NeedsRefresh(now time.Time) bool {
-	return !t.ExpiresAt.IsZero() && !now.Add(oauthRefreshMargin).Before(t.ExpiresAt)
+	return !t.ExpiresAt.IsZero() && !now.Before(t.RenewBy())
+}
+
+// RenewBy is when the token must be refreshed, the refresh margin before it expires; zero for a
+// token that does not expire.
+func (t OAuthToken) RenewBy() time.Time {
+	if t.ExpiresAt.IsZero() {
+		return time.Time{}
+	}
+	return t.ExpiresAt.Add(-oauthRefreshMargin)
 }
 
 // Scopes is the granted scope as a list.

@@ -36,6 +36,9 @@ type caches struct {
 
 	// pins maps a service id to its tool pins by tool name (service_toolpins.go).
 	pins map[string]map[string]backend.ToolPin
+	// plans are proxied calls' plans by deck and service (service_call.go); any change may
+	// touch what one was built from, so every invalidation drops them all.
+	plans map[string]*callPlan
 
 	// oauth is the services' sign-in states the snapshot shows (oauth_state.go): a sign-in
 	// made on another replica arrives as a change of its service and drops the state here.
@@ -57,6 +60,7 @@ func (c *caches) resetLocked() {
 	c.decks = map[string]deckEntry{}
 	c.deckRefs = map[string]string{}
 	c.pins = map[string]map[string]backend.ToolPin{}
+	c.plans = map[string]*callPlan{}
 	c.oauth.forget("")
 }
 
@@ -122,6 +126,7 @@ func (c *caches) invalidate(table, id string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.gen++
+	clear(c.plans)
 	switch table {
 	case "tokens":
 		clear(c.tokens)

@@ -47,7 +47,6 @@ var unwrappedWrites = map[string]string{
 	"InsertToolCalls":        "tool-call audit entries are not cached",
 	"PruneToolCalls":         "tool-call audit entries are not cached",
 	"SetDeckArgumentCapture": "audit settings are read by the audit insert only, never cached",
-	"SetSamplingAllowed":     "sampling grants are read uncached (SamplingAllowed), never cached",
 
 	"CreateProposal":       "proposals are not cached",
 	"UpdateProposal":       "proposals are not cached",

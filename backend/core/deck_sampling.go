@@ -62,25 +62,14 @@ func (s *Hub) SetDeckSampling(ctx context.Context, in DeckSamplingInput) (DeckSa
 		Allowed: *in.Allowed}, nil
 }
 
-// gateSampling withholds sampling from a call's relay unless the session's bound deck allows it
-// for the service. Only a call whose client offers sampling costs a read.
-func (s *Hub) gateSampling(ctx context.Context, sessionID, serviceID string) (context.Context, error) {
+// withoutSampling withholds sampling from a call's relay: its plan says the deck does not allow
+// the service to sample. A call whose client offers no sampling is left as it is.
+func withoutSampling(ctx context.Context) context.Context {
 	r := backend.RelayFrom(ctx)
 	if r == nil || !r.Wants().Sampling {
-		return ctx, nil
+		return ctx
 	}
-	sess, err := s.boundSession(ctx, sessionID)
-	if err != nil {
-		return ctx, err
-	}
-	allowed, err := s.store.SamplingAllowed(ctx, sess.DeckID, serviceID)
-	if err != nil {
-		return ctx, backend.StoreErr("reading sampling", err)
-	}
-	if allowed {
-		return ctx, nil
-	}
-	return backend.WithRelay(ctx, noSampling{r}), nil
+	return backend.WithRelay(ctx, noSampling{r})
 }
 
 // noSampling is a relay whose session may not sample here.

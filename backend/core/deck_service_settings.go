@@ -231,27 +231,6 @@ type deckScope struct {
 	settings *backend.DeckServiceSettings
 }
 
-// scopeOf finds the rules of the deck named by deckRef for the service; no deck, no rules.
-func (s *Hub) scopeOf(ctx context.Context, deckRef, serviceID string) (deckScope, error) {
-	if strings.TrimSpace(deckRef) == "" {
-		return deckScope{}, nil
-	}
-	d, err := s.deckByRefCached(ctx, deckRef)
-	if err != nil {
-		return deckScope{}, err
-	}
-	links, err := s.deckLinks(ctx, d.ID)
-	if err != nil {
-		return deckScope{}, backend.StoreErr("listing deck cards", err)
-	}
-	for _, l := range links {
-		if l.CardType == backend.CardService && l.CardID == serviceID {
-			return deckScope{name: d.Name, settings: l.Settings}, nil
-		}
-	}
-	return deckScope{name: d.Name}, nil
-}
-
 // admitTool refuses a tool the deck's rules hide, naming the rule.
 func (sc deckScope) admitTool(rec backend.ServiceRecord, tool string) error {
 	if sc.settings.Allows(tool) {

@@ -43,48 +43,34 @@ type CallInput struct {
 const maxToolNameChars = 200
 
 // ListServiceTools lists a service's tools: all of them with Enabled for admins, only enabled
-// ones for agents. An agent token names the deck that links the service (reachableService).
+// ones for agents. An agent token names the deck that links the service.
 func (s *Hub) ListServiceTools(ctx context.Context, ref, deck string) ([]ToolInfo, error) {
 	a, err := backend.RequireRead(ctx, "list service tools")
 	if err != nil {
 		return nil, err
 	}
-	if ref, err = s.reachableService(ctx, a, ref, deck); err != nil {
+	p, err := s.deckPlan(ctx, a, deck, ref)
+	if err != nil {
 		return nil, err
 	}
-	return s.listServiceTools(ctx, a, ref, deck)
+	return s.listServiceTools(ctx, a, p)
 }
 
-// listServiceTools lists through deck (id or name; empty for none), whose rules hide tools.
-func (s *Hub) listServiceTools(ctx context.Context, a backend.Actor, ref, deck string) ([]ToolInfo, error) {
-	rec, t, err := s.serviceTarget(ctx, ref)
-	if err != nil {
-		return nil, err
-	}
-	sc, err := s.scopeOf(ctx, deck, rec.ID)
-	if err != nil {
-		return nil, err
-	}
-	if t, err = s.scopedTarget(ctx, sc, rec, t); err != nil {
-		return nil, err
-	}
-	tools, err := s.downstream.ListTools(ctx, t)
-	s.syncHealth(ctx, rec, false)
-	if err != nil {
-		return nil, err
-	}
-	pins, err := s.pinsFor(ctx, rec, t, tools)
+// listServiceTools lists the tools of a plan's service, through its deck, whose rules hide tools.
+func (s *Hub) listServiceTools(ctx context.Context, a backend.Actor, p *callPlan) ([]ToolInfo, error) {
+	tools, err := s.downstream.ListTools(ctx, p.target)
+	s.syncHealth(ctx, p.service, false)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]ToolInfo, 0, len(tools))
 	for _, tool := range tools {
-		enabled := tool.Enabled && sc.settings.Allows(tool.Name)
+		enabled := tool.Enabled && p.rules.settings.Allows(tool.Name)
 		if a.Kind == backend.ActorAgent && !enabled {
 			continue
 		}
 		info := ToolInfo{Name: tool.Name, Enabled: enabled, Tool: tool.Raw}
-		pins.markHeld(&info, tool, a.Scope == backend.ScopeAdmin)
+		p.pins.markHeld(&info, tool, a.Scope == backend.ScopeAdmin)
 		out = append(out, info)
 	}
 	return out, nil
@@ -158,64 +144,6 @@ func (s *Hub) checkToolNames(ctx context.Context, rec backend.ServiceRecord, nam
 	return &Warning{Code: "TOOLS_UNCHECKED", Message: fmt.Sprintf(
 		"kept %s without checking that %s has such tools: %s; list_service_tools shows its tools once it answers",
 		backend.QuoteNames(unchecked), rec.Name, reason)}, nil
-}
-
-// CallServiceTool calls a downstream tool (REST): of any service for admins, of a service on
-// the deck named in in.Deck for agent tokens. Under agent:read only tools annotated
-// readOnlyHint: true may be called.
-func (s *Hub) CallServiceTool(ctx context.Context, ref string, in CallInput) (res backend.CallResult, err error) {
-	a, err := backend.RequireRead(ctx, "call service tools")
-	if err != nil {
-		return backend.CallResult{}, err
-	}
-	ca := s.startCallAudit(ctx, a, "", ref, in)
-	defer func() { s.finishCallAudit(ca, res, err) }()
-	if ref, err = s.reachableService(ctx, a, ref, in.Deck); err != nil {
-		return backend.CallResult{}, err
-	}
-	return s.callServiceTool(ctx, a, ca, ref, in)
-}
-
-func (s *Hub) callServiceTool(ctx context.Context, a backend.Actor, ca *callAudit, ref string, in CallInput) (backend.CallResult, error) {
-	if strings.TrimSpace(in.ToolName) == "" {
-		return backend.CallResult{}, backend.Invalid("tool_name", "the name of the tool to call is required").
-			WithHint(backend.InWordsOf(ctx, "GET /api/v1/services/{service}/tools lists the service's tools",
-				"list_service_tools shows the service's tools"))
-	}
-	rec, t, err := s.serviceTarget(ctx, ref)
-	ca.resolved(rec)
-	if err != nil {
-		return backend.CallResult{}, err
-	}
-	sc, err := s.scopeOf(ctx, in.Deck, rec.ID)
-	if err != nil {
-		return backend.CallResult{}, err
-	}
-	if err := sc.admitTool(rec, in.ToolName); err != nil {
-		return backend.CallResult{}, err
-	}
-	if t, err = s.scopedTarget(ctx, sc, rec, t); err != nil {
-		return backend.CallResult{}, err
-	}
-	if a.Scope == backend.ScopeAgentRead {
-		if err := s.requireReadOnlyTool(ctx, rec, t, in.ToolName); err != nil {
-			return backend.CallResult{}, err
-		}
-	}
-	pins, err := s.pinsFor(ctx, rec, t, nil)
-	var res backend.CallResult
-	if err == nil {
-		t.Admit = pins.admit(rec)
-		res, err = s.downstream.CallTool(ctx, t, in.ToolName, in.Arguments)
-		if renewed, ok := s.renewOAuthAfterRefusal(ctx, rec, t, err); ok {
-			res, err = s.downstream.CallTool(ctx, renewed, in.ToolName, in.Arguments)
-		}
-		if err != nil {
-			err = s.stepUpOAuth(ctx, rec, err)
-		}
-	}
-	s.syncHealth(ctx, rec, false)
-	return res, err
 }
 
 // CheckService refreshes a service's health by reaching it now. An agent token names the deck
@@ -371,35 +299,46 @@ func (s *Hub) reachableService(ctx context.Context, a backend.Actor, ref, deckRe
 		return ref, nil
 	}
 	if strings.TrimSpace(deckRef) == "" {
-		names, err := s.deckNames(ctx)
-		if err != nil {
-			return "", err
-		}
-		return "", backend.Errorf(backend.CodeForbidden, "scope %q reaches services only through a deck that links them, and no deck was named", a.Scope).
-			WithHint("name the deck with \"deck\" in the body, the "+backend.HeaderDeck+" header or ?deck=; decks: "+backend.KnownList(names)).
-			WithDetail("field", "deck").WithDetail("decks", backend.CapList(names))
+		return "", s.deckNotNamed(ctx, a)
 	}
 	d, err := s.deckByRef(ctx, s.store, deckRef)
 	if err != nil {
 		return "", err
 	}
-	ids, err := linkedIDs(ctx, s.store, d.ID, backend.CardService)
+	links, err := s.store.ListLinks(ctx, d.ID)
 	if err != nil {
-		return "", err
+		return "", backend.StoreErr("listing deck cards", err)
 	}
 	ref = strings.TrimSpace(ref)
-	id, ok, err := findLinked(ctx, s.store, backend.CardService, ids, ref)
+	id, ok, err := findLinked(ctx, s.store, backend.CardService, idsOfType(links, backend.CardService), ref)
 	if err != nil {
 		return "", err
 	}
 	if ok && ref != "" {
 		return id, nil
 	}
-	names, err := describeCards(ctx, s.store, backend.CardService, ids)
+	return "", s.notOnNamedDeck(ctx, d, links, ref)
+}
+
+// deckNotNamed refuses an agent token that reaches a service without naming a deck.
+func (s *Hub) deckNotNamed(ctx context.Context, a backend.Actor) error {
+	names, err := s.deckNames(ctx)
 	if err != nil {
-		return "", err
+		return err
 	}
-	return "", backend.Errorf(backend.CodeForbidden, "service %s is not on deck %s; services on the deck: %s",
+	return backend.Errorf(backend.CodeForbidden, "scope %q reaches services only through a deck that links them, and no deck was named", a.Scope).
+		WithHint("name the deck with \"deck\" in the body, the "+backend.HeaderDeck+" header or ?deck=; decks: "+backend.KnownList(names)).
+		WithDetail("field", "deck").WithDetail("decks", backend.CapList(names))
+}
+
+// notOnNamedDeck refuses an agent token a service the deck it named does not link.
+func (s *Hub) notOnNamedDeck(ctx context.Context, d backend.Deck, links []backend.CardLink, ref string) error {
+	ref = strings.TrimSpace(ref)
+	names, err := describeCards(ctx, s.store, backend.CardService, idsOfType(links, backend.CardService))
+	if err != nil {
+		return err
+	}
+	return backend.Errorf(backend.CodeForbidden, "service %s is not on deck %s; services on the deck: %s",
 		backend.QuoteClip(ref), backend.QuoteClip(d.Name), backend.KnownList(names)).
 		WithHint("use a service on that deck, name another deck with \"deck\", or link the service to the deck first").
 		WithDetail("field", "deck").WithDetail("deck", d.Name).WithDetail("on_deck", backend.CapList(names))

@@ -15,53 +15,11 @@ func (s *Hub) BoundServiceTools(ctx context.Context, sessionID, serviceRef strin
 	if err != nil {
 		return nil, err
 	}
-	id, deck, err := s.boundServiceID(ctx, sessionID, serviceRef)
+	p, err := s.boundPlan(ctx, sessionID, serviceRef)
 	if err != nil {
 		return nil, err
 	}
-	return s.listServiceTools(ctx, a, id, deck)
-}
-
-// CallBoundServiceTool calls a tool of a service on the session's bound deck. Only services on
-// that deck can be reached; everything else about the call is CallServiceTool's.
-func (s *Hub) CallBoundServiceTool(ctx context.Context, sessionID, serviceRef string, in CallInput) (res backend.CallResult, err error) {
-	a, err := backend.RequireRead(ctx, "call service tools")
-	if err != nil {
-		return backend.CallResult{}, err
-	}
-	ca := s.startCallAudit(ctx, a, sessionID, serviceRef, in)
-	defer func() { s.finishCallAudit(ca, res, err) }()
-	id, deck, err := s.boundServiceID(ctx, sessionID, serviceRef)
-	if err != nil {
-		return backend.CallResult{}, err
-	}
-	in.Deck = deck // the bound deck's rules apply, whatever the agent sent
-	if ctx, err = s.gateSampling(ctx, sessionID, id); err != nil {
-		return backend.CallResult{}, err
-	}
-	return s.callServiceTool(ctx, a, ca, id, in)
-}
-
-// boundServiceID resolves a service id or name among the bound deck's services, and returns
-// the bound deck's id; NOT_ON_BOUND_DECK lists the services the deck does hold.
-func (s *Hub) boundServiceID(ctx context.Context, sessionID, ref string) (string, string, error) {
-	sess, err := s.boundSession(ctx, sessionID)
-	if err != nil {
-		return "", "", err
-	}
-	links, err := s.deckLinks(ctx, sess.DeckID)
-	if err != nil {
-		return "", "", backend.StoreErr("listing deck cards", err)
-	}
-	ids := idsOfType(links, backend.CardService)
-	ref = strings.TrimSpace(ref)
-	if ref != "" {
-		id, ok, err := findLinked(ctx, s.store, backend.CardService, ids, ref)
-		if err != nil || ok {
-			return id, sess.DeckID, err
-		}
-	}
-	return "", "", s.notOnBoundDeck(ctx, sess, backend.CardService, ref, ids)
+	return s.listServiceTools(ctx, a, p)
 }
 
 // BoundPlaybook is get_playbook: a playbook on the session's bound deck, body included, with

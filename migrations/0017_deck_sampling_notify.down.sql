@@ -1,0 +1,1 @@
+DROP TRIGGER IF EXISTS deck_sampling_notify ON deck_sampling;
