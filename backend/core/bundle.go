@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"slices"
 	"strings"
 	"time"
@@ -41,7 +42,8 @@ func (s *Hub) Export(ctx context.Context, in ExportInput) (json.RawMessage, erro
 	now := s.clock().UTC().Truncate(time.Second)
 	b := bundle.Bundle{Format: bundle.Format, Version: bundle.Version, ExportedAt: &now}
 	err := s.store.Transact(ctx, func(tx backend.Store) error {
-		return s.withStore(tx).collectBundle(ctx, strings.TrimSpace(in.Deck), &b)
+		ex := &exporter{store: tx, secrets: &s.secrets, log: s.log, hub: s}
+		return ex.collectBundle(ctx, strings.TrimSpace(in.Deck), &b)
 	})
 	if err != nil {
 		return nil, err
@@ -56,8 +58,16 @@ func (s *Hub) Export(ctx context.Context, in ExportInput) (json.RawMessage, erro
 	return json.RawMessage(bytes.TrimRight(buf.Bytes(), "\n")), nil
 }
 
+// exporter reads a bundle out of one transaction's store.
+type exporter struct {
+	store   backend.Store
+	secrets *sealing
+	log     *slog.Logger
+	hub     *Hub
+}
+
 // collectBundle fills b from the store: everything, or one deck and the cards it links.
-func (s *Hub) collectBundle(ctx context.Context, deckRef string, b *bundle.Bundle) error {
+func (s *exporter) collectBundle(ctx context.Context, deckRef string, b *bundle.Bundle) error {
 	decks, err := s.exportDecks(ctx, deckRef)
 	if err != nil {
 		return err
@@ -93,9 +103,9 @@ func (s *Hub) collectBundle(ctx context.Context, deckRef string, b *bundle.Bundl
 	return s.exportPlaybooks(ctx, b, kept)
 }
 
-func (s *Hub) exportDecks(ctx context.Context, ref string) ([]backend.Deck, error) {
+func (s *exporter) exportDecks(ctx context.Context, ref string) ([]backend.Deck, error) {
 	if ref != "" {
-		d, err := s.deckByRef(ctx, s.store, ref)
+		d, err := s.hub.deckByRef(ctx, s.store, ref)
 		return []backend.Deck{d}, err
 	}
 	decks, err := s.store.ListDecks(ctx)
@@ -114,7 +124,7 @@ func byName(an, aid, bn, bid string) int {
 	return strings.Compare(aid, bid)
 }
 
-func (s *Hub) exportCredentials(ctx context.Context, b *bundle.Bundle, kept func(backend.CardType, string) bool) error {
+func (s *exporter) exportCredentials(ctx context.Context, b *bundle.Bundle, kept func(backend.CardType, string) bool) error {
 	recs, err := s.store.ListCredentials(ctx)
 	if err != nil {
 		return backend.StoreErr("listing credentials", err)
@@ -130,7 +140,7 @@ func (s *Hub) exportCredentials(ctx context.Context, b *bundle.Bundle, kept func
 	return nil
 }
 
-func (s *Hub) exportServices(ctx context.Context, b *bundle.Bundle, kept func(backend.CardType, string) bool) error {
+func (s *exporter) exportServices(ctx context.Context, b *bundle.Bundle, kept func(backend.CardType, string) bool) error {
 	recs, err := s.store.ListServices(ctx)
 	if err != nil {
 		return backend.StoreErr("listing services", err)
@@ -158,8 +168,8 @@ func (s *Hub) exportServices(ctx context.Context, b *bundle.Bundle, kept func(ba
 }
 
 // sealedNames returns the sorted names of a sealed map, never its values.
-func (s *Hub) sealedNames(f backend.SealedField, serviceID string, sealed []byte) []string {
-	m, err := s.openMap(f, serviceID, sealed)
+func (s *exporter) sealedNames(f backend.SealedField, serviceID string, sealed []byte) []string {
+	m, err := s.secrets.openMap(f, serviceID, sealed)
 	if err != nil {
 		s.log.Warn("export: sealed names unreadable", "service_id", serviceID, "error", backend.ErrorCode(err))
 		return nil
@@ -170,7 +180,7 @@ func (s *Hub) sealedNames(f backend.SealedField, serviceID string, sealed []byte
 	return sortedKeys(m)
 }
 
-func (s *Hub) exportPlaybooks(ctx context.Context, b *bundle.Bundle, kept func(backend.CardType, string) bool) error {
+func (s *exporter) exportPlaybooks(ctx context.Context, b *bundle.Bundle, kept func(backend.CardType, string) bool) error {
 	list, err := s.store.ListPlaybooks(ctx)
 	if err != nil {
 		return backend.StoreErr("listing playbooks", err)

@@ -55,7 +55,7 @@ func (s *Hub) deckViews(ctx context.Context, d backend.Deck) (*deckViews, error)
 	if err != nil {
 		return nil, backend.StoreErr("loading deck cards", err)
 	}
-	s.loadOAuthStates(ctx, cards.Services)
+	s.signIn().loadOAuthStates(ctx, cards.Services)
 	v := newDeckViews(cards)
 	cachePut(s.cache, deckMap, gen, d.ID, deckEntry{deck: d, views: v})
 	return v, nil

@@ -84,7 +84,7 @@ func (s *Hub) CreateCredential(ctx context.Context, in CredentialInput) (backend
 		return backend.Credential{}, err
 	}
 	// Sealed once the id is known: the secret is bound to its row.
-	if rec.SealedSecret, err = s.seal(backend.FieldCredentialSecret, rec.ID, []byte(value)); err != nil {
+	if rec.SealedSecret, err = s.secrets.seal(backend.FieldCredentialSecret, rec.ID, []byte(value)); err != nil {
 		return backend.Credential{}, err
 	}
 	rec.HasSecret = true
@@ -126,7 +126,7 @@ func (s *Hub) RotateCredential(ctx context.Context, ref string, value string) (b
 	if err != nil {
 		return backend.Credential{}, err
 	}
-	if rec.SealedSecret, err = s.seal(backend.FieldCredentialSecret, rec.ID, []byte(value)); err != nil {
+	if rec.SealedSecret, err = s.secrets.seal(backend.FieldCredentialSecret, rec.ID, []byte(value)); err != nil {
 		return backend.Credential{}, err
 	}
 	rec.HasSecret, rec.UpdatedAt = true, s.clock()

@@ -65,7 +65,7 @@ func (s *Hub) StartExec(ctx context.Context, in ExecInput) (ExecGrant, error) {
 		if in.DryRun {
 			continue
 		}
-		secret, err := s.open(backend.FieldCredentialSecret, c.ID, c.SealedSecret)
+		secret, err := s.secrets.open(backend.FieldCredentialSecret, c.ID, c.SealedSecret)
 		if err != nil {
 			return ExecGrant{}, err
 		}

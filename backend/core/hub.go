@@ -51,6 +51,7 @@ type Hub struct {
 	store      backend.Store
 	downstream backend.Downstream
 	sealer     backend.Sealer
+	secrets    sealing
 	clock      backend.Clock
 	log        *slog.Logger
 	cfg        Config
@@ -83,7 +84,7 @@ func NewHub(store backend.Store, downstream backend.Downstream, sealer backend.S
 	if cfg.DefaultServiceTimeout <= 0 {
 		cfg.DefaultServiceTimeout = 60 * time.Second
 	}
-	s := &Hub{store: store, downstream: downstream, sealer: sealer, clock: clock, log: log, cfg: cfg,
+	s := &Hub{store: store, downstream: downstream, sealer: sealer, secrets: sealing{sealer: sealer}, clock: clock, log: log, cfg: cfg,
 		hashes: newHashMemo()}
 	// Caching is safe only with every change announced: the feed runs for the Store's
 	// lifetime, and until it listens (or whenever it stops) every read goes to the Store.

@@ -8,8 +8,14 @@ import (
 	"github.com/agent-deck/agent-deck/backend/secret"
 )
 
+// sealing is the one way the core seals and opens stored secrets: each value bound to its
+// field and row (SealedField.AAD).
+type sealing struct {
+	sealer backend.Sealer
+}
+
 // sealMap seals a string map as JSON for field f of row id; an empty map seals to nil.
-func (s *Hub) sealMap(f backend.SealedField, id string, m map[string]string) ([]byte, error) {
+func (s *sealing) sealMap(f backend.SealedField, id string, m map[string]string) ([]byte, error) {
 	if len(m) == 0 {
 		return nil, nil
 	}
@@ -21,7 +27,7 @@ func (s *Hub) sealMap(f backend.SealedField, id string, m map[string]string) ([]
 }
 
 // openMap opens a map sealed by sealMap for the same field and row; nil opens to an empty map.
-func (s *Hub) openMap(f backend.SealedField, id string, sealed []byte) (map[string]string, error) {
+func (s *sealing) openMap(f backend.SealedField, id string, sealed []byte) (map[string]string, error) {
 	m := map[string]string{}
 	if len(sealed) == 0 {
 		return m, nil
@@ -37,7 +43,7 @@ func (s *Hub) openMap(f backend.SealedField, id string, sealed []byte) (map[stri
 }
 
 // seal is the one way the core seals a value: bound to field f of row id, which must be known.
-func (s *Hub) seal(f backend.SealedField, id string, plain []byte) ([]byte, error) {
+func (s *sealing) seal(f backend.SealedField, id string, plain []byte) ([]byte, error) {
 	if s.sealer == nil {
 		return nil, backend.Internal("sealing a secret", errors.New("no sealer configured"))
 	}
@@ -51,7 +57,7 @@ func (s *Hub) seal(f backend.SealedField, id string, plain []byte) ([]byte, erro
 	return out, nil
 }
 
-func (s *Hub) open(f backend.SealedField, id string, sealed []byte) ([]byte, error) {
+func (s *sealing) open(f backend.SealedField, id string, sealed []byte) ([]byte, error) {
 	if s.sealer == nil {
 		return nil, backend.Internal("opening a secret", errors.New("no sealer configured"))
 	}
@@ -64,4 +70,23 @@ func (s *Hub) open(f backend.SealedField, id string, sealed []byte) ([]byte, err
 		return nil, secret.Unreadable(string(f.AAD(id)), err)
 	}
 	return out, nil
+}
+
+func (s *sealing) sealJSON(f backend.SealedField, id string, v any) ([]byte, error) {
+	plain, err := json.Marshal(v)
+	if err != nil {
+		return nil, backend.Internal("encoding a sign-in", err)
+	}
+	return s.seal(f, id, plain)
+}
+
+func (s *sealing) openJSON(f backend.SealedField, id string, sealed []byte, v any) error {
+	plain, err := s.open(f, id, sealed)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(plain, v); err != nil {
+		return secret.Unreadable(string(f.AAD(id)), errors.New("sealed sign-in is not JSON"))
+	}
+	return nil
 }

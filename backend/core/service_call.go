@@ -220,11 +220,11 @@ func (s *Hub) call(ctx context.Context, p *callPlan, in CallInput) (backend.Call
 	t := p.target
 	t.Admit = p.pins.admit(p.service)
 	res, err := s.downstream.CallTool(ctx, t, in.ToolName, in.Arguments)
-	if renewed, ok := s.renewOAuthAfterRefusal(ctx, p.service, t, err); ok {
+	if renewed, ok := s.signIn().renewOAuthAfterRefusal(ctx, p.service, t, err); ok {
 		res, err = s.downstream.CallTool(ctx, renewed, in.ToolName, in.Arguments)
 	}
 	if err != nil {
-		err = s.stepUpOAuth(ctx, p.service, err)
+		err = s.signIn().stepUpOAuth(ctx, p.service, err)
 	}
 	s.syncHealth(ctx, p.service, false)
 	return res, err

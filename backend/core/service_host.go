@@ -208,7 +208,7 @@ func (s *Hub) sealUserinfo(field, raw string, rec *backend.ServiceRecord) error 
 	if pass, _ := info.Password(); strings.ContainsAny(info.Username()+pass, "\r\n\x00") {
 		return backend.Invalid(field, "the userinfo must not contain CR, LF or NUL")
 	}
-	rec.SealedUserinfo, err = s.seal(backend.FieldServiceURLUserinfo, rec.ID, []byte(info.String()))
+	rec.SealedUserinfo, err = s.secrets.seal(backend.FieldServiceURLUserinfo, rec.ID, []byte(info.String()))
 	return err
 }
 

@@ -41,10 +41,10 @@ func (s *Hub) checkPatchScope(ctx context.Context, rec backend.ServiceRecord, p 
 	}
 	var stored storedSecrets
 	var err error
-	if stored.headers, err = s.openMap(backend.FieldServiceHeaders, rec.ID, rec.SealedHeaders); err != nil {
+	if stored.headers, err = s.secrets.openMap(backend.FieldServiceHeaders, rec.ID, rec.SealedHeaders); err != nil {
 		return err
 	}
-	if stored.env, err = s.openMap(backend.FieldServiceEnv, rec.ID, rec.SealedEnv); err != nil {
+	if stored.env, err = s.secrets.openMap(backend.FieldServiceEnv, rec.ID, rec.SealedEnv); err != nil {
 		return err
 	}
 	if fields := patchedFields(rec, stored, p); len(fields) > 0 {
@@ -207,7 +207,7 @@ func (s *Hub) patchedSecrets(field string, patch, plain map[string]string, seale
 
 // openerOf defers opening a sealed map until it is needed.
 func (s *Hub) openerOf(f backend.SealedField, id string, sealed []byte) func() (map[string]string, error) {
-	return func() (map[string]string, error) { return s.openMap(f, id, sealed) }
+	return func() (map[string]string, error) { return s.secrets.openMap(f, id, sealed) }
 }
 
 func setIf[T any](dst *T, v *T) {

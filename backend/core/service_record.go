@@ -29,7 +29,7 @@ func (s *Hub) serviceView(rec backend.ServiceRecord) backend.ServiceCard {
 	for k, v := range rec.PlainHeaders {
 		headers[k] = v
 	}
-	if sealed, err := s.openMap(backend.FieldServiceHeaders, rec.ID, rec.SealedHeaders); err == nil {
+	if sealed, err := s.secrets.openMap(backend.FieldServiceHeaders, rec.ID, rec.SealedHeaders); err == nil {
 		for k := range sealed {
 			headers[k] = backend.MaskedValue
 		}
@@ -41,7 +41,7 @@ func (s *Hub) serviceView(rec backend.ServiceRecord) backend.ServiceCard {
 		card.Headers = headers
 	}
 	card.LocalEnv = nil
-	if env, err := s.openMap(backend.FieldServiceEnv, rec.ID, rec.SealedEnv); err == nil {
+	if env, err := s.secrets.openMap(backend.FieldServiceEnv, rec.ID, rec.SealedEnv); err == nil {
 		card.LocalEnv = maskedKeys(env)
 	} else {
 		s.log.Warn("service env unreadable", "service_id", rec.ID, "error", backend.ErrorCode(err))
@@ -99,7 +99,7 @@ func (s *Hub) buildService(ctx context.Context, in ServiceInput, rec *backend.Se
 		if err := checkEnv("local_env", in.LocalEnv); err != nil {
 			return err
 		}
-		if rec.SealedEnv, err = s.sealMap(backend.FieldServiceEnv, rec.ID, in.LocalEnv); err != nil {
+		if rec.SealedEnv, err = s.secrets.sealMap(backend.FieldServiceEnv, rec.ID, in.LocalEnv); err != nil {
 			return err
 		}
 	}
@@ -214,6 +214,6 @@ func (s *Hub) sealHeaders(in ServiceInput, rec *backend.ServiceRecord) error {
 	}
 	plain, secret := splitHeaders(h)
 	rec.PlainHeaders = plain
-	rec.SealedHeaders, err = s.sealMap(backend.FieldServiceHeaders, rec.ID, secret)
+	rec.SealedHeaders, err = s.secrets.sealMap(backend.FieldServiceHeaders, rec.ID, secret)
 	return err
 }

@@ -26,7 +26,7 @@ func (s *Hub) target(ctx context.Context, rec backend.ServiceRecord) (backend.Ta
 // egressTarget is target without teaching the Redactor, for a caller that learns the secrets
 // under a key of its own (a deck's credential choice, deck_service_settings.go).
 func (s *Hub) egressTarget(ctx context.Context, rec backend.ServiceRecord) (backend.Target, error) {
-	sealedHeaders, err := s.openMap(backend.FieldServiceHeaders, rec.ID, rec.SealedHeaders)
+	sealedHeaders, err := s.secrets.openMap(backend.FieldServiceHeaders, rec.ID, rec.SealedHeaders)
 	if err != nil {
 		return backend.Target{}, err
 	}
@@ -39,7 +39,7 @@ func (s *Hub) egressTarget(ctx context.Context, rec backend.ServiceRecord) (back
 	}
 	var userinfo string
 	if len(rec.SealedUserinfo) > 0 {
-		raw, err := s.open(backend.FieldServiceURLUserinfo, rec.ID, rec.SealedUserinfo)
+		raw, err := s.secrets.open(backend.FieldServiceURLUserinfo, rec.ID, rec.SealedUserinfo)
 		if err != nil {
 			return backend.Target{}, err
 		}
@@ -50,7 +50,7 @@ func (s *Hub) egressTarget(ctx context.Context, rec backend.ServiceRecord) (back
 			}
 		}
 	}
-	env, err := s.openMap(backend.FieldServiceEnv, rec.ID, rec.SealedEnv)
+	env, err := s.secrets.openMap(backend.FieldServiceEnv, rec.ID, rec.SealedEnv)
 	if err != nil {
 		return backend.Target{}, err
 	}
@@ -84,7 +84,7 @@ func (s *Hub) egressTarget(ctx context.Context, rec backend.ServiceRecord) (back
 		t.Revision += "|" + cred.ID + "@" + cred.updatedAt
 	}
 	t.Secrets = targetSecrets(t, sealedHeaders, userinfo)
-	if err := s.addOAuthBearer(ctx, rec, &t); err != nil {
+	if err := s.signIn().addOAuthBearer(ctx, rec, &t); err != nil {
 		return backend.Target{}, err
 	}
 	return t, nil
@@ -154,7 +154,7 @@ func (s *Hub) targetCredential(ctx context.Context, rec backend.ServiceRecord) (
 			"credential %q has no secret stored", c.ID).
 			WithHint("set it with: agent-deck credential rotate " + c.ID)
 	}
-	secret, err := s.open(backend.FieldCredentialSecret, c.ID, c.SealedSecret)
+	secret, err := s.secrets.open(backend.FieldCredentialSecret, c.ID, c.SealedSecret)
 	if err != nil {
 		return targetCredentialWithTime{}, err
 	}

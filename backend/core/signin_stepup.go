@@ -14,7 +14,7 @@ import (
 // so the next connect asks for all of them. A service that asks for scope it was already
 // granted, or that asked MaxOAuthStepUps times in a row, is not sent to consent again: the
 // error then says so.
-func (s *Hub) stepUpOAuth(ctx context.Context, rec backend.ServiceRecord, err error) error {
+func (s signIn) stepUpOAuth(ctx context.Context, rec backend.ServiceRecord, err error) error {
 	var e *backend.Error
 	if !errors.As(err, &e) || e.Code != backend.CodeDownstreamAuth || rec.Type != backend.ServiceRemote {
 		return err
@@ -30,7 +30,7 @@ func (s *Hub) stepUpOAuth(ctx context.Context, rec backend.ServiceRecord, err er
 		}
 		var prev backend.OAuthPending
 		if len(r.SealedPending) > 0 {
-			if err := s.openJSON(backend.FieldOAuthPending, rec.ID, r.SealedPending, &prev); err != nil {
+			if err := s.h.secrets.openJSON(backend.FieldOAuthPending, rec.ID, r.SealedPending, &prev); err != nil {
 				return r, err
 			}
 		}
@@ -44,7 +44,7 @@ func (s *Hub) stepUpOAuth(ctx context.Context, rec backend.ServiceRecord, err er
 			limit = true
 			return r, nil
 		}
-		sealed, err := s.sealJSON(backend.FieldOAuthPending, rec.ID, backend.OAuthPending{ServiceID: rec.ID, Scopes: want, StepUps: prev.StepUps + 1})
+		sealed, err := s.h.secrets.sealJSON(backend.FieldOAuthPending, rec.ID, backend.OAuthPending{ServiceID: rec.ID, Scopes: want, StepUps: prev.StepUps + 1})
 		if err != nil {
 			return r, err
 		}
@@ -52,7 +52,7 @@ func (s *Hub) stepUpOAuth(ctx context.Context, rec backend.ServiceRecord, err er
 		return r, nil
 	})
 	if lerr != nil {
-		s.log.Warn("service step-up could not be recorded", "service_id", rec.ID, "err", backend.AsError(lerr).Message)
+		s.h.log.Warn("service step-up could not be recorded", "service_id", rec.ID, "err", backend.AsError(lerr).Message)
 		return err
 	}
 	if limit {
@@ -65,12 +65,12 @@ func (s *Hub) stepUpOAuth(ctx context.Context, rec backend.ServiceRecord, err er
 }
 
 // stepUpScopes returns the scopes and step-up count the last sign-in or step-up remembered on r.
-func (s *Hub) stepUpScopes(r backend.OAuthRecord) ([]string, int) {
+func (s signIn) stepUpScopes(r backend.OAuthRecord) ([]string, int) {
 	if len(r.SealedPending) == 0 {
 		return nil, 0
 	}
 	var p backend.OAuthPending
-	if s.openJSON(backend.FieldOAuthPending, r.ServiceID, r.SealedPending, &p) != nil {
+	if s.h.secrets.openJSON(backend.FieldOAuthPending, r.ServiceID, r.SealedPending, &p) != nil {
 		return nil, 0
 	}
 	return p.Scopes, p.StepUps

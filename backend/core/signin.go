@@ -5,14 +5,12 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/agent-deck/agent-deck/backend"
-	"github.com/agent-deck/agent-deck/backend/secret"
 )
 
 // OAuthCallbackPath is where a service's authorization server sends the person back: the deck
@@ -49,9 +47,9 @@ func (s *Hub) ClientMetadataDocument(base string) ClientMetadata {
 // Client ID Metadata Documents: the configured URL, else the document on the deck server's own
 // address when that address is https. Over plain http there is none: an authorization server
 // could not fetch it, and the draft requires https.
-func (s *Hub) clientMetadataURL(redirectURI string) string {
-	if s.cfg.ClientMetadataURL != "" {
-		return s.cfg.ClientMetadataURL
+func (s signIn) clientMetadataURL(redirectURI string) string {
+	if s.h.cfg.ClientMetadataURL != "" {
+		return s.h.cfg.ClientMetadataURL
 	}
 	base, ok := strings.CutSuffix(redirectURI, OAuthCallbackPath)
 	if !ok || !strings.HasPrefix(base, "https://") {
@@ -80,11 +78,11 @@ type OAuthStatus struct {
 	Pending bool `json:"pending,omitempty"`
 }
 
-func (s *Hub) oauthFlow() (backend.OAuthFlow, error) {
-	if s.cfg.ServiceOAuth == nil {
+func (s signIn) oauthFlow() (backend.OAuthFlow, error) {
+	if s.h.cfg.ServiceOAuth == nil {
 		return nil, backend.Errorf(backend.CodeUnavailable, "sign-in to services is not available on this server")
 	}
-	return s.cfg.ServiceOAuth, nil
+	return s.h.cfg.ServiceOAuth, nil
 }
 
 // OAuthConnectInput is an optional pre-registered client: the client id (and secret) the
@@ -104,7 +102,7 @@ func (s *Hub) ConnectService(ctx context.Context, ref, redirectURI string, in OA
 	if _, err := backend.RequireAdmin(ctx, "connect a service"); err != nil {
 		return OAuthConnect{}, err
 	}
-	flow, err := s.oauthFlow()
+	flow, err := s.signIn().oauthFlow()
 	if err != nil {
 		return OAuthConnect{}, err
 	}
@@ -126,13 +124,13 @@ func (s *Hub) ConnectService(ctx context.Context, ref, redirectURI string, in OA
 			return OAuthConnect{}, err
 		}
 	} else if len(prev.SealedClient) > 0 {
-		if err := s.openJSON(backend.FieldOAuthClient, rec.ID, prev.SealedClient, &client); err != nil {
+		if err := s.secrets.openJSON(backend.FieldOAuthClient, rec.ID, prev.SealedClient, &client); err != nil {
 			return OAuthConnect{}, err
 		}
 	}
-	wantScopes, stepUps := s.stepUpScopes(prev)
+	wantScopes, stepUps := s.signIn().stepUpScopes(prev)
 	p, err := flow.Begin(ctx, backend.OAuthBegin{ServiceID: rec.ID, URL: rec.URL, RedirectURI: redirectURI, Client: client, Scopes: wantScopes,
-		ClientMetadataURL: s.clientMetadataURL(redirectURI)})
+		ClientMetadataURL: s.signIn().clientMetadataURL(redirectURI)})
 	if err != nil {
 		s.log.Warn("service sign-in could not start", "service_id", rec.ID, "err", oauthLogErr(err))
 		return OAuthConnect{}, asOAuthError(err, rec.Name)
@@ -143,14 +141,14 @@ func (s *Hub) ConnectService(ctx context.Context, ref, redirectURI string, in OA
 	if next.State == "" {
 		next.State = backend.OAuthStateNeedsSignIn
 	}
-	if next.SealedClient, err = s.sealJSON(backend.FieldOAuthClient, rec.ID, p.Client); err != nil {
+	if next.SealedClient, err = s.secrets.sealJSON(backend.FieldOAuthClient, rec.ID, p.Client); err != nil {
 		return OAuthConnect{}, err
 	}
-	if next.SealedPending, err = s.sealJSON(backend.FieldOAuthPending, rec.ID, p); err != nil {
+	if next.SealedPending, err = s.secrets.sealJSON(backend.FieldOAuthPending, rec.ID, p); err != nil {
 		return OAuthConnect{}, err
 	}
 	next.PendingState, next.PendingUntil = hashState(p.State), s.clock().Add(oauthPendingTTL)
-	if err := s.putOAuth(ctx, &next); err != nil {
+	if err := s.signIn().putOAuth(ctx, &next); err != nil {
 		return OAuthConnect{}, backend.StoreErr("storing a sign-in", err)
 	}
 	return OAuthConnect{ServiceID: rec.ID, ServiceName: rec.Name, AuthURL: p.AuthURL}, nil
@@ -160,7 +158,7 @@ func (s *Hub) ConnectService(ctx context.Context, ref, redirectURI string, in OA
 // the consent Agent Deck started), the code is exchanged for tokens. It needs no actor: the
 // person's browser brings it, and the state is a secret only that sign-in knows.
 func (s *Hub) FinishOAuth(ctx context.Context, state, code, oauthError string) (OAuthConnect, error) {
-	flow, err := s.oauthFlow()
+	flow, err := s.signIn().oauthFlow()
 	if err != nil {
 		return OAuthConnect{}, err
 	}
@@ -177,7 +175,7 @@ func (s *Hub) FinishOAuth(ctx context.Context, state, code, oauthError string) (
 		return OAuthConnect{}, backend.StoreErr("reading a sign-in", err)
 	}
 	var p backend.OAuthPending
-	if err := s.openJSON(backend.FieldOAuthPending, r.ServiceID, r.SealedPending, &p); err != nil {
+	if err := s.secrets.openJSON(backend.FieldOAuthPending, r.ServiceID, r.SealedPending, &p); err != nil {
 		return OAuthConnect{}, err
 	}
 	if subtle.ConstantTimeCompare([]byte(p.State), []byte(state)) != 1 || !s.clock().Before(r.PendingUntil) {
@@ -191,25 +189,25 @@ func (s *Hub) FinishOAuth(ctx context.Context, state, code, oauthError string) (
 	r.SealedPending, r.PendingState, r.PendingUntil = nil, "", time.Time{}
 	if oauthError != "" || code == "" {
 		r.State, r.LastError = backend.OAuthStateError, "consent refused"
-		_ = s.putOAuth(ctx, &r)
+		_ = s.signIn().putOAuth(ctx, &r)
 		return done, backend.Errorf(backend.CodeDownstreamAuth, "the sign-in to %q was not allowed", svc.Name).WithHint(backend.ConnectHint(svc.Name))
 	}
 	tok, err := flow.Exchange(ctx, svc.URL, p, code)
 	if err != nil {
 		s.log.Warn("service sign-in failed", "service_id", svc.ID, "err", oauthLogErr(err))
 		r.State, r.LastError = backend.OAuthStateError, "code exchange failed"
-		_ = s.putOAuth(ctx, &r)
+		_ = s.signIn().putOAuth(ctx, &r)
 		return done, asOAuthError(err, svc.Name)
 	}
-	if err := s.setToken(&r, tok); err != nil {
+	if err := s.signIn().setToken(&r, tok); err != nil {
 		return done, err
 	}
 	if p.StepUps > 0 { // kept, so that the retry limit holds across sign-ins
-		if r.SealedPending, err = s.sealJSON(backend.FieldOAuthPending, r.ServiceID, backend.OAuthPending{ServiceID: r.ServiceID, StepUps: p.StepUps}); err != nil {
+		if r.SealedPending, err = s.secrets.sealJSON(backend.FieldOAuthPending, r.ServiceID, backend.OAuthPending{ServiceID: r.ServiceID, StepUps: p.StepUps}); err != nil {
 			return done, err
 		}
 	}
-	if err := s.putOAuth(ctx, &r); err != nil {
+	if err := s.signIn().putOAuth(ctx, &r); err != nil {
 		return done, backend.StoreErr("storing a sign-in", err)
 	}
 	// Connections and restart backoff from before the sign-in (each connect was refused) must
@@ -235,16 +233,16 @@ func (s *Hub) DisconnectService(ctx context.Context, ref string) error {
 	if err != nil {
 		return backend.StoreErr("reading a sign-in", err)
 	}
-	if flow, ferr := s.oauthFlow(); ferr == nil && len(r.SealedToken) > 0 {
+	if flow, ferr := s.signIn().oauthFlow(); ferr == nil && len(r.SealedToken) > 0 {
 		var c backend.ServiceOAuthClient
 		var t backend.OAuthToken
-		if s.openJSON(backend.FieldOAuthClient, rec.ID, r.SealedClient, &c) == nil && s.openJSON(backend.FieldOAuthToken, rec.ID, r.SealedToken, &t) == nil {
+		if s.secrets.openJSON(backend.FieldOAuthClient, rec.ID, r.SealedClient, &c) == nil && s.secrets.openJSON(backend.FieldOAuthToken, rec.ID, r.SealedToken, &t) == nil {
 			if err := flow.Revoke(ctx, rec.URL, c, t); err != nil {
 				s.log.Warn("service token revocation failed; forgetting the tokens anyway", "service_id", rec.ID, "err", oauthLogErr(err))
 			}
 		}
 	}
-	if err := s.deleteOAuth(ctx, rec.ID); err != nil {
+	if err := s.signIn().deleteOAuth(ctx, rec.ID); err != nil {
 		return backend.StoreErr("forgetting a sign-in", err)
 	}
 	s.forget(rec.ID) // no live connection keeps sending the forgotten token
@@ -260,11 +258,11 @@ func (s *Hub) ServiceOAuthStatus(ctx context.Context, ref string) (OAuthStatus, 
 	if err != nil {
 		return OAuthStatus{}, err
 	}
-	return s.oauthStatus(ctx, rec.ID)
+	return s.signIn().oauthStatus(ctx, rec.ID)
 }
 
-func (s *Hub) oauthStatus(ctx context.Context, serviceID string) (OAuthStatus, error) {
-	r, err := s.store.GetOAuth(ctx, serviceID)
+func (s signIn) oauthStatus(ctx context.Context, serviceID string) (OAuthStatus, error) {
+	r, err := s.h.store.GetOAuth(ctx, serviceID)
 	if backend.IsNotFound(err) {
 		return OAuthStatus{State: backend.OAuthStateNone}, nil
 	}
@@ -272,7 +270,7 @@ func (s *Hub) oauthStatus(ctx context.Context, serviceID string) (OAuthStatus, e
 		return OAuthStatus{}, backend.StoreErr("reading a sign-in", err)
 	}
 	st := OAuthStatus{State: r.State, Scopes: r.Scopes, Error: r.LastError,
-		Pending: r.PendingState != "" && s.clock().Before(r.PendingUntil)}
+		Pending: r.PendingState != "" && s.h.clock().Before(r.PendingUntil)}
 	if !r.ExpiresAt.IsZero() && r.State == backend.OAuthStateConnected {
 		at := r.ExpiresAt.UTC()
 		st.ExpiresAt = &at
@@ -283,8 +281,8 @@ func (s *Hub) oauthStatus(ctx context.Context, serviceID string) (OAuthStatus, e
 // oauthBearer is the token set whose access token is sent to the service, refreshed first when it is about to
 // expire; empty when the service has no sign-in. The refresh runs under the row lock: of replicas
 // refreshing at once, one sends the refresh token and the others use its result.
-func (s *Hub) oauthBearer(ctx context.Context, rec backend.ServiceRecord) (backend.OAuthToken, error) {
-	r, err := s.store.GetOAuth(ctx, rec.ID)
+func (s signIn) oauthBearer(ctx context.Context, rec backend.ServiceRecord) (backend.OAuthToken, error) {
+	r, err := s.h.store.GetOAuth(ctx, rec.ID)
 	if backend.IsNotFound(err) {
 		return backend.OAuthToken{}, nil
 	}
@@ -295,10 +293,10 @@ func (s *Hub) oauthBearer(ctx context.Context, rec backend.ServiceRecord) (backe
 		return backend.OAuthToken{}, s.needsSignIn(rec.Name)
 	}
 	var tok backend.OAuthToken
-	if err := s.openJSON(backend.FieldOAuthToken, rec.ID, r.SealedToken, &tok); err != nil {
+	if err := s.h.secrets.openJSON(backend.FieldOAuthToken, rec.ID, r.SealedToken, &tok); err != nil {
 		return backend.OAuthToken{}, err
 	}
-	if !tok.NeedsRefresh(s.clock()) {
+	if !tok.NeedsRefresh(s.h.clock()) {
 		return tok, nil
 	}
 	return s.refreshOAuth(ctx, rec, "")
@@ -307,14 +305,14 @@ func (s *Hub) oauthBearer(ctx context.Context, rec backend.ServiceRecord) (backe
 // renewOAuthAfterRefusal refreshes the token of a service that refused it (the server revoked
 // or expired it early) and returns the target with the new one, once; ok is false when err is
 // not such a refusal or no new token could be had.
-func (s *Hub) renewOAuthAfterRefusal(ctx context.Context, rec backend.ServiceRecord, t backend.Target, err error) (backend.Target, bool) {
+func (s signIn) renewOAuthAfterRefusal(ctx context.Context, rec backend.ServiceRecord, t backend.Target, err error) (backend.Target, bool) {
 	if t.OauthAccess == "" || backend.ErrorCode(err) != backend.CodeDownstreamAuth || wantsScope(err) {
 		return backend.Target{}, false // a refusal for want of scope is a step-up, not an expired token
 	}
 	if _, err := s.refreshOAuth(ctx, rec, t.OauthAccess); err != nil {
 		return backend.Target{}, false
 	}
-	renewed, err := s.target(ctx, rec)
+	renewed, err := s.h.target(ctx, rec)
 	if err != nil {
 		return backend.Target{}, false
 	}
@@ -325,7 +323,7 @@ func (s *Hub) renewOAuthAfterRefusal(ctx context.Context, rec backend.ServiceRec
 // refreshOAuth refreshes the service's token under the row lock. A token another caller
 // refreshed while this one waited is used as it is. With refused set (the access token a
 // service refused), a token that looks valid is refreshed too, unless it is no longer that one.
-func (s *Hub) refreshOAuth(ctx context.Context, rec backend.ServiceRecord, refused string) (backend.OAuthToken, error) {
+func (s signIn) refreshOAuth(ctx context.Context, rec backend.ServiceRecord, refused string) (backend.OAuthToken, error) {
 	flow, err := s.oauthFlow()
 	if err != nil {
 		return backend.OAuthToken{}, err
@@ -337,19 +335,19 @@ func (s *Hub) refreshOAuth(ctx context.Context, rec backend.ServiceRecord, refus
 		}
 		var tok backend.OAuthToken
 		var c backend.ServiceOAuthClient
-		if err := s.openJSON(backend.FieldOAuthToken, rec.ID, r.SealedToken, &tok); err != nil {
+		if err := s.h.secrets.openJSON(backend.FieldOAuthToken, rec.ID, r.SealedToken, &tok); err != nil {
 			return r, err
 		}
-		if err := s.openJSON(backend.FieldOAuthClient, rec.ID, r.SealedClient, &c); err != nil {
+		if err := s.h.secrets.openJSON(backend.FieldOAuthClient, rec.ID, r.SealedClient, &c); err != nil {
 			return r, err
 		}
-		if refused != "" && tok.AccessToken != refused || refused == "" && !tok.NeedsRefresh(s.clock()) {
+		if refused != "" && tok.AccessToken != refused || refused == "" && !tok.NeedsRefresh(s.h.clock()) {
 			out = tok
 			return r, nil
 		}
 		next, err := flow.Refresh(ctx, rec.URL, c, tok)
 		if err != nil {
-			s.log.Warn("service token refresh failed", "service_id", rec.ID, "err", oauthLogErr(err))
+			s.h.log.Warn("service token refresh failed", "service_id", rec.ID, "err", oauthLogErr(err))
 			r.State, r.LastError, r.SealedToken = backend.OAuthStateNeedsSignIn, "refresh failed", nil
 			return r, nil
 		}
@@ -366,8 +364,8 @@ func (s *Hub) refreshOAuth(ctx context.Context, rec backend.ServiceRecord, refus
 }
 
 // setToken seals tok into r and marks it connected.
-func (s *Hub) setToken(r *backend.OAuthRecord, tok backend.OAuthToken) error {
-	sealed, err := s.sealJSON(backend.FieldOAuthToken, r.ServiceID, tok)
+func (s signIn) setToken(r *backend.OAuthRecord, tok backend.OAuthToken) error {
+	sealed, err := s.h.secrets.sealJSON(backend.FieldOAuthToken, r.ServiceID, tok)
 	if err != nil {
 		return err
 	}
@@ -375,7 +373,7 @@ func (s *Hub) setToken(r *backend.OAuthRecord, tok backend.OAuthToken) error {
 	return nil
 }
 
-func (s *Hub) needsSignIn(name string) *backend.Error {
+func (s signIn) needsSignIn(name string) *backend.Error {
 	return backend.Errorf(backend.CodeDownstreamAuth, "service %q needs a person to sign in", name).WithHint(backend.ConnectHint(name))
 }
 
@@ -397,28 +395,9 @@ func hashState(state string) string {
 	return hex.EncodeToString(sum[:])
 }
 
-func (s *Hub) sealJSON(f backend.SealedField, id string, v any) ([]byte, error) {
-	plain, err := json.Marshal(v)
-	if err != nil {
-		return nil, backend.Internal("encoding a sign-in", err)
-	}
-	return s.seal(f, id, plain)
-}
-
-func (s *Hub) openJSON(f backend.SealedField, id string, sealed []byte, v any) error {
-	plain, err := s.open(f, id, sealed)
-	if err != nil {
-		return err
-	}
-	if err := json.Unmarshal(plain, v); err != nil {
-		return secret.Unreadable(string(f.AAD(id)), errors.New("sealed sign-in is not JSON"))
-	}
-	return nil
-}
-
 // addOAuthBearer sends the service's OAuth access token, when it has a sign-in and no
 // Authorization header of its own, and counts the token among the service's secrets.
-func (s *Hub) addOAuthBearer(ctx context.Context, rec backend.ServiceRecord, t *backend.Target) error {
+func (s signIn) addOAuthBearer(ctx context.Context, rec backend.ServiceRecord, t *backend.Target) error {
 	if rec.Type != backend.ServiceRemote {
 		return nil
 	}
@@ -452,3 +431,9 @@ func preRegistered(in OAuthConnectInput) (backend.ServiceOAuthClient, error) {
 	}
 	return c, nil
 }
+
+// signIn is the machinery of signing Agent Deck in to services that need OAuth: states,
+// tokens, refresh and step-up. The use cases above are the Hub's; signIn keeps the rest off it.
+type signIn struct{ h *Hub }
+
+func (s *Hub) signIn() signIn { return signIn{s} }

@@ -62,44 +62,44 @@ func (o *oauthStates) word(serviceID string) backend.OAuthState {
 }
 
 // loadOAuthStates reads the sign-in state of the remote services not yet known.
-func (s *Hub) loadOAuthStates(ctx context.Context, recs []backend.ServiceRecord) {
+func (s signIn) loadOAuthStates(ctx context.Context, recs []backend.ServiceRecord) {
 	for i := range recs {
 		if recs[i].Type != backend.ServiceRemote {
 			continue
 		}
-		if s.oauth.known(recs[i].ID) {
+		if s.h.oauth.known(recs[i].ID) {
 			continue
 		}
-		r, err := s.store.GetOAuth(ctx, recs[i].ID)
+		r, err := s.h.store.GetOAuth(ctx, recs[i].ID)
 		switch {
 		case backend.IsNotFound(err):
-			s.oauth.note(recs[i].ID, backend.OAuthStateNone)
+			s.h.oauth.note(recs[i].ID, backend.OAuthStateNone)
 		case err == nil:
-			s.oauth.note(recs[i].ID, r.State)
+			s.h.oauth.note(recs[i].ID, r.State)
 		}
 	}
 }
 
-func (s *Hub) putOAuth(ctx context.Context, r *backend.OAuthRecord) error {
-	err := s.store.PutOAuth(ctx, r)
+func (s signIn) putOAuth(ctx context.Context, r *backend.OAuthRecord) error {
+	err := s.h.store.PutOAuth(ctx, r)
 	if err == nil {
-		s.oauth.note(r.ServiceID, r.State)
+		s.h.oauth.note(r.ServiceID, r.State)
 	}
 	return err
 }
 
-func (s *Hub) deleteOAuth(ctx context.Context, serviceID string) error {
-	err := s.store.DeleteOAuth(ctx, serviceID)
+func (s signIn) deleteOAuth(ctx context.Context, serviceID string) error {
+	err := s.h.store.DeleteOAuth(ctx, serviceID)
 	if err == nil {
-		s.oauth.note(serviceID, backend.OAuthStateNone)
+		s.h.oauth.note(serviceID, backend.OAuthStateNone)
 	}
 	return err
 }
 
-func (s *Hub) lockOAuth(ctx context.Context, serviceID string, fn func(backend.OAuthRecord) (backend.OAuthRecord, error)) (backend.OAuthRecord, error) {
-	r, err := s.store.LockOAuth(ctx, serviceID, fn)
+func (s signIn) lockOAuth(ctx context.Context, serviceID string, fn func(backend.OAuthRecord) (backend.OAuthRecord, error)) (backend.OAuthRecord, error) {
+	r, err := s.h.store.LockOAuth(ctx, serviceID, fn)
 	if r.ServiceID != "" {
-		s.oauth.note(serviceID, r.State)
+		s.h.oauth.note(serviceID, r.State)
 	}
 	return r, err
 }
