@@ -3,6 +3,8 @@ package backend
 import (
 	"slices"
 	"strings"
+
+	"github.com/agnivade/levenshtein"
 )
 
 // byCloseness returns names ordered by how close each is to want, closest first: names that
@@ -31,27 +33,11 @@ func NameDistance(want, name string) int {
 	if w != "" && (strings.Contains(l, w) || strings.Contains(w, l)) {
 		return 0
 	}
-	return editDistance(w, l)
+	return EditDistance(w, l)
 }
 
-// editDistance is the Levenshtein distance between a and b, by runes.
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
+// EditDistance is the Levenshtein distance between a and b, counted in runes (characters, not
+// bytes): the one edit distance every surface uses.
+func EditDistance(a, b string) int {
+	return levenshtein.ComputeDistance(a, b)
 }

@@ -4,6 +4,8 @@ import (
 	"strings"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/agent-deck/agent-deck/backend"
 )
 
 // withUnknownCommand gives every command that only groups subcommands (and the app itself, via
@@ -52,7 +54,7 @@ func closestCommand(cmds []*cli.Command, typed string) string {
 			continue
 		}
 		for _, n := range c.Names() {
-			d := editDistance(strings.ToLower(typed), n)
+			d := backend.EditDistance(strings.ToLower(typed), n)
 			if strings.HasPrefix(n, strings.ToLower(typed)) {
 				d = 1
 			}
@@ -62,25 +64,4 @@ func closestCommand(cmds []*cli.Command, typed string) string {
 		}
 	}
 	return best
-}
-
-// editDistance is the Levenshtein distance between a and b, in bytes.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(b)]
 }

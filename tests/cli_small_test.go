@@ -57,6 +57,8 @@ func TestCLISmallUnknownCommand(t *testing.T) {
 	}{
 		{"typo", []string{"servce"}, 1, `did you mean "agent-deck serve"`},
 		{"prefix", []string{"tok"}, 1, `did you mean "agent-deck token"`},
+		// Two characters off, four bytes off: distances count characters.
+		{"typo with accents", []string{"sérvicé"}, 1, `did you mean "agent-deck service"`},
 		{"nothing close", []string{"frobnicate"}, 1, `unknown command "frobnicate"`},
 		{"subcommand typo", []string{"deck", "lst"}, 1, `did you mean "agent-deck deck list"`},
 		{"subcommand unknown", []string{"token", "frobnicate"}, 1, `unknown command "frobnicate" (see agent-deck token --help)`},
