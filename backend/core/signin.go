@@ -189,14 +189,14 @@ func (s *Hub) FinishOAuth(ctx context.Context, state, code, oauthError string) (
 	r.SealedPending, r.PendingState, r.PendingUntil = nil, "", time.Time{}
 	if oauthError != "" || code == "" {
 		r.State, r.LastError = backend.OAuthStateError, "consent refused"
-		_ = s.signIn().putOAuth(ctx, &r)
+		s.signIn().recordFailure(ctx, &r)
 		return done, backend.Errorf(backend.CodeDownstreamAuth, "the sign-in to %q was not allowed", svc.Name).WithHint(backend.ConnectHint(svc.Name))
 	}
 	tok, err := flow.Exchange(ctx, svc.URL, p, code)
 	if err != nil {
 		s.log.Warn("service sign-in failed", "service_id", svc.ID, "err", oauthLogErr(err))
 		r.State, r.LastError = backend.OAuthStateError, "code exchange failed"
-		_ = s.signIn().putOAuth(ctx, &r)
+		s.signIn().recordFailure(ctx, &r)
 		return done, asOAuthError(err, svc.Name)
 	}
 	if err := s.signIn().setToken(&r, tok); err != nil {

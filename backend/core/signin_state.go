@@ -88,6 +88,15 @@ func (s signIn) putOAuth(ctx context.Context, r *backend.OAuthRecord) error {
 	return err
 }
 
+// recordFailure stores a sign-in that ended in an error. The person is told of the sign-in's
+// own error; a failure to record it is logged, and the service keeps its previous state.
+func (s signIn) recordFailure(ctx context.Context, r *backend.OAuthRecord) {
+	if err := s.putOAuth(ctx, r); err != nil {
+		s.h.log.Warn("recording a failed sign-in failed; the service keeps its previous sign-in state",
+			"service_id", r.ServiceID, "sign_in_error", r.LastError, "error", backend.ErrorCode(err))
+	}
+}
+
 func (s signIn) deleteOAuth(ctx context.Context, serviceID string) error {
 	err := s.h.store.DeleteOAuth(ctx, serviceID)
 	if err == nil {
