@@ -32,6 +32,8 @@ func TestCmdProposalsAndSignals(t *testing.T) {
 	tests := propose(core.ProposeInput{Kind: backend.ProposalUpdate, PlaybookID: pb,
 		Rationale: "run the tests before opening it",
 		Ops:       []backend.PlaybookOp{{Op: backend.OpAddItem, Section: "Checks", Text: "run the tests"}}}).Proposal
+	later := propose(core.ProposeInput{Kind: backend.ProposalSignalOnly, PlaybookID: pb,
+		Rationale: "the user wants the branch named after the issue"}).Signal
 	const unknown = "00000000-0000-4000-8000-00000000dead"
 	e.runCases(t, "learn", []cmdCase{
 		{name: "proposals", args: []string{"proposals"}},
@@ -49,6 +51,7 @@ func TestCmdProposalsAndSignals(t *testing.T) {
 		{name: "signals-json", args: []string{"signals", "--json"}},
 		{name: "discard-nothing", args: []string{"signal", "discard"}, code: 1},
 		{name: "discard", args: []string{"signal", "discard", signal.ID}},
+		{name: "discard-json-last", args: []string{"signal", "discard", later.ID, "--json"}},
 		{name: "signals-after", args: []string{"signals"}},
 	})
 }

@@ -55,6 +55,7 @@ func TestCmdCalls(t *testing.T) {
 		{name: "list-bad-since", args: []string{"calls", "--since", "yesterday"}, code: 1},
 		{name: "capture-on", args: []string{"calls", "capture", "dev", "on"}},
 		{name: "capture-off-json", args: []string{"calls", "capture", "--json", "dev", "off"}},
+		{name: "capture-on-json-last", args: []string{"calls", "capture", "dev", "on", "--json"}},
 		{name: "capture-bad-state", args: []string{"calls", "capture", "dev", "maybe"}, code: 1},
 		{name: "capture-unknown-deck", args: []string{"calls", "capture", "nope", "on"}, code: 1},
 	})
