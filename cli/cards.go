@@ -115,7 +115,7 @@ func positional(c *cli.Context) ([]string, error) {
 			val = args[i]
 		}
 		if err := c.Set(f.Names()[0], val); err != nil {
-			return nil, userError("%s: %s: %v", commandName(c), a, err)
+			return nil, usageError(c, fmt.Errorf("invalid value %q for flag --%s: %w", val, f.Names()[0], err), false)
 		}
 	}
 	return out, nil

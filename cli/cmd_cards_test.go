@@ -65,6 +65,7 @@ func TestCmdService(t *testing.T) {
 		{name: "add-secret-header", args: []string{"service", "add", "leaky", "https://leaky.example.test/mcp",
 			"--header", "Authorization=Bearer " + cmdCanary}, code: 1},
 		{name: "add-bad-timeout", args: []string{"service", "add", "slow", "https://slow.example.test/mcp", "--timeout", "soon"}, code: 1},
+		{name: "add-bad-timeout-first", args: []string{"service", "add", "--timeout", "soon", "slow", "https://slow.example.test/mcp"}, code: 1},
 		{name: "add-env-on-remote", args: []string{"service", "add", "odd", "https://odd.example.test/mcp", "--env", "A=1"}, code: 1},
 		{name: "add-down", args: []string{"service", "add", "down", "http://127.0.0.1:1/mcp"}},
 		{name: "check-down", args: []string{"service", "check", "down"}, code: 1},

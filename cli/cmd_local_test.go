@@ -27,6 +27,7 @@ func TestCmdStatus(t *testing.T) {
 	e.runCases(t, "status", []cmdCase{
 		{name: "status", args: []string{"status"}},
 		{name: "status-json", args: []string{"status", "--json"}},
+		{name: "status-extra-flag", args: []string{"status", "--all"}, code: 1},
 	})
 	down := &cmdEnv{t: t, home: t.TempDir(), cells: map[string]string{}}
 	down.runCases(t, "status", []cmdCase{
@@ -42,6 +43,9 @@ func TestCmdVersionAndCompletion(t *testing.T) {
 		{name: "version", args: []string{"version"}},
 		{name: "version-flag", args: []string{"--version"}},
 		{name: "version-json", args: []string{"version", "--json"}},
+		{name: "version-bad-flag", args: []string{"version", "--short"}, code: 1},
+		{name: "root-bad-flag", args: []string{"--verbose", "version"}, code: 1},
+		{name: "adopt-no-from", args: []string{"adopt"}, code: 1},
 		{name: "completion-bash", args: []string{"completion", "bash"}},
 		{name: "completion-zsh", args: []string{"completion", "zsh"}},
 		{name: "completion-fish", args: []string{"completion", "fish"}, verify: fishCompletion},
@@ -115,5 +119,6 @@ func TestCmdUseAndSetup(t *testing.T) {
 		{name: "setup-remove", args: []string{"setup", "--client", "claude-code", "--remove"}},
 		{name: "setup-unknown-client", args: []string{"setup", "--client", "notepad"}, code: 1},
 		{name: "setup-unknown-profile", args: []string{"setup", "--client", "claude-code", "--profile", "huge"}, code: 1},
+		{name: "setup-no-client", args: []string{"setup"}, code: 1},
 	})
 }

@@ -52,6 +52,7 @@ func TestCmdCalls(t *testing.T) {
 		{name: "list-filtered", args: []string{"calls", "--outcome", "is_error", "--service", "peer", "--deck", "dev"}},
 		{name: "list-bad-outcome", args: []string{"calls", "--outcome", "maybe"}, code: 1},
 		{name: "list-bad-limit", args: []string{"calls", "--limit", "5000"}, code: 1},
+		{name: "list-limit-not-a-number", args: []string{"calls", "--limit", "ten"}, code: 1},
 		{name: "list-bad-since", args: []string{"calls", "--since", "yesterday"}, code: 1},
 		{name: "capture-on", args: []string{"calls", "capture", "dev", "on"}},
 		{name: "capture-off-json", args: []string{"calls", "capture", "--json", "dev", "off"}},
@@ -98,6 +99,7 @@ func TestCmdExportImport(t *testing.T) {
 		{name: "export-file", args: []string{"export", "--deck", "dev", "-o", bundle}},
 		{name: "export-file-json", args: []string{"export", "-o", whole, "--json"}},
 		{name: "export-unknown-deck", args: []string{"export", "--deck", "nope", "-o", "-"}, code: 1},
+		{name: "export-no-output", args: []string{"export"}, code: 1},
 	})
 	// A second server imports what the first exported.
 	f := startCmdEnv(t)
