@@ -100,6 +100,7 @@ func TestCmdExportImport(t *testing.T) {
 		{name: "export-file-json", args: []string{"export", "-o", whole, "--json"}},
 		{name: "export-unknown-deck", args: []string{"export", "--deck", "nope", "-o", "-"}, code: 1},
 		{name: "export-no-output", args: []string{"export"}, code: 1},
+		{name: "export-no-such-dir", args: []string{"export", "-o", filepath.Join(dir, "missing", "b.json")}, code: 1},
 	})
 	// A second server imports what the first exported.
 	f := startCmdEnv(t)
