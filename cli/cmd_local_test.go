@@ -28,6 +28,7 @@ func TestCmdStatus(t *testing.T) {
 		{name: "status", args: []string{"status"}},
 		{name: "status-json", args: []string{"status", "--json"}},
 		{name: "status-extra-flag", args: []string{"status", "--all"}, code: 1},
+		{name: "status-bad-token", args: []string{"status", "--server", e.srv.URL(), "--token", "adk_wrong"}, code: 1},
 	})
 	down := &cmdEnv{t: t, home: t.TempDir(), cells: map[string]string{}}
 	down.runCases(t, "status", []cmdCase{
