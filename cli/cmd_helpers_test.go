@@ -25,8 +25,12 @@ import (
 )
 
 // TestMain gives the command tests a real PostgreSQL: one cluster for the package, a database
-// per server the tests start.
+// per server the tests start. The tests name the home, server and token they mean; a developer's
+// own settings must not reach them.
 func TestMain(m *testing.M) {
+	for _, env := range []string{"AGENT_DECK_HOME", backend.EnvServer, backend.EnvToken} {
+		os.Unsetenv(env)
+	}
 	pgtest.Main(m)
 }
 
