@@ -24,8 +24,9 @@ func App(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 		EnableBashCompletion: true,
 		HideHelpCommand:      true,
 		Flags:                globalFlags(),
-		Commands:             withUnknownCommand(withGlobalFlags(commands())),
+		Commands:             withUsageErrors(withUnknownCommand(withGlobalFlags(commands()))),
 		Action:               unknownCommand,
+		OnUsageError:         usageError,
 		ExitErrHandler:       func(*cli.Context, error) {},
 	}
 }

@@ -2,8 +2,10 @@ package cli
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -48,7 +50,7 @@ func exportAction(c *cli.Context) error {
 		return err
 	}
 	if err := writeFileAtomic(out, append(bundle, '\n'), 0o600); err != nil {
-		return userError("writing %s: %v", out, err)
+		return userError("writing %s: %v", out, cause(err))
 	}
 	if c.Bool("json") {
 		return printJSON(c.App.Writer, map[string]any{"output": out, "bytes": len(bundle) + 1,
@@ -194,23 +196,40 @@ func printImportReport(w io.Writer, rep core.ImportReport, verbose bool) error {
 	return nil
 }
 
-// writeFileAtomic writes data to a temporary file next to path and renames it into place.
+// writeFileAtomic writes data to a temporary file next to path and renames it into place. Its
+// errors name path, as os.WriteFile's do: the temporary file means nothing to whoever asked.
 func writeFileAtomic(path string, data []byte, mode os.FileMode) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
-		return err
+		return &fs.PathError{Op: "open", Path: path, Err: cause(err)}
 	}
 	defer os.Remove(tmp.Name())
 	if _, err := tmp.Write(data); err != nil {
 		tmp.Close()
-		return err
+		return &fs.PathError{Op: "write", Path: path, Err: cause(err)}
 	}
 	if err := tmp.Chmod(mode); err != nil {
 		tmp.Close()
-		return err
+		return &fs.PathError{Op: "chmod", Path: path, Err: cause(err)}
 	}
 	if err := tmp.Close(); err != nil {
-		return err
+		return &fs.PathError{Op: "write", Path: path, Err: cause(err)}
 	}
-	return os.Rename(tmp.Name(), path)
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return &fs.PathError{Op: "rename", Path: path, Err: cause(err)}
+	}
+	return nil
+}
+
+// cause is what went wrong in a file operation, without the path the operation names.
+func cause(err error) error {
+	var pe *fs.PathError
+	var le *os.LinkError
+	switch {
+	case errors.As(err, &pe):
+		return pe.Err
+	case errors.As(err, &le):
+		return le.Err
+	}
+	return err
 }

@@ -88,7 +88,11 @@ func shortSession(id, client string) string {
 }
 
 func callsCapture(c *cli.Context) error {
-	if c.NArg() != 2 || (c.Args().Get(1) != "on" && c.Args().Get(1) != "off") {
+	args, err := positional(c)
+	if err != nil {
+		return err
+	}
+	if len(args) != 2 || (args[1] != "on" && args[1] != "off") {
 		return userError("usage: agent-deck calls capture DECK on|off")
 	}
 	cl, err := apiClient(c)
@@ -96,8 +100,8 @@ func callsCapture(c *cli.Context) error {
 		return err
 	}
 	var out core.DeckAuditSettings
-	in := core.DeckArgumentCaptureInput{CaptureArguments: c.Args().Get(1) == "on"}
-	if err := cl.Do(c.Context, http.MethodPut, "/decks/"+url.PathEscape(c.Args().Get(0))+"/audit", nil, in, &out); err != nil {
+	in := core.DeckArgumentCaptureInput{CaptureArguments: args[1] == "on"}
+	if err := cl.Do(c.Context, http.MethodPut, "/decks/"+url.PathEscape(args[0])+"/audit", nil, in, &out); err != nil {
 		return fail(err)
 	}
 	if c.Bool("json") {

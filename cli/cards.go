@@ -70,7 +70,7 @@ func oneArg(c *cli.Context, what string) (string, error) {
 		return "", err
 	}
 	if len(args) != 1 || strings.TrimSpace(args[0]) == "" {
-		return "", userError("%s: expected exactly one %s", c.Command.FullName(), what)
+		return "", userError("%s: expected exactly one %s", commandName(c), what)
 	}
 	return args[0], nil
 }
@@ -103,19 +103,19 @@ func positional(c *cli.Context) ([]string, error) {
 		name, val, hasVal := strings.Cut(strings.TrimLeft(a, "-"), "=")
 		f := findFlag(c.Command.Flags, name)
 		if f == nil {
-			return nil, userError("%s: unknown flag %s", c.Command.FullName(), a)
+			return nil, userError("%s: unknown flag %s", commandName(c), a)
 		}
 		if _, isBool := f.(*cli.BoolFlag); isBool && !hasVal {
 			val = "true"
 		} else if !hasVal {
 			if i+1 >= len(args) {
-				return nil, userError("%s: flag %s needs a value", c.Command.FullName(), a)
+				return nil, userError("%s: flag %s needs a value", commandName(c), a)
 			}
 			i++
 			val = args[i]
 		}
 		if err := c.Set(f.Names()[0], val); err != nil {
-			return nil, userError("%s: %s: %v", c.Command.FullName(), a, err)
+			return nil, usageError(c, fmt.Errorf("invalid value %q for flag --%s: %w", val, f.Names()[0], err), false)
 		}
 	}
 	return out, nil

@@ -24,10 +24,10 @@ func deckSamplingCommand() *cli.Command {
 				return err
 			}
 			if len(args) != 2 || strings.TrimSpace(args[0]) == "" || strings.TrimSpace(args[1]) == "" {
-				return userError("%s: expected a deck and a service", c.Command.FullName())
+				return userError("%s: expected a deck and a service", commandName(c))
 			}
 			if c.Bool("allow") == c.Bool("deny") {
-				return userError("%s: give exactly one of --allow or --deny", c.Command.FullName())
+				return userError("%s: give exactly one of --allow or --deny", commandName(c))
 			}
 			cl, err := apiClient(c)
 			if err != nil {

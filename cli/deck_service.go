@@ -43,20 +43,20 @@ func deckToolsInput(c *cli.Context) (core.DeckServiceSettingsInput, bool, error)
 		}
 	}
 	if set > 1 {
-		return core.DeckServiceSettingsInput{}, false, userError("%s: use one of --allow, --deny or --clear", c.Command.FullName())
+		return core.DeckServiceSettingsInput{}, false, userError("%s: use one of --allow, --deny or --clear", commandName(c))
 	}
 	none := []string{}
 	switch {
 	case c.IsSet("allow"):
 		list := splitList(c.String("allow"))
 		if len(list) == 0 {
-			return core.DeckServiceSettingsInput{}, false, userError("%s: --allow needs at least one tool name; --clear exposes every tool", c.Command.FullName())
+			return core.DeckServiceSettingsInput{}, false, userError("%s: --allow needs at least one tool name; --clear exposes every tool", commandName(c))
 		}
 		return core.DeckServiceSettingsInput{AllowTools: &list, DenyTools: &none}, true, nil
 	case c.IsSet("deny"):
 		list := splitList(c.String("deny"))
 		if len(list) == 0 {
-			return core.DeckServiceSettingsInput{}, false, userError("%s: --deny needs at least one tool name; --clear exposes every tool", c.Command.FullName())
+			return core.DeckServiceSettingsInput{}, false, userError("%s: --deny needs at least one tool name; --clear exposes every tool", commandName(c))
 		}
 		return core.DeckServiceSettingsInput{AllowTools: &none, DenyTools: &list}, true, nil
 	case c.Bool("clear"):
@@ -81,7 +81,7 @@ func deckCredentialCommand() *cli.Command {
 				return err
 			}
 			if len(args) < 2 || len(args) > 3 || (len(args) == 3 && c.Bool("clear")) {
-				return userError("%s: expected DECK SERVICE and a credential id or label, or --clear", c.Command.FullName())
+				return userError("%s: expected DECK SERVICE and a credential id or label, or --clear", commandName(c))
 			}
 			var in core.DeckServiceSettingsInput
 			change := false
@@ -103,7 +103,7 @@ func deckServiceArgs(c *cli.Context) (string, string, error) {
 		return "", "", err
 	}
 	if len(args) != 2 || strings.TrimSpace(args[0]) == "" || strings.TrimSpace(args[1]) == "" {
-		return "", "", userError("%s: expected DECK SERVICE", c.Command.FullName())
+		return "", "", userError("%s: expected DECK SERVICE", commandName(c))
 	}
 	return args[0], args[1], nil
 }

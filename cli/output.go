@@ -91,6 +91,15 @@ func fail(err error) error {
 	return cli.Exit(msg, ExitCode(err))
 }
 
+// commandName is the command being run as people type it, without the program's name: "deck
+// create", not "create" (urfave/cli's FullName is the last word only) nor "agent-deck deck create".
+func commandName(c *cli.Context) string {
+	if c.Command == nil || c.Command.HelpName == "" {
+		return c.App.Name
+	}
+	return strings.TrimPrefix(c.Command.HelpName, c.App.Name+" ")
+}
+
 // userError is a mistake on the command line (exit 1).
 func userError(format string, args ...any) error {
 	return cli.Exit(fmt.Sprintf(format, args...), exitUser)

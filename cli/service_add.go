@@ -76,7 +76,7 @@ func serviceAddAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	name := c.Command.FullName()
+	name := commandName(c)
 	switch {
 	case len(args) == 0 || strings.TrimSpace(args[0]) == "":
 		return userError("%s: expected a NAME, then a URL or -- COMMAND ARGS...", name)

@@ -28,7 +28,7 @@ func serviceApproveCommand() *cli.Command {
 				return err
 			}
 			if len(args) == 0 || strings.TrimSpace(args[0]) == "" {
-				return userError("%s: expected a service id or name, then optionally tool names", c.Command.FullName())
+				return userError("%s: expected a service id or name, then optionally tool names", commandName(c))
 			}
 			cl, err := apiClient(c)
 			if err != nil {

@@ -39,7 +39,7 @@ func serviceConnectCommand() *cli.Command {
 			if c.Bool("client-secret-stdin") {
 				line, err := bufio.NewReader(c.App.Reader).ReadString('\n')
 				if err != nil && line == "" {
-					return userError("%s: --client-secret-stdin: expected the client secret on stdin", c.Command.FullName())
+					return userError("%s: --client-secret-stdin: expected the client secret on stdin", commandName(c))
 				}
 				in.ClientSecret = strings.TrimRight(line, "\r\n")
 			}

@@ -32,7 +32,7 @@ func serviceEditAction(c *cli.Context) error {
 		return err
 	}
 	if len(args) == 0 || strings.TrimSpace(args[0]) == "" || (!local && len(args) != 1) || (local && len(args) < 2) {
-		return userError("%s: expected NAME, optionally followed by -- COMMAND ARGS...", c.Command.FullName())
+		return userError("%s: expected NAME, optionally followed by -- COMMAND ARGS...", commandName(c))
 	}
 	headers, env, err := serviceSecrets(c)
 	if err != nil {

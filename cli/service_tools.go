@@ -58,7 +58,7 @@ func serviceToggleCommand(enable bool) *cli.Command {
 				return err
 			}
 			if len(args) < 2 || strings.TrimSpace(args[0]) == "" {
-				return userError("%s: expected a service id or name, then one or more tool names", c.Command.FullName())
+				return userError("%s: expected a service id or name, then one or more tool names", commandName(c))
 			}
 			cl, err := apiClient(c)
 			if err != nil {

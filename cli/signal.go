@@ -44,14 +44,18 @@ func signalList(c *cli.Context) error {
 }
 
 func signalDiscard(c *cli.Context) error {
-	if c.NArg() == 0 {
+	ids, err := positional(c)
+	if err != nil {
+		return err
+	}
+	if len(ids) == 0 {
 		return userError("signal discard needs at least one signal id (agent-deck signals lists them)")
 	}
 	cl, err := apiClient(c)
 	if err != nil {
 		return err
 	}
-	list, err := cl.DiscardSignals(c.Context, c.Args().Slice())
+	list, err := cl.DiscardSignals(c.Context, ids)
 	if err != nil {
 		return fail(err)
 	}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -43,6 +44,47 @@ func unknownCommand(c *cli.Context) error {
 		return userError("unknown command %q; did you mean %q? (see %s --help)", name, prefix+" "+best, prefix)
 	}
 	return userError("unknown command %q (see %s --help)", name, prefix)
+}
+
+// withUsageErrors makes every command report a flag it cannot parse, or a required flag left
+// out, as a user error on stderr (exit 1) that names the command and where its help is. urfave/cli
+// would print "Incorrect Usage" and the whole help on stdout, which a script reading stdout takes
+// for the command's output.
+func withUsageErrors(cmds []*cli.Command) []*cli.Command {
+	for _, c := range cmds {
+		c.OnUsageError = usageError
+		var required []string
+		for _, f := range c.Flags {
+			if s, ok := f.(*cli.StringFlag); ok && s.Required {
+				s.Required = false // checked below, where the refusal is ours
+				required = append(required, s.Name)
+			}
+		}
+		if action := c.Action; len(required) > 0 && action != nil {
+			c.Action = func(ctx *cli.Context) error {
+				for _, name := range required {
+					if ctx.String(name) == "" {
+						return usageError(ctx, fmt.Errorf("--%s is required", name), false)
+					}
+				}
+				return action(ctx)
+			}
+		}
+		withUsageErrors(c.Subcommands)
+	}
+	return cmds
+}
+
+// usageError is a command line the flag parser refused, as a user error.
+func usageError(c *cli.Context, err error, _ bool) error {
+	name, help := commandName(c), c.App.Name
+	if c.Command != nil && c.Command.HelpName != "" {
+		help = c.Command.HelpName
+	}
+	if name == c.App.Name {
+		return userError("%v (see %s --help)", err, help)
+	}
+	return userError("%s: %v (see %s --help)", name, err, help)
 }
 
 // closestCommand is the visible command name nearest to typed (edit distance at most a third of
