@@ -398,3 +398,37 @@ func (s *mcpStack) seedDeck(t testing.TB, name, peerURL string) mcpFixture {
 	}
 	return f
 }
+
+// agentDeck is a deck "pc" with a reachable peer service, a service nobody can reach, a
+// credential and a playbook; agent is an MCP session bound to it.
+type agentDeck struct {
+	stack *mcpStack
+	fix   mcpFixture
+	dead  backend.ServiceCard
+	agent *mcpConn
+}
+
+func startAgentDeck(t *testing.T) *agentDeck {
+	t.Helper()
+	s := startMCPStack(t, mcpStackOptions{Profile: "standard"})
+	d := &agentDeck{stack: s, fix: s.seedDeck(t, "pc", startHTTPPeer(t))}
+	var err error
+	d.dead, err = s.svc.CreateService(s.adminCtx(), core.ServiceInput{Name: "pc-dead", Type: backend.ServiceRemote,
+		URL: "http://127.0.0.1:1/mcp", Description: "never reached"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.svc.LinkCard(s.adminCtx(), core.LinkCardInput{CardRef: core.CardRef{Deck: d.fix.Deck.ID,
+		CardType: backend.CardService, CardID: d.dead.ID}}); err != nil {
+		t.Fatal(err)
+	}
+	d.agent = s.connect(t, s.token(backend.ScopeAgent), nil, "")
+	d.agent.ok("bind_workspace", map[string]any{"workspaceRoot": "/w/pc", "deckId": "pc"}, nil)
+	return d
+}
+
+// rest sends one REST request with token (none when empty); body is nil, raw text or a value.
+func (d *agentDeck) rest(t *testing.T, token, method, path string, body any) restAnswer {
+	t.Helper()
+	return restRequest(t, d.stack.URL, token, method, path, body)
+}
