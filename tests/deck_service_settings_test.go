@@ -9,6 +9,7 @@ import (
 
 	"github.com/agent-deck/agent-deck/backend"
 	"github.com/agent-deck/agent-deck/backend/core"
+	"github.com/agent-deck/agent-deck/tests/resttest"
 )
 
 // deckScopeEnv is one server with the Go test peer linked to two decks, "ro" and "full", and an
@@ -37,13 +38,13 @@ func startDeckScopeEnv(t *testing.T, peerEnv ...string) *deckScopeEnv {
 	return &deckScopeEnv{cliEnv: e, agent: tok.Secret, peer: svc}
 }
 
-func (e *deckScopeEnv) rest(t *testing.T, token, method, path string, body any) restAnswer {
+func (e *deckScopeEnv) rest(t *testing.T, token, method, path string, body any) resttest.Answer {
 	t.Helper()
-	return restRequest(t, e.srv.URL(), token, method, "/api/v1"+path, body)
+	return resttest.New(e.srv.URL(), "").Do(t, token, method, "/api/v1"+path, body)
 }
 
 // agentCall calls a peer tool with the agent token through deck.
-func (e *deckScopeEnv) agentCall(t *testing.T, deck, tool string, args any) restAnswer {
+func (e *deckScopeEnv) agentCall(t *testing.T, deck, tool string, args any) resttest.Answer {
 	t.Helper()
 	return e.rest(t, e.agent, http.MethodPost, "/services/peer/call",
 		map[string]any{"tool_name": tool, "arguments": args, "deck": deck})

@@ -96,7 +96,7 @@ func TestExplainedAnswers(t *testing.T) {
 			{"playbook version 0", http.MethodPost, "/api/v1/playbooks/" + d.fix.Playbook.ID + "/versions/0/restore", nil},
 		} {
 			t.Run("rest "+c.name, func(t *testing.T) {
-				a := d.rest(t, d.stack.AdminToken, c.method, c.path, c.body)
+				a := d.stack.api().Do(t, d.stack.AdminToken, c.method, c.path, c.body)
 				code, msg, details := a.Err()
 				if code != backend.CodeInvalidArgument {
 					t.Fatalf("%s %s: %d %s, want INVALID_ARGUMENT", c.method, c.path, a.Status, a.Body)

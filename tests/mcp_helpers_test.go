@@ -24,6 +24,7 @@ import (
 	"github.com/agent-deck/agent-deck/backend/postgres/pgtest"
 	"github.com/agent-deck/agent-deck/cli"
 	"github.com/agent-deck/agent-deck/tests/peertest"
+	"github.com/agent-deck/agent-deck/tests/resttest"
 )
 
 // mcpStackOptions configure one deck for MCP tests.
@@ -151,6 +152,9 @@ func mcpListenRetry(t testing.TB, addr string) net.Listener {
 	t.Fatalf("listen %s: %v", addr, err)
 	return nil
 }
+
+// api is a REST client of the stack whose Must sends the admin token.
+func (s *mcpStack) api() *resttest.Client { return resttest.New(s.URL, s.AdminToken) }
 
 func (s *mcpStack) adminCtx() context.Context {
 	return backend.WithActor(context.Background(), backend.SystemActor)
@@ -425,10 +429,4 @@ func startAgentDeck(t *testing.T) *agentDeck {
 	d.agent = s.connect(t, s.token(backend.ScopeAgent), nil, "")
 	d.agent.ok("bind_workspace", map[string]any{"workspaceRoot": "/w/pc", "deckId": "pc"}, nil)
 	return d
-}
-
-// rest sends one REST request with token (none when empty); body is nil, raw text or a value.
-func (d *agentDeck) rest(t *testing.T, token, method, path string, body any) restAnswer {
-	t.Helper()
-	return restRequest(t, d.stack.URL, token, method, path, body)
 }

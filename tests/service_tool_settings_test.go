@@ -21,7 +21,7 @@ func TestServiceToolSettingsUnknownNames(t *testing.T) {
 			!strings.Contains(e.Message, "closest first: echo") || e.Hint == "" {
 			t.Errorf("error = %+v, want INVALID_ARGUMENT naming ech0 and listing echo first", e)
 		}
-		a := d.rest(t, d.stack.AdminToken, http.MethodPut, "/api/v1/services/"+d.fix.Service.ID+"/tool-settings",
+		a := d.stack.api().Do(t, d.stack.AdminToken, http.MethodPut, "/api/v1/services/"+d.fix.Service.ID+"/tool-settings",
 			map[string]any{"disabled_tools": []string{"big", "ech0"}})
 		if code, msg, _ := a.Err(); a.Status != http.StatusBadRequest || code != backend.CodeInvalidArgument ||
 			!strings.Contains(msg, `"ech0"`) {

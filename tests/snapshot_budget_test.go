@@ -349,21 +349,12 @@ func TestSnapshotBudgetErrors(t *testing.T) {
 func TestRESTSnapshotPages(t *testing.T) {
 	s, d, _ := snapStack(t, 1000)
 	get := func(q url.Values) (int, boundPage, string) {
-		req, _ := http.NewRequest(http.MethodGet, s.URL+"/api/v1/decks/big/snapshot?"+q.Encode(), nil)
-		req.Header.Set("Authorization", "Bearer "+s.AdminToken)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		var body strings.Builder
-		var page boundPage
-		raw := json.NewDecoder(resp.Body)
+		a := s.api().Do(t, s.AdminToken, http.MethodGet, "/api/v1/decks/big/snapshot?"+q.Encode(), nil)
 		var m json.RawMessage
-		must(t, raw.Decode(&m))
-		body.Write(m)
+		must(t, json.Unmarshal(a.Body, &m))
+		var page boundPage
 		_ = json.Unmarshal(m, &page)
-		return resp.StatusCode, page, body.String()
+		return a.Status, page, string(m)
 	}
 	code, whole, _ := get(url.Values{})
 	if code != 200 || len(whole.Services)+len(whole.Credentials)+len(whole.Playbooks) != 1000 || whole.More != nil {
