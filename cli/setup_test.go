@@ -1,21 +1,16 @@
 package cli
 
 import (
-	"flag"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/agent-deck/agent-deck/backend"
 	"github.com/agent-deck/agent-deck/harness"
 	"github.com/agent-deck/agent-deck/mcptools"
+	"github.com/agent-deck/agent-deck/tests/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files")
 
 // TestHarnessTextPerProfile pins the harness text `setup --profile` writes for each profile,
 // built from the MCP registry's tools: it names only tools the profile exposes. The golden files
@@ -44,20 +39,7 @@ func TestHarnessTextPerProfile(t *testing.T) {
 					t.Errorf("the %s text lacks %s", profile, must)
 				}
 			}
-			path := filepath.Join("..", "harness", "testdata", "text-"+profile+".md")
-			if *update {
-				if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(string(want), text); diff != "" {
-				t.Errorf("%s mismatch (-want +got):\n%s", path, diff)
-			}
+			golden.Check(t, filepath.Join("..", "harness", "testdata", "text-"+profile+".md"), []byte(text))
 		})
 	}
 }

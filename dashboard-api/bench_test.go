@@ -47,7 +47,7 @@ func BenchmarkDeckSnapshot(b *testing.B) {
 	get := func() error {
 		req, _ := http.NewRequest(http.MethodGet, s.url+"/api/v1/decks/Bench/snapshot", nil)
 		req.Header.Set("Authorization", "Bearer "+s.admin)
-		resp, err := s.client.Do(req)
+		resp, err := s.api.HTTP.Do(req)
 		if err != nil {
 			return err
 		}

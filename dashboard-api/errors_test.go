@@ -13,6 +13,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/tests/resttest"
 )
 
 // leakyCause stands for driver or Go error text that must stay in the log.
@@ -30,11 +31,6 @@ func sampleError(code backend.Code) error {
 	return backend.Errorf(code, "sample %s failure", code).
 		WithHint("what to do about "+string(code)).
 		WithDetail("field", "name")
-}
-
-type goldenError struct {
-	Status int             `json:"status"`
-	Body   json.RawMessage `json:"body"`
 }
 
 // errorEngine serves the real middleware stack plus routes that fail on purpose.
@@ -59,7 +55,7 @@ func TestErrorBodiesGolden(t *testing.T) {
 	var logs bytes.Buffer
 	e := errorEngine(t, &logs)
 	cases := append(codeNames(), "unclassified", "panic")
-	got := map[string]goldenError{}
+	got := map[string]resttest.ErrorBody{}
 	for _, name := range cases {
 		req := httptest.NewRequest(http.MethodGet, "/test/fail/"+name, nil)
 		req.Header.Set(RequestIDHeader, "req-"+strings.ToLower(name))
@@ -74,7 +70,7 @@ func TestErrorBodiesGolden(t *testing.T) {
 		if strings.Contains(rec.Body.String(), "secret_table") || strings.Contains(rec.Body.String(), "dial unix") {
 			t.Errorf("%s: internal cause leaked into the body: %s", name, rec.Body.String())
 		}
-		got[name] = goldenError{Status: rec.Code, Body: json.RawMessage(rec.Body.Bytes())}
+		got[name] = resttest.ErrorBody{Status: rec.Code, Body: json.RawMessage(rec.Body.Bytes())}
 	}
 	checkGolden(t, "error_bodies.golden.json", got)
 

@@ -4,13 +4,13 @@ import (
 	"bytes"
 	"crypto/rand"
 	"encoding/json"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
 
 	"github.com/agent-deck/agent-deck/backend"
 	"github.com/agent-deck/agent-deck/backend/core"
+	"github.com/agent-deck/agent-deck/tests/resttest"
 )
 
 // TestSecretsNeverLeak plants unique secrets in a credential, a secret header and a local env
@@ -77,7 +77,7 @@ func TestSecretsNeverLeak(t *testing.T) {
 	s.do(t, s.admin, "GET", "/api/v1/exec", nil)
 
 	for _, c := range canaries {
-		for i, body := range s.bodies {
+		for i, body := range s.api.Bodies() {
 			if bytes.Contains(body, []byte(c)) {
 				t.Errorf("response %d contains the secret %s: %s", i, c[:14], body)
 			}
@@ -98,17 +98,11 @@ func TestSecretsNeverLeak(t *testing.T) {
 // return the secret to the admin CLI.
 func checkExecHandsOutOnlyToExec(t *testing.T, s *testServer, secret string) {
 	t.Helper()
-	body, _ := json.Marshal(map[string]any{"credential_ids": []string{"cred_vault"}, "command": []string{"deploy", "--now"}})
-	req, _ := http.NewRequest("POST", s.url+"/api/v1/exec", bytes.NewReader(body))
-	req.Header.Set("Authorization", "Bearer "+s.admin)
-	resp, err := s.client.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	data, _ := io.ReadAll(resp.Body)
+	unrecorded := &resttest.Client{URL: s.url, HTTP: s.api.HTTP}
+	a := unrecorded.Do(t, s.admin, "POST", "/api/v1/exec",
+		map[string]any{"credential_ids": []string{"cred_vault"}, "command": []string{"deploy", "--now"}})
 	var grant core.ExecGrant
-	if resp.StatusCode != http.StatusCreated || json.Unmarshal(data, &grant) != nil || grant.Env["VAULT_API_KEY"] != secret {
-		t.Errorf("POST /exec: status %d, the grant does not carry the credential", resp.StatusCode)
+	if a.Status != http.StatusCreated || json.Unmarshal(a.Body, &grant) != nil || grant.Env["VAULT_API_KEY"] != secret {
+		t.Errorf("POST /exec: status %d, the grant does not carry the credential", a.Status)
 	}
 }

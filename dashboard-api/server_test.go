@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/json"
-	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -20,6 +19,7 @@ import (
 	"github.com/agent-deck/agent-deck/backend/postgres"
 	"github.com/agent-deck/agent-deck/backend/postgres/pgtest"
 	"github.com/agent-deck/agent-deck/backend/secret"
+	"github.com/agent-deck/agent-deck/tests/resttest"
 )
 
 func TestMain(m *testing.M) { pgtest.Main(m) }
@@ -44,15 +44,13 @@ func (b *syncBuffer) String() string {
 
 // testServer is the REST API over real HTTP on a random port, on a fresh real database.
 type testServer struct {
-	url    string
-	svc    *core.Hub
-	store  *postgres.Store
-	admin  string // admin token secret
-	logs   *syncBuffer
-	client *http.Client
-
-	mu     sync.Mutex
-	bodies [][]byte // every response body, for secret scans
+	url   string
+	svc   *core.Hub
+	store *postgres.Store
+	admin string // admin token secret
+	logs  *syncBuffer
+	// api sends the requests as admin; it keeps every answer body, for secret scans.
+	api *resttest.Client
 }
 
 func newTestServer(t testing.TB, opts Options) *testServer {
@@ -75,10 +73,10 @@ func newTestServer(t testing.TB, opts Options) *testServer {
 	}
 	hs := httptest.NewServer(NewRouter(svc, opts))
 	t.Cleanup(hs.Close)
-	s := &testServer{url: hs.URL, svc: svc, store: st, logs: logs,
-		client: &http.Client{Timeout: 30 * time.Second,
-			Transport: &http.Transport{MaxIdleConnsPerHost: 64}}}
+	s := &testServer{url: hs.URL, svc: svc, store: st, logs: logs, api: &resttest.Client{URL: hs.URL,
+		HTTP: &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 64}}}}
 	s.admin = s.newToken(t, "admin", backend.ScopeAdmin)
+	s.api.Token = s.admin
 	return s
 }
 
@@ -118,59 +116,18 @@ func (r response) errorBody() ErrorBody {
 // do sends a request. body may be nil, a string or []byte (sent as is), or a value to encode.
 func (s *testServer) do(t testing.TB, token, method, path string, body any) response {
 	t.Helper()
-	var rd io.Reader
-	switch b := body.(type) {
-	case nil:
-	case string:
-		rd = strings.NewReader(b)
-	case []byte:
-		rd = bytes.NewReader(b)
-	default:
-		enc, err := json.Marshal(b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rd = bytes.NewReader(enc)
-	}
-	req, err := http.NewRequest(method, s.url+path, rd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	resp, err := s.client.Do(req)
-	if err != nil {
-		t.Fatalf("%s %s: %v", method, path, err)
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.mu.Lock()
-	s.bodies = append(s.bodies, data)
-	s.mu.Unlock()
-	return response{status: resp.StatusCode, header: resp.Header, body: data}
+	return answer(s.api.Do(t, token, method, path, body))
 }
 
 // must sends a request as admin and fails the test unless the status matches; it decodes the
 // body into out when out is not nil.
 func (s *testServer) must(t testing.TB, want int, method, path string, body, out any) response {
 	t.Helper()
-	r := s.do(t, s.admin, method, path, body)
-	if r.status != want {
-		t.Fatalf("%s %s: status %d, want %d: %s", method, path, r.status, want, r.body)
-	}
-	if out != nil {
-		if err := json.Unmarshal(r.body, out); err != nil {
-			t.Fatalf("%s %s: decoding %s: %v", method, path, r.body, err)
-		}
-	}
-	return r
+	return answer(s.api.Must(t, want, method, path, body, out))
+}
+
+func answer(a resttest.Answer) response {
+	return response{status: a.Status, header: a.Header, body: a.Body}
 }
 
 // collection is a full listing of what the database holds, read through the API, used to

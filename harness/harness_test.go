@@ -3,7 +3,6 @@ package harness
 import (
 	"bytes"
 	"errors"
-	"flag"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -14,9 +13,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/tests/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 var testEntry = Entry{URL: "http://127.0.0.1:1110/mcp", Token: "tok_test_123", Command: "agent-deck"}
 
@@ -36,29 +34,6 @@ func readOptional(t *testing.T, path string) []byte {
 		t.Fatal(err)
 	}
 	return b
-}
-
-// golden compares got with the file, or rewrites the file under -update. An empty result means
-// "no file".
-func golden(t *testing.T, path string, got []byte) {
-	t.Helper()
-	if *update {
-		if len(got) == 0 {
-			os.Remove(path)
-			return
-		}
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want := readOptional(t, path)
-	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("%s mismatch (-want +got):\n%s", path, diff)
-	}
 }
 
 // TestGolden runs every client × scope against an empty start and against files holding user
@@ -91,7 +66,7 @@ func checkRoundTrip(t *testing.T, dir, base string, before []byte, add, del Chan
 	if err != nil {
 		t.Fatalf("%s: add: %v", base, err)
 	}
-	golden(t, filepath.Join(dir, base+".after"), after)
+	golden.CheckOptional(t, filepath.Join(dir, base+".after"), after)
 	again, err := add.Edit(after)
 	if err != nil {
 		t.Fatalf("%s: add again: %v", base, err)

@@ -3,8 +3,6 @@ package mcptools
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -14,9 +12,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/pkoukk/tiktoken-go"
 	tiktoken_loader "github.com/pkoukk/tiktoken-go-loader"
-)
 
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+	"github.com/agent-deck/agent-deck/tests/golden"
+)
 
 // The tool sets of SPEC §4.1, by profile.
 var (
@@ -226,19 +224,7 @@ func toolsGolden(t *testing.T, name string, b []byte) string {
 		t.Fatal(err)
 	}
 	pretty.WriteByte('\n')
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, pretty.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./mcptools -update)", err)
-	}
-	if diff := cmp.Diff(string(want), pretty.String()); diff != "" {
-		t.Errorf("tools/list changed (-golden +now); run go test ./mcptools -update if intended:\n%s", diff)
-	}
+	golden.Check(t, filepath.Join("testdata", name), pretty.Bytes())
 	return pretty.String()
 }
 

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -17,6 +16,7 @@ import (
 	"github.com/agent-deck/agent-deck/backend"
 	"github.com/agent-deck/agent-deck/backend/core"
 	"github.com/agent-deck/agent-deck/cli"
+	"github.com/agent-deck/agent-deck/tests/resttest"
 )
 
 // startHostileStack starts a deck that logs at debug level, with tweak applied to its
@@ -49,21 +49,8 @@ func localPeer(t *testing.T, name string, env map[string]string) core.ServiceInp
 // rest sends one REST request as admin and returns the status and body.
 func (s *mcpStack) rest(t *testing.T, method, path string, body any) (int, []byte) {
 	t.Helper()
-	var rd io.Reader
-	if body != nil {
-		b, err := json.Marshal(body)
-		must(t, err)
-		rd = bytes.NewReader(b)
-	}
-	req, err := http.NewRequest(method, s.URL+path, rd)
-	must(t, err)
-	req.Header.Set("Authorization", "Bearer "+s.AdminToken)
-	resp, err := http.DefaultClient.Do(req)
-	must(t, err)
-	defer resp.Body.Close()
-	out, err := io.ReadAll(resp.Body)
-	must(t, err)
-	return resp.StatusCode, out
+	a := s.api().Do(t, s.AdminToken, method, path, body)
+	return a.Status, a.Body
 }
 
 // restCallTool calls a downstream tool over REST as admin.
@@ -75,13 +62,8 @@ func (s *mcpStack) restCallTool(t *testing.T, service, tool string, args any) (i
 
 // errorCode decodes the code of a REST error body.
 func errorCode(body []byte) backend.Code {
-	var e struct {
-		Error struct {
-			Code backend.Code `json:"code"`
-		} `json:"error"`
-	}
-	_ = json.Unmarshal(body, &e)
-	return e.Error.Code
+	code, _, _ := resttest.Answer{Body: body}.Err()
+	return code
 }
 
 // serviceHealth reads a service's health over REST.

@@ -3,7 +3,6 @@ package tests
 import (
 	"bytes"
 	"encoding/json"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -83,27 +82,8 @@ func (w *pinWorld) waitHeld(t *testing.T, tool string) core.ToolInfo {
 // rest sends a REST request as token, naming the deck as agent callers do.
 func (w *pinWorld) rest(t *testing.T, token, method, path string, body any) (int, []byte) {
 	t.Helper()
-	var in io.Reader
-	if body != nil {
-		b, _ := json.Marshal(body)
-		in = bytes.NewReader(b)
-	}
-	req, err := http.NewRequest(method, w.s.URL+path, in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Authorization", "Bearer "+token)
-	req.Header.Set(backend.HeaderDeck, w.f.Deck.Name)
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, b
+	a := w.s.api().Do(t, token, method, path, body, backend.HeaderDeck, w.f.Deck.Name)
+	return a.Status, a.Body
 }
 
 // wantHeldCall fails unless calling echo is refused as TOOL_CHANGED, over MCP and over REST,

@@ -1,10 +1,8 @@
 package tests
 
 import (
-	"bytes"
 	"encoding/base64"
 	"encoding/json"
-	"io"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
@@ -14,6 +12,7 @@ import (
 
 	"github.com/agent-deck/agent-deck/backend"
 	"github.com/agent-deck/agent-deck/backend/core"
+	"github.com/agent-deck/agent-deck/tests/resttest"
 )
 
 // Helpers of the target-policy attacks (SPEC §10): who may point a service where, deck scoping
@@ -70,38 +69,13 @@ func countingProxy(t *testing.T, target string) (string, *atomic.Int64) {
 }
 
 // rest sends a REST request to the stack with token and extra headers.
-func (d *policyDeck) rest(t *testing.T, token, method, path string, body any, headers ...string) restAnswer {
+func (d *policyDeck) rest(t *testing.T, token, method, path string, body any, headers ...string) resttest.Answer {
 	t.Helper()
-	var rd io.Reader
-	if body != nil {
-		b, err := json.Marshal(body)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rd = bytes.NewReader(b)
-	}
-	req, err := http.NewRequest(method, d.stack.URL+"/api/v1"+path, rd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Authorization", "Bearer "+token)
-	for i := 0; i+1 < len(headers); i += 2 {
-		req.Header.Set(headers[i], headers[i+1])
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatalf("%s %s: %v", method, path, err)
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return restAnswer{Status: resp.StatusCode, Body: data}
+	return d.stack.api().Do(t, token, method, "/api/v1"+path, body, headers...)
 }
 
 // wantRefused fails unless a REST answer is the coded refusal.
-func wantRefused(t *testing.T, a restAnswer, status int, code backend.Code) {
+func wantRefused(t *testing.T, a resttest.Answer, status int, code backend.Code) {
 	t.Helper()
 	if got, msg, _ := a.Err(); a.Status != status || got != code {
 		t.Fatalf("status %d code %q (%s), want %d %s", a.Status, got, msg, status, code)

@@ -19,7 +19,7 @@ func auditCalls(t *testing.T, s *mcpStack, q url.Values, want int) []backend.Too
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		a := restRequest(t, s.URL, s.AdminToken, "GET", "/api/v1/tool-calls?"+q.Encode(), nil)
+		a := s.api().Do(t, s.AdminToken, "GET", "/api/v1/tool-calls?"+q.Encode(), nil)
 		if a.Status != http.StatusOK {
 			t.Fatalf("GET /tool-calls?%s: status %d: %s", q.Encode(), a.Status, a.Body)
 		}
@@ -66,7 +66,7 @@ func TestAuditToolCalls(t *testing.T) {
 	call(other.Service.ID, "echo", map[string]any{"message": "not on this deck"})
 
 	rest := func(deck string, args map[string]any) {
-		a := restRequest(t, s.URL, tok.Secret, "POST", "/api/v1/services/keyed/call",
+		a := s.api().Do(t, tok.Secret, "POST", "/api/v1/services/keyed/call",
 			map[string]any{"tool_name": "echo", "deck": deck, "arguments": args})
 		if a.Status != http.StatusOK {
 			t.Fatalf("REST call: %d %s", a.Status, a.Body)
@@ -74,7 +74,7 @@ func TestAuditToolCalls(t *testing.T) {
 	}
 	rest("dev", map[string]any{"message": "before capture " + canary})
 	var set core.DeckAuditSettings
-	a := restRequest(t, s.URL, s.AdminToken, "PUT", "/api/v1/decks/dev/audit", map[string]any{"capture_arguments": true})
+	a := s.api().Do(t, s.AdminToken, "PUT", "/api/v1/decks/dev/audit", map[string]any{"capture_arguments": true})
 	if a.Status != http.StatusOK || json.Unmarshal(a.Body, &set) != nil || !set.CaptureArguments {
 		t.Fatalf("turning capture on: %d %s", a.Status, a.Body)
 	}
@@ -122,7 +122,7 @@ func TestAuditToolCalls(t *testing.T) {
 		})
 	}
 	t.Run("no secret in the trail", func(t *testing.T) {
-		a := restRequest(t, s.URL, s.AdminToken, "GET", "/api/v1/tool-calls", nil)
+		a := s.api().Do(t, s.AdminToken, "GET", "/api/v1/tool-calls", nil)
 		if strings.Contains(string(a.Body), canary) {
 			t.Errorf("the trail holds a secret: %s", a.Body)
 		}
@@ -153,7 +153,7 @@ func TestAuditToolCalls(t *testing.T) {
 		q := url.Values{"limit": {"4"}}
 		for range 3 {
 			var page backend.ToolCallPage
-			a := restRequest(t, s.URL, s.AdminToken, "GET", "/api/v1/tool-calls?"+q.Encode(), nil)
+			a := s.api().Do(t, s.AdminToken, "GET", "/api/v1/tool-calls?"+q.Encode(), nil)
 			if err := json.Unmarshal(a.Body, &page); err != nil {
 				t.Fatal(err)
 			}
@@ -188,14 +188,14 @@ func TestAuditToolCalls(t *testing.T) {
 		}
 		for name, tc := range cases {
 			t.Run(name, func(t *testing.T) {
-				a := restRequest(t, s.URL, tc.token, "GET", "/api/v1/tool-calls"+tc.query, nil)
+				a := s.api().Do(t, tc.token, "GET", "/api/v1/tool-calls"+tc.query, nil)
 				_, _, details := a.Err()
 				if a.Status != tc.status || (tc.field != "" && details["field"] != tc.field) {
 					t.Errorf("status %d, details %v, want %d naming %q: %s", a.Status, details, tc.status, tc.field, a.Body)
 				}
 			})
 		}
-		a := restRequest(t, s.URL, tok.Secret, "PUT", "/api/v1/decks/dev/audit", map[string]any{"capture_arguments": false})
+		a := s.api().Do(t, tok.Secret, "PUT", "/api/v1/decks/dev/audit", map[string]any{"capture_arguments": false})
 		if a.Status != http.StatusForbidden {
 			t.Errorf("an agent turned capture off: %d %s", a.Status, a.Body)
 		}
@@ -228,7 +228,7 @@ func TestAuditToolCalls(t *testing.T) {
 func attackAuditNULErasesTrail(t *testing.T) {
 	s := startMCPStack(t, mcpStackOptions{})
 	f := s.seedDeck(t, "dev", startHTTPPeer(t))
-	a := restRequest(t, s.URL, s.AdminToken, "PUT", "/api/v1/decks/dev/audit", map[string]any{"capture_arguments": true})
+	a := s.api().Do(t, s.AdminToken, "PUT", "/api/v1/decks/dev/audit", map[string]any{"capture_arguments": true})
 	if a.Status != http.StatusOK {
 		t.Fatalf("capture on: %d %s", a.Status, a.Body)
 	}

@@ -19,7 +19,7 @@ import (
 // scrape reads /metrics as admin.
 func scrape(t *testing.T, s *mcpStack) string {
 	t.Helper()
-	a := restRequest(t, s.URL, s.AdminToken, "GET", "/metrics", nil)
+	a := s.api().Do(t, s.AdminToken, "GET", "/metrics", nil)
 	if a.Status != http.StatusOK {
 		t.Fatalf("GET /metrics: %d %s", a.Status, a.Body)
 	}
@@ -94,7 +94,7 @@ func TestAuditMetrics(t *testing.T) {
 		c.call("call_service_tool", map[string]any{"serviceId": f.Service.ID, "toolName": call.tool, "arguments": call.args})
 	}
 	restCall := func(service, tool string) {
-		restRequest(t, s.URL, s.AdminToken, "POST", "/api/v1/services/"+service+"/call",
+		s.api().Do(t, s.AdminToken, "POST", "/api/v1/services/"+service+"/call",
 			map[string]any{"tool_name": tool, "arguments": map[string]any{}})
 	}
 	restCall("local", "pid")

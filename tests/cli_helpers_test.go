@@ -5,36 +5,20 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/base64"
-	"flag"
 	"io"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/agent-deck/agent-deck/backend"
 	"github.com/agent-deck/agent-deck/backend/core"
 	"github.com/agent-deck/agent-deck/backend/postgres/pgtest"
 	"github.com/agent-deck/agent-deck/cli"
+	"github.com/agent-deck/agent-deck/tests/golden"
 )
-
-// The -update flag rewrites golden files; whichever test file of the package declares it first
-// owns it, and every golden helper reads it by name.
-func init() {
-	if flag.Lookup("update") == nil {
-		flag.Bool("update", false, "rewrite golden files under testdata/")
-	}
-}
-
-func updateGolden() bool {
-	f := flag.Lookup("update")
-	return f != nil && f.Value.String() == "true"
-}
 
 // cliEnv is a real deck server on a random port with its data home, and a way to run the CLI
 // in process against it.
@@ -134,24 +118,7 @@ func cliItoa(n int) string {
 // golden compares got (normalized) with testdata/cli/NAME, or rewrites it under -update.
 func cliGolden(t testing.TB, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", "cli", name)
-	got = cliNormalize(got)
-	if updateGolden() {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("golden file %s: %v (run with -update)", path, err)
-	}
-	if diff := cmp.Diff(string(want), got); diff != "" {
-		t.Errorf("%s mismatch (-want +got):\n%s", path, diff)
-	}
+	golden.Check(t, filepath.Join("testdata", "cli", name), []byte(cliNormalize(got)))
 }
 
 // seedCLI creates a small collection through the core: two credentials, two services, two

@@ -1,7 +1,6 @@
 package tests
 
 import (
-	"bytes"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -16,6 +15,7 @@ import (
 	"github.com/agent-deck/agent-deck/backend/core"
 	"github.com/agent-deck/agent-deck/cli"
 	dashboardapi "github.com/agent-deck/agent-deck/dashboard-api"
+	"github.com/agent-deck/agent-deck/tests/resttest"
 )
 
 // dashboardSignIn signs in the way the dashboard does: an admin asks for a one-time code and the
@@ -61,20 +61,12 @@ func dashboardExchange(t *testing.T, srv *cli.Server, code string) (*http.Cookie
 // cookieCall sends a request with the dashboard cookie and the given headers (pairs).
 func cookieCall(t *testing.T, srv *cli.Server, cookie *http.Cookie, method, path, contentType string, body []byte, headers ...string) (int, []byte) {
 	t.Helper()
-	req, err := http.NewRequest(method, srv.URL()+path, bytes.NewReader(body))
-	must(t, err)
-	req.AddCookie(cookie)
+	pairs := []string{"Cookie", cookie.Name + "=" + cookie.Value}
 	if contentType != "" {
-		req.Header.Set("Content-Type", contentType)
+		pairs = append(pairs, "Content-Type", contentType)
 	}
-	for i := 0; i+1 < len(headers); i += 2 {
-		req.Header.Set(headers[i], headers[i+1])
-	}
-	resp, err := http.DefaultClient.Do(req)
-	must(t, err)
-	defer resp.Body.Close()
-	out, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, out
+	a := resttest.New(srv.URL(), "").Do(t, "", method, path, body, append(pairs, headers...)...)
+	return a.Status, a.Body
 }
 
 func deckCount(t *testing.T, srv *cli.Server) int {

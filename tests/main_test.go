@@ -3,6 +3,7 @@
 package tests
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"os/exec"
@@ -64,3 +65,19 @@ func (s *syncBuffer) String() string {
 }
 
 func asExitError(err error, target **exec.ExitError) bool { return errors.As(err, target) }
+
+// must fails the test on a setup error that leaves nothing to check.
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// toJSON is v as JSON text.
+func toJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	must(t, err)
+	return string(b)
+}

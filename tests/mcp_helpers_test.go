@@ -24,6 +24,7 @@ import (
 	"github.com/agent-deck/agent-deck/backend/postgres/pgtest"
 	"github.com/agent-deck/agent-deck/cli"
 	"github.com/agent-deck/agent-deck/tests/peertest"
+	"github.com/agent-deck/agent-deck/tests/resttest"
 )
 
 // mcpStackOptions configure one deck for MCP tests.
@@ -151,6 +152,9 @@ func mcpListenRetry(t testing.TB, addr string) net.Listener {
 	t.Fatalf("listen %s: %v", addr, err)
 	return nil
 }
+
+// api is a REST client of the stack whose Must sends the admin token.
+func (s *mcpStack) api() *resttest.Client { return resttest.New(s.URL, s.AdminToken) }
 
 func (s *mcpStack) adminCtx() context.Context {
 	return backend.WithActor(context.Background(), backend.SystemActor)
@@ -397,4 +401,32 @@ func (s *mcpStack) seedDeck(t testing.TB, name, peerURL string) mcpFixture {
 		must(err)
 	}
 	return f
+}
+
+// agentDeck is a deck "pc" with a reachable peer service, a service nobody can reach, a
+// credential and a playbook; agent is an MCP session bound to it.
+type agentDeck struct {
+	stack *mcpStack
+	fix   mcpFixture
+	dead  backend.ServiceCard
+	agent *mcpConn
+}
+
+func startAgentDeck(t *testing.T) *agentDeck {
+	t.Helper()
+	s := startMCPStack(t, mcpStackOptions{Profile: "standard"})
+	d := &agentDeck{stack: s, fix: s.seedDeck(t, "pc", startHTTPPeer(t))}
+	var err error
+	d.dead, err = s.svc.CreateService(s.adminCtx(), core.ServiceInput{Name: "pc-dead", Type: backend.ServiceRemote,
+		URL: "http://127.0.0.1:1/mcp", Description: "never reached"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.svc.LinkCard(s.adminCtx(), core.LinkCardInput{CardRef: core.CardRef{Deck: d.fix.Deck.ID,
+		CardType: backend.CardService, CardID: d.dead.ID}}); err != nil {
+		t.Fatal(err)
+	}
+	d.agent = s.connect(t, s.token(backend.ScopeAgent), nil, "")
+	d.agent.ok("bind_workspace", map[string]any{"workspaceRoot": "/w/pc", "deckId": "pc"}, nil)
+	return d
 }

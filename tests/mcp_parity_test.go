@@ -29,12 +29,8 @@ type mcpParityStep struct {
 func mcpRESTCall(method, path string, body any) func(t *testing.T, s *mcpStack, tok string) any {
 	return func(t *testing.T, s *mcpStack, tok string) any {
 		t.Helper()
-		var in []byte
-		if body != nil {
-			in, _ = json.Marshal(body)
-		}
 		var out any
-		mcpREST(t, s, tok, method, path, in, &out)
+		mcpREST(t, s, tok, method, path, body, &out)
 		return out
 	}
 }

@@ -1,8 +1,6 @@
 package tests
 
 import (
-	"bytes"
-	"encoding/json"
 	"io"
 	"net/http"
 	"regexp"
@@ -309,34 +307,15 @@ func mcpRaw(t testing.TB, s *mcpStack, token string, headers map[string]string, 
 	return resp.StatusCode, string(b)
 }
 
-// mcpREST calls the REST API and decodes a 2xx answer into out.
-func mcpREST(t testing.TB, s *mcpStack, token, method, path string, in []byte, out any) int {
+// mcpREST calls the REST API, fails unless the answer is a 2xx, and decodes it into out.
+func mcpREST(t testing.TB, s *mcpStack, token, method, path string, body, out any) int {
 	t.Helper()
-	var body io.Reader
-	if in != nil {
-		body = bytes.NewReader(in)
+	a := s.api().Do(t, token, method, path, body)
+	if a.Status/100 != 2 {
+		t.Fatalf("%s %s: status %d %s", method, path, a.Status, a.Body)
 	}
-	req, err := http.NewRequest(method, s.URL+path, body)
-	if err != nil {
-		t.Fatal(err)
+	if out != nil && len(a.Body) > 0 {
+		a.Decode(t, out)
 	}
-	req.Header.Set("Authorization", "Bearer "+token)
-	if in != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode/100 != 2 {
-		t.Fatalf("%s %s: %s %s", method, path, resp.Status, b)
-	}
-	if out != nil && len(b) > 0 {
-		if err := json.Unmarshal(b, out); err != nil {
-			t.Fatalf("%s %s: decoding %s: %v", method, path, b, err)
-		}
-	}
-	return resp.StatusCode
+	return a.Status
 }

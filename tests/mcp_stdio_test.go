@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -137,5 +138,60 @@ func TestMCPStdioBridgeServerDown(t *testing.T) {
 	}
 	if err := stop(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestMCPStdioBridgeKeepsOrder holds issue 15 item 13: requests piped to mcp-stdio without waiting
+// keep their order around bind_workspace, so the calls right after it see the binding. Each round
+// is a fresh session; enough rounds catch the reordering the bridge used to allow.
+func TestMCPStdioBridgeKeepsOrder(t *testing.T) {
+	s := startMCPStack(t, mcpStackOptions{})
+	if _, err := s.svc.CreateDeck(s.adminCtx(), core.DeckInput{Name: "dev"}); err != nil {
+		t.Fatal(err)
+	}
+	opts := cli.StdioBridgeOptions{URL: s.URL + "/mcp", Token: s.token(backend.ScopeAgent)}
+	const rounds, after = 25, 4
+	for round := range rounds {
+		lines := []string{
+			`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"pipe","version":"1"}}}`,
+			`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+			fmt.Sprintf(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"bind_workspace","arguments":{"workspaceRoot":"/w/%d","deckId":"dev"}}}`, round),
+		}
+		for i := range after {
+			lines = append(lines, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"get_bound_deck","arguments":{}}}`, 10+i))
+		}
+		var out, errb syncBuffer
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		err := cli.RunMCPStdio(ctx, opts, strings.NewReader(strings.Join(lines, "\n")+"\n"), &out, &errb)
+		cancel()
+		if err != nil {
+			t.Fatalf("round %d: bridge: %v (stderr %s)", round, err, errb.String())
+		}
+		answers := map[int]string{}
+		sc := bufio.NewScanner(strings.NewReader(out.String()))
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			var m struct {
+				ID     int `json:"id"`
+				Result struct {
+					IsError bool `json:"isError"`
+				} `json:"result"`
+				Error json.RawMessage `json:"error"`
+			}
+			if json.Unmarshal(sc.Bytes(), &m) == nil && m.ID >= 10 && (m.Result.IsError || m.Error != nil) {
+				answers[m.ID] = sc.Text()
+			} else if m.ID >= 10 {
+				answers[m.ID] = ""
+			}
+		}
+		for i := range after {
+			text, ok := answers[10+i]
+			if !ok {
+				t.Fatalf("round %d: no answer to request %d; stdout:\n%s", round, 10+i, out.String())
+			}
+			if text != "" {
+				t.Fatalf("round %d: get_bound_deck piped after bind_workspace failed: %s", round, text)
+			}
+		}
 	}
 }

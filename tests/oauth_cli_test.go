@@ -16,6 +16,7 @@ import (
 	"github.com/agent-deck/agent-deck/backend/postgres/pgtest"
 	"github.com/agent-deck/agent-deck/cli"
 	"github.com/agent-deck/agent-deck/tests/oauthas"
+	"github.com/agent-deck/agent-deck/tests/resttest"
 )
 
 var authURLRE = regexp.MustCompile(`https?://\S+/authorize\?\S+`)
@@ -40,8 +41,9 @@ func TestOAuthConnectEndToEnd(t *testing.T) {
 		_ = srv.Close(ctx)
 	})
 	var seen []string // every response and output, scanned for tokens at the end
-	rest := func(method, path string) restAnswer {
-		a := restRequest(t, srv.URL(), srv.AdminToken(), method, path, map[string]any{})
+	api := resttest.New(srv.URL(), srv.AdminToken())
+	rest := func(method, path string) resttest.Answer {
+		a := api.Do(t, srv.AdminToken(), method, path, map[string]any{})
 		seen = append(seen, string(a.Body))
 		return a
 	}
@@ -53,7 +55,7 @@ func TestOAuthConnectEndToEnd(t *testing.T) {
 	run("service", "add", "notes", as.MCPURL()).wantCode(t, 0)
 
 	callBody := map[string]any{"tool_name": "echo", "arguments": map[string]any{"text": "hi"}}
-	a := restRequest(t, srv.URL(), srv.AdminToken(), http.MethodPost, "/api/v1/services/notes/call", callBody)
+	a := api.Do(t, srv.AdminToken(), http.MethodPost, "/api/v1/services/notes/call", callBody)
 	if !strings.Contains(string(a.Body), "DOWNSTREAM_AUTH") || !strings.Contains(string(a.Body), "agent-deck service connect notes") {
 		t.Fatalf("call before sign-in answered %d %s, want DOWNSTREAM_AUTH naming the connect command", a.Status, a.Body)
 	}
@@ -92,7 +94,7 @@ func TestOAuthConnectEndToEnd(t *testing.T) {
 	}
 	seen = append(seen, stdout.String(), stderr.String(), page)
 
-	a = restRequest(t, srv.URL(), srv.AdminToken(), http.MethodPost, "/api/v1/services/notes/call", callBody)
+	a = api.Do(t, srv.AdminToken(), http.MethodPost, "/api/v1/services/notes/call", callBody)
 	seen = append(seen, string(a.Body))
 	if a.Status != http.StatusOK || !strings.Contains(string(a.Body), "echo: hi") {
 		t.Fatalf("call after sign-in answered %d %s", a.Status, a.Body)
@@ -112,7 +114,7 @@ func TestOAuthConnectEndToEnd(t *testing.T) {
 	if as.Counts().Revocations == 0 {
 		t.Errorf("disconnect revoked nothing")
 	}
-	a = restRequest(t, srv.URL(), srv.AdminToken(), http.MethodPost, "/api/v1/services/notes/call", callBody)
+	a = api.Do(t, srv.AdminToken(), http.MethodPost, "/api/v1/services/notes/call", callBody)
 	seen = append(seen, string(a.Body))
 	if !strings.Contains(string(a.Body), "DOWNSTREAM_AUTH") {
 		t.Errorf("call after disconnect answered %d %s, want DOWNSTREAM_AUTH", a.Status, a.Body)

@@ -10,6 +10,7 @@ import (
 	"github.com/agent-deck/agent-deck/backend/core"
 	"github.com/agent-deck/agent-deck/cli"
 	"github.com/agent-deck/agent-deck/tests/oauthas"
+	"github.com/agent-deck/agent-deck/tests/resttest"
 )
 
 // TestOAuthStateInBoundDeck: get_bound_deck shows a service's sign-in state as one word, only
@@ -98,7 +99,7 @@ func TestOAuthStateInServiceList(t *testing.T) {
 	if out := list(); strings.Contains(out, "SIGN-IN") {
 		t.Fatalf("service list with no sign-in has a SIGN-IN column:\n%s", out)
 	}
-	a := restRequest(t, srv.URL(), srv.AdminToken(), http.MethodPost, "/api/v1/services/notes/connect", map[string]any{})
+	a := resttest.New(srv.URL(), "").Do(t, srv.AdminToken(), http.MethodPost, "/api/v1/services/notes/connect", map[string]any{})
 	var started core.OAuthConnect
 	must(t, json.Unmarshal(a.Body, &started))
 	resp, err := http.Get(started.AuthURL) // consent, then the deck's callback

@@ -32,13 +32,13 @@ func TestProxyFaithfulSampling(t *testing.T) {
 					}
 				}},
 				{"an agent token cannot allow it", func(t *testing.T) {
-					ans := restRequest(t, s.URL, s.token(backend.ScopeAgent), http.MethodPut, path, map[string]any{"allowed": true})
+					ans := s.api().Do(t, s.token(backend.ScopeAgent), http.MethodPut, path, map[string]any{"allowed": true})
 					if ans.Status != http.StatusForbidden {
 						t.Errorf("agent PUT sampling = %d %s", ans.Status, ans.Body)
 					}
 				}},
 				{"allowed: the calling session's model answers", func(t *testing.T) {
-					ans := restRequest(t, s.URL, s.AdminToken, http.MethodPut, path, map[string]any{"allowed": true})
+					ans := s.api().Do(t, s.AdminToken, http.MethodPut, path, map[string]any{"allowed": true})
 					if ans.Status != http.StatusOK || !strings.Contains(string(ans.Body), `"allowed":true`) {
 						t.Fatalf("admin PUT sampling = %d %s", ans.Status, ans.Body)
 					}
@@ -56,12 +56,12 @@ func TestProxyFaithfulSampling(t *testing.T) {
 					}
 				}},
 				{"bad input is refused, naming what was expected", func(t *testing.T) {
-					if ans := restRequest(t, s.URL, s.AdminToken, http.MethodPut, path, map[string]any{}); ans.Status != http.StatusBadRequest ||
+					if ans := s.api().Do(t, s.AdminToken, http.MethodPut, path, map[string]any{}); ans.Status != http.StatusBadRequest ||
 						!strings.Contains(string(ans.Body), "allowed") {
 						t.Errorf("PUT without allowed = %d %s", ans.Status, ans.Body)
 					}
 					other := "/api/v1/decks/faithful/services/no-such-service/sampling"
-					if ans := restRequest(t, s.URL, s.AdminToken, http.MethodPut, other, map[string]any{"allowed": true}); ans.Status != http.StatusNotFound {
+					if ans := s.api().Do(t, s.AdminToken, http.MethodPut, other, map[string]any{"allowed": true}); ans.Status != http.StatusNotFound {
 						t.Errorf("PUT for an unknown service = %d %s", ans.Status, ans.Body)
 					}
 					unlinked := "unlinked-" + service
@@ -70,7 +70,7 @@ func TestProxyFaithfulSampling(t *testing.T) {
 						t.Fatal(err)
 					}
 					notOn := "/api/v1/decks/faithful/services/" + unlinked + "/sampling"
-					if ans := restRequest(t, s.URL, s.AdminToken, http.MethodPut, notOn, map[string]any{"allowed": true}); ans.Status != http.StatusBadRequest ||
+					if ans := s.api().Do(t, s.AdminToken, http.MethodPut, notOn, map[string]any{"allowed": true}); ans.Status != http.StatusBadRequest ||
 						!strings.Contains(string(ans.Body), "is not on deck faithful") {
 						t.Errorf("PUT for a service not on the deck = %d %s", ans.Status, ans.Body)
 					}

@@ -17,26 +17,26 @@ import (
 func TestRESTProxyRoutes(t *testing.T) {
 	d := startRESTDeck(t)
 	peer := startHTTPPeer(t)
-	d.admin(t, http.StatusCreated, "POST", "/api/v1/services",
+	d.api.Must(t, http.StatusCreated, "POST", "/api/v1/services",
 		map[string]any{"name": "peer", "type": "mcp", "url": peer}, nil)
-	d.admin(t, http.StatusCreated, "POST", "/api/v1/services",
+	d.api.Must(t, http.StatusCreated, "POST", "/api/v1/services",
 		map[string]any{"name": "down", "type": "mcp", "url": "http://127.0.0.1:1/mcp", "transport": "streamable_http"}, nil)
-	d.admin(t, http.StatusCreated, "POST", "/api/v1/services",
+	d.api.Must(t, http.StatusCreated, "POST", "/api/v1/services",
 		map[string]any{"name": "slow", "type": "mcp", "url": peer, "timeout_seconds": 1}, nil)
 
 	t.Run("tools are listed raw with enabled flags", func(t *testing.T) {
 		var tools []core.ToolInfo
-		d.admin(t, http.StatusOK, "GET", "/api/v1/services/peer/tools", nil, &tools)
+		d.api.Must(t, http.StatusOK, "GET", "/api/v1/services/peer/tools", nil, &tools)
 		i := slices.IndexFunc(tools, func(ti core.ToolInfo) bool { return ti.Name == "echo" })
 		if i < 0 || !tools[i].Enabled || !bytes.Contains(tools[i].Tool, []byte(`"x-peer-extension":{"kept":true}`)) {
 			t.Fatalf("echo tool not listed raw: %+v", tools)
 		}
 	})
 	t.Run("tool settings name existing tools", func(t *testing.T) {
-		d.admin(t, http.StatusBadRequest, "PUT", "/api/v1/services/peer/tool-settings",
+		d.api.Must(t, http.StatusBadRequest, "PUT", "/api/v1/services/peer/tool-settings",
 			map[string]any{"disabled_tools": []string{"big", "no_such_tool"}}, nil)
 		var sc backend.ServiceCard
-		d.admin(t, http.StatusOK, "PUT", "/api/v1/services/peer/tool-settings",
+		d.api.Must(t, http.StatusOK, "PUT", "/api/v1/services/peer/tool-settings",
 			map[string]any{"disabled_tools": []string{"big"}}, &sc)
 		if !slices.Equal(sc.DisabledTools, []string{"big"}) {
 			t.Errorf("disabled_tools = %v, want [big]", sc.DisabledTools)
@@ -63,7 +63,7 @@ func TestRESTProxyRoutes(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run("call/"+tc.name, func(t *testing.T) {
-			a := d.call(t, d.srv.AdminToken(), "POST", "/api/v1/services/"+tc.service+"/call", tc.body)
+			a := d.api.Do(t, d.srv.AdminToken(), "POST", "/api/v1/services/"+tc.service+"/call", tc.body)
 			if a.Status != tc.status {
 				t.Fatalf("status %d, want %d: %s", a.Status, tc.status, a.Body)
 			}
@@ -84,11 +84,11 @@ func TestRESTProxyRoutes(t *testing.T) {
 
 	t.Run("check", func(t *testing.T) {
 		var h backend.Health
-		d.admin(t, http.StatusOK, "POST", "/api/v1/services/peer/check", nil, &h)
+		d.api.Must(t, http.StatusOK, "POST", "/api/v1/services/peer/check", nil, &h)
 		if h.Status != backend.HealthHealthy {
 			t.Errorf("peer health %+v", h)
 		}
-		a := d.call(t, d.srv.AdminToken(), "POST", "/api/v1/services/down/check", nil)
+		a := d.api.Do(t, d.srv.AdminToken(), "POST", "/api/v1/services/down/check", nil)
 		if err := json.Unmarshal(a.Body, &h); a.Status == http.StatusOK && (err != nil || h.Status == backend.HealthHealthy) {
 			t.Errorf("down service check: %d %s", a.Status, a.Body)
 		}
@@ -101,27 +101,27 @@ func TestRESTSecretsAcrossTheStack(t *testing.T) {
 	d := startRESTDeck(t)
 	canary := "CANARY-STACK-" + randHex(12)
 	peer := startHTTPPeer(t, "PEER_REQUIRE_AUTHORIZATION=Bearer "+canary)
-	d.admin(t, http.StatusCreated, "POST", "/api/v1/credentials",
+	d.api.Must(t, http.StatusCreated, "POST", "/api/v1/credentials",
 		map[string]any{"label": "Peer key", "value": canary}, nil)
-	d.admin(t, http.StatusCreated, "POST", "/api/v1/services", map[string]any{
+	d.api.Must(t, http.StatusCreated, "POST", "/api/v1/services", map[string]any{
 		"name": "locked", "type": "mcp", "url": peer, "credential_id": "cred_peer_key",
 		"headers": map[string]string{"X-Api-Key": canary}}, nil)
-	d.admin(t, http.StatusCreated, "POST", "/api/v1/services",
+	d.api.Must(t, http.StatusCreated, "POST", "/api/v1/services",
 		map[string]any{"name": "no-key", "type": "mcp", "url": peer, "transport": "streamable_http"}, nil)
 
-	d.admin(t, http.StatusOK, "POST", "/api/v1/services/locked/call",
+	d.api.Must(t, http.StatusOK, "POST", "/api/v1/services/locked/call",
 		map[string]any{"tool_name": "echo", "arguments": map[string]any{"message": "authorised"}}, nil)
-	a := d.call(t, d.srv.AdminToken(), "POST", "/api/v1/services/no-key/call", map[string]any{"tool_name": "echo",
+	a := d.api.Do(t, d.srv.AdminToken(), "POST", "/api/v1/services/no-key/call", map[string]any{"tool_name": "echo",
 		"arguments": map[string]any{"message": "x"}})
 	if code, _, _ := a.Err(); a.Status != http.StatusServiceUnavailable || code != backend.CodeDownstreamAuth {
 		t.Errorf("call without the credential: %d %s, want 503 DOWNSTREAM_AUTH", a.Status, a.Body)
 	}
 	for _, p := range []string{"/api/v1/services", "/api/v1/services/locked", "/api/v1/services/locked/tools",
 		"/api/v1/credentials", "/api/v1/export"} {
-		d.admin(t, http.StatusOK, "GET", p, nil, nil)
+		d.api.Must(t, http.StatusOK, "GET", p, nil, nil)
 	}
-	d.admin(t, http.StatusOK, "POST", "/api/v1/services/locked/check", nil, nil)
-	for i, b := range d.bodies {
+	d.api.Must(t, http.StatusOK, "POST", "/api/v1/services/locked/check", nil, nil)
+	for i, b := range d.api.Bodies() {
 		if bytes.Contains(b, []byte(canary)) {
 			t.Errorf("REST answer %d holds the secret: %s", i, b)
 		}

@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/agent-deck/agent-deck/tests/resttest"
 )
 
 // serveProcess is `agent-deck serve` running as a real child process.
@@ -92,9 +94,10 @@ func (p *serveProcess) stop(t *testing.T) {
 	}
 }
 
+// do sends one REST request as the admin and returns the status and body.
 func (p *serveProcess) do(t *testing.T, method, path, body string) (int, string) {
 	t.Helper()
-	a := restRequest(t, p.url, p.token, method, path, body)
+	a := resttest.New(p.url, p.token).Do(t, p.token, method, path, body)
 	return a.Status, string(a.Body)
 }
 

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/agent-deck/agent-deck/backend"
 	"github.com/agent-deck/agent-deck/backend/core"
+	"github.com/agent-deck/agent-deck/tests/golden"
 )
 
 // snapDeck is a deck of n cards built deterministically (40% services, 30% credentials, 30%
@@ -203,18 +203,7 @@ func TestSnapshotBudgetGolden(t *testing.T) {
 			b, _ := json.MarshalIndent(v, "", "  ")
 			pretty.Write(b)
 			pretty.WriteByte('\n')
-			path := filepath.Join("testdata", "snapshot", fmt.Sprintf("bound_deck_%d.golden.json", n))
-			if updateGolden() {
-				must(t, os.MkdirAll(filepath.Dir(path), 0o755))
-				must(t, os.WriteFile(path, []byte(pretty.String()), 0o644))
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run go test ./tests -run TestSnapshotBudgetGolden -update)", err)
-			}
-			if diff := cmp.Diff(string(want), pretty.String()); diff != "" {
-				t.Errorf("get_bound_deck changed (-golden +now); rerun with -update if intended:\n%s", diff)
-			}
+			golden.Check(t, filepath.Join("testdata", "snapshot", fmt.Sprintf("bound_deck_%d.golden.json", n)), []byte(pretty.String()))
 		})
 	}
 }
@@ -360,21 +349,12 @@ func TestSnapshotBudgetErrors(t *testing.T) {
 func TestRESTSnapshotPages(t *testing.T) {
 	s, d, _ := snapStack(t, 1000)
 	get := func(q url.Values) (int, boundPage, string) {
-		req, _ := http.NewRequest(http.MethodGet, s.URL+"/api/v1/decks/big/snapshot?"+q.Encode(), nil)
-		req.Header.Set("Authorization", "Bearer "+s.AdminToken)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		var body strings.Builder
-		var page boundPage
-		raw := json.NewDecoder(resp.Body)
+		a := s.api().Do(t, s.AdminToken, http.MethodGet, "/api/v1/decks/big/snapshot?"+q.Encode(), nil)
 		var m json.RawMessage
-		must(t, raw.Decode(&m))
-		body.Write(m)
+		must(t, json.Unmarshal(a.Body, &m))
+		var page boundPage
 		_ = json.Unmarshal(m, &page)
-		return resp.StatusCode, page, body.String()
+		return a.Status, page, string(m)
 	}
 	code, whole, _ := get(url.Values{})
 	if code != 200 || len(whole.Services)+len(whole.Credentials)+len(whole.Playbooks) != 1000 || whole.More != nil {

@@ -2,7 +2,6 @@ package client
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"net/http"
 	"net/http/httptest"
@@ -14,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/tests/resttest"
 )
 
 func TestLocalDiscovery(t *testing.T) {
@@ -43,31 +43,11 @@ func TestLocalDiscovery(t *testing.T) {
 	}
 }
 
-// goldenErrors are the server's own error bodies, as its REST tests pin them.
-func goldenErrors(t *testing.T) map[string]struct {
-	Status int             `json:"status"`
-	Body   json.RawMessage `json:"body"`
-} {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "..", "dashboard-api", "testdata", "error_bodies.golden.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out map[string]struct {
-		Status int             `json:"status"`
-		Body   json.RawMessage `json:"body"`
-	}
-	if err := json.Unmarshal(b, &out); err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
 // TestErrorBodiesFromTheServer reads every error body the server sends (its golden file) back
 // into the error the CLI renders: code, message, the hint from details.hint, the other details
 // and the HTTP status.
 func TestErrorBodiesFromTheServer(t *testing.T) {
-	for name, g := range goldenErrors(t) {
+	for name, g := range resttest.ServerErrorBodies(t) {
 		t.Run(name, func(t *testing.T) {
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				w.Header().Set("Content-Type", "application/json")
@@ -75,16 +55,7 @@ func TestErrorBodiesFromTheServer(t *testing.T) {
 				_, _ = w.Write(g.Body)
 			}))
 			defer srv.Close()
-			var sent struct {
-				Error struct {
-					Code    backend.Code   `json:"code"`
-					Message string         `json:"message"`
-					Details map[string]any `json:"details"`
-				} `json:"error"`
-			}
-			if err := json.Unmarshal(g.Body, &sent); err != nil {
-				t.Fatal(err)
-			}
+			code, message, details := resttest.Answer{Status: g.Status, Body: g.Body}.Err()
 			c, err := New(Options{Server: srv.URL, Token: "t"})
 			if err != nil {
 				t.Fatal(err)
@@ -94,10 +65,9 @@ func TestErrorBodiesFromTheServer(t *testing.T) {
 			if !errors.As(err, &se) || se.Status != g.Status {
 				t.Fatalf("err = %#v, want a StatusError with status %d", err, g.Status)
 			}
-			hint, _ := sent.Error.Details["hint"].(string)
-			delete(sent.Error.Details, "hint")
-			want := &backend.Error{Code: sent.Error.Code, Message: sent.Error.Message, Hint: hint,
-				Details: sent.Error.Details}
+			hint, _ := details["hint"].(string)
+			delete(details, "hint")
+			want := &backend.Error{Code: code, Message: message, Hint: hint, Details: details}
 			if diff := cmp.Diff(want, se.Err, cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("decoded error (-want +got):\n%s", diff)
 			}

@@ -8,10 +8,10 @@ import (
 	"time"
 )
 
-// TestLearnTypeScriptAgent: an agent on the official TypeScript SDK proposes an add_item fix, a
+// TestMCPProposalFromTypeScriptAgent: an agent on the official TypeScript SDK proposes an add_item fix, a
 // person accepts it with the CLI, and the agent's next get_playbook shows the change; the
 // playbook's version history names the proposal.
-func TestLearnTypeScriptAgent(t *testing.T) {
+func TestMCPProposalFromTypeScriptAgent(t *testing.T) {
 	s := startMCPStack(t, mcpStackOptions{})
 	f := s.seedDeck(t, "dev", startHTTPPeer(t))
 	script, err := filepath.Abs(filepath.Join("testdata", "mcp", "ts_learn.mjs"))

@@ -1,7 +1,6 @@
 package tests
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agent-deck/agent-deck/backend/postgres/pgtest"
+	"github.com/agent-deck/agent-deck/tests/resttest"
 )
 
 // idleSessionTargetKB is the resident memory one idle bound MCP session may cost the server.
@@ -131,13 +131,8 @@ func startServeBench(tb testing.TB, env ...string) *benchServer {
 // rest sends body to path as the admin, wants status, and decodes the answer into out unless nil.
 func (s *benchServer) rest(tb testing.TB, want int, method, path, body string, out any) {
 	tb.Helper()
-	a := restRequest(tb, s.url, s.token, method, path, body)
-	if a.Status != want {
-		tb.Fatalf("%s %s: %d %s", method, path, a.Status, a.Body)
-	}
-	if out != nil {
-		if err := json.Unmarshal(a.Body, out); err != nil {
-			tb.Fatalf("%s %s: %v", method, path, err)
-		}
-	}
+	s.api().Must(tb, want, method, path, body, out)
 }
+
+// api is a REST client of the server whose Must sends the admin token.
+func (s *benchServer) api() *resttest.Client { return resttest.New(s.url, s.token) }

@@ -9,13 +9,11 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/agent-deck/agent-deck/backend"
 )
 
-// TestCLISmallVersion holds issue 10's version item: `version`, `--version` and `version --json`
+// TestCLIVersion holds issue 10's version item: `version`, `--version` and `version --json`
 // agree, name the Go toolchain, and the built binary says the same as the in-process CLI.
-func TestCLISmallVersion(t *testing.T) {
+func TestCLIVersion(t *testing.T) {
 	home := t.TempDir()
 	cmd := runCLI(home, strings.NewReader(""), "version").wantCode(t, 0)
 	flag := runCLI(home, strings.NewReader(""), "--version").wantCode(t, 0)
@@ -46,9 +44,9 @@ func TestCLISmallVersion(t *testing.T) {
 	}
 }
 
-// TestCLISmallUnknownCommand holds issue 10's exit-code item: an unknown command or subcommand is
+// TestCLIUnknownCommand holds issue 10's exit-code item: an unknown command or subcommand is
 // a user error (exit 1, not urfave/cli's 3) that names the closest command; help still works.
-func TestCLISmallUnknownCommand(t *testing.T) {
+func TestCLIUnknownCommand(t *testing.T) {
 	tests := []struct {
 		name string
 		args []string
@@ -80,9 +78,9 @@ func TestCLISmallUnknownCommand(t *testing.T) {
 	}
 }
 
-// TestCLISmallCompletion holds issue 10's completion item: `completion SHELL` prints a script the
+// TestCLICompletion holds issue 10's completion item: `completion SHELL` prints a script the
 // shell accepts, and the bash one really completes a command from the binary.
-func TestCLISmallCompletion(t *testing.T) {
+func TestCLICompletion(t *testing.T) {
 	tests := []struct {
 		shell string
 		want  string   // in the script
@@ -132,59 +130,4 @@ _agent_deck_complete; printf '%s\n' "${COMPREPLY[@]}"`)
 			t.Errorf("completions %q, want %q", got, want)
 		}
 	})
-}
-
-// TestCLISmallTokenRevokeConfirms holds issue 10's `token revoke` item: like a delete, it asks on a
-// terminal and needs --yes elsewhere; refused or declined, the token keeps working.
-func TestCLISmallTokenRevokeConfirms(t *testing.T) {
-	e := startCLIEnv(t)
-	secret := strings.TrimSpace(e.run("", "token", "create", "ci").wantCode(t, 0).stdout)
-	var id string
-	var list []backend.Token
-	if err := json.Unmarshal([]byte(e.run("", "token", "list", "--json").wantCode(t, 0).stdout), &list); err != nil {
-		t.Fatal(err)
-	}
-	for _, tok := range list {
-		if tok.Name == "ci" {
-			id = tok.ID
-		}
-	}
-	works := func(t *testing.T, want bool) {
-		t.Helper()
-		r := e.run("", "--token", secret, "--server", e.srv.URL(), "deck", "list")
-		if (r.code == 0) != want {
-			t.Fatalf("token works = %v, want %v (exit %d: %s)", r.code == 0, want, r.code, r.stderr)
-		}
-	}
-
-	r := e.run("", "token", "revoke", id).wantCode(t, 1)
-	if !strings.Contains(r.stderr, "--yes") {
-		t.Errorf("refusal %q does not name --yes", r.stderr)
-	}
-	works(t, true)
-
-	tty := openPTY(t)
-	tty.answer(t, "n\n")
-	r = runCLI(e.home, tty.slave, "token", "revoke", id).wantCode(t, 1)
-	if !strings.Contains(r.stderr, "Revoke token") || !strings.Contains(r.stderr, "cancelled") {
-		t.Errorf("declined revoke printed %q", r.stderr)
-	}
-	works(t, true)
-
-	tty.answer(t, "y\n")
-	runCLI(e.home, tty.slave, "token", "revoke", id).wantCode(t, 0)
-	works(t, false)
-
-	secret = strings.TrimSpace(e.run("", "token", "create", "ci2").wantCode(t, 0).stdout)
-	if err := json.Unmarshal([]byte(e.run("", "token", "list", "--json").wantCode(t, 0).stdout), &list); err != nil {
-		t.Fatal(err)
-	}
-	for _, tok := range list {
-		if tok.Name == "ci2" {
-			id = tok.ID
-		}
-	}
-	works(t, true)
-	e.run("", "token", "revoke", id, "--yes").wantCode(t, 0)
-	works(t, false)
 }

@@ -6,10 +6,10 @@ import (
 	"testing"
 )
 
-// TestOAuthRefreshScope: a refresh may ask for a narrower scope than the grant's (RFC 6749 §6),
+// TestOAuthServerRefreshScope: a refresh may ask for a narrower scope than the grant's (RFC 6749 §6),
 // and the grant keeps its scope for later refreshes. Asking for a wider one is a row of
 // TestAttacksOAuth.
-func TestOAuthRefreshScope(t *testing.T) {
+func TestOAuthServerRefreshScope(t *testing.T) {
 	srv := startFrontDoor(t, nil)
 	refreshForm := func(c *oauthClient, rt, scope string) url.Values {
 		f := url.Values{"grant_type": {"refresh_token"}, "refresh_token": {rt}, "client_id": {c.id}}

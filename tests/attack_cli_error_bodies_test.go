@@ -1,34 +1,13 @@
 package tests
 
 import (
-	"encoding/json"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agent-deck/agent-deck/tests/resttest"
 )
-
-// goldenErrorBody is one error answer of the REST API as its own golden file pins it.
-type goldenErrorBody struct {
-	Status int             `json:"status"`
-	Body   json.RawMessage `json:"body"`
-}
-
-// serverErrorBodies reads the REST API's golden error bodies: what the server really sends.
-func serverErrorBodies(t *testing.T) map[string]goldenErrorBody {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "dashboard-api", "testdata", "error_bodies.golden.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out map[string]goldenErrorBody
-	if err := json.Unmarshal(b, &out); err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
 
 // cliAgainstBody runs `agent-deck deck list` against a server that answers every request with
 // status and body.
@@ -46,18 +25,10 @@ func cliAgainstBody(t *testing.T, status int, body []byte) cliResult {
 // attackCLIHidesServerHint: for every error body the server sends, the CLI prints the message
 // and the hint (details.hint), and exits 1 for the caller's faults (4xx), 2 for the rest.
 func attackCLIHidesServerHint(t *testing.T) {
-	for name, g := range serverErrorBodies(t) {
+	for name, g := range resttest.ServerErrorBodies(t) {
 		t.Run(name, func(t *testing.T) {
-			var sent struct {
-				Error struct {
-					Message string         `json:"message"`
-					Details map[string]any `json:"details"`
-				} `json:"error"`
-			}
-			if err := json.Unmarshal(g.Body, &sent); err != nil {
-				t.Fatal(err)
-			}
-			hint, _ := sent.Error.Details["hint"].(string)
+			_, message, details := resttest.Answer{Status: g.Status, Body: g.Body}.Err()
+			hint, _ := details["hint"].(string)
 			if hint == "" {
 				t.Fatalf("the golden body of %s has no hint", name)
 			}
@@ -66,8 +37,8 @@ func attackCLIHidesServerHint(t *testing.T) {
 				want = 2
 			}
 			r := cliAgainstBody(t, g.Status, g.Body).wantCode(t, want)
-			if !strings.Contains(r.stderr, sent.Error.Message) || !strings.Contains(r.stderr, "hint: "+hint) {
-				t.Errorf("stderr lacks the message %q or the hint %q:\n%s", sent.Error.Message, hint, r.stderr)
+			if !strings.Contains(r.stderr, message) || !strings.Contains(r.stderr, "hint: "+hint) {
+				t.Errorf("stderr lacks the message %q or the hint %q:\n%s", message, hint, r.stderr)
 			}
 		})
 	}

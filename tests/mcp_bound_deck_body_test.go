@@ -9,10 +9,10 @@ import (
 	"github.com/agent-deck/agent-deck/backend"
 )
 
-// TestPerfBoundDeckOneWrite holds issue 9 item 2 through the real hop: a get_bound_deck answer
+// TestMCPBoundDeckOneWrite holds issue 9 item 2 through the real hop: a get_bound_deck answer
 // (several KB for 100 cards) comes as one body with its Content-Length, not as HTTP chunks
 // written one system call each, and repeated calls return the same bytes.
-func TestPerfBoundDeckOneWrite(t *testing.T) {
+func TestMCPBoundDeckOneWrite(t *testing.T) {
 	s := startMCPStack(t, mcpStackOptions{})
 	seedDeck100(t, s.svc, s.adminCtx())
 	tok := s.token(backend.ScopeAgent)

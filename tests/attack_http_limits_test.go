@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agent-deck/agent-deck/cli"
+	"github.com/agent-deck/agent-deck/tests/resttest"
 )
 
 // attackUnauthenticatedLargeBodies: 20 clients at once announce 64 MiB bodies with a wrong
@@ -129,27 +130,11 @@ func readHeaders(c *rawConn) string {
 // must not become 2,000 series: every label of the request counter comes from a fixed set.
 func attackMetricLabels(t *testing.T) {
 	srv := startFrontDoor(t, nil)
-	client := &http.Client{Timeout: frontDoorWait}
+	api := &resttest.Client{URL: srv.URL(), HTTP: &http.Client{Timeout: frontDoorWait}}
 	for i := 0; i < 2000; i++ {
-		req, err := http.NewRequest("X"+strings.ToUpper(randHex(6)), srv.URL()+"/api/v1/decks", nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp, err := client.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, _ = io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
+		api.Do(t, "", "X"+strings.ToUpper(randHex(6)), "/api/v1/decks", nil)
 	}
-	req, _ := http.NewRequest("GET", srv.URL()+"/metrics", nil)
-	req.Header.Set("Authorization", "Bearer "+srv.AdminToken())
-	resp, err := client.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
+	body := api.Do(t, srv.AdminToken(), "GET", "/metrics", nil).Body
 	series := 0
 	for _, line := range strings.Split(string(body), "\n") {
 		if strings.HasPrefix(line, "agent_deck_http_requests_total{") {

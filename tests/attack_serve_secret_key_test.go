@@ -8,7 +8,6 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
-	"io"
 	"log/slog"
 	"net/http"
 	"os"
@@ -110,25 +109,6 @@ func execSQL(t testing.TB, dbURL, sql string, args ...any) int64 {
 	return tag.RowsAffected()
 }
 
-// restPost sends a JSON POST with a bearer token and returns the status and body.
-func restPost(t testing.TB, url, token string, body any) (int, []byte) {
-	t.Helper()
-	b, _ := json.Marshal(body)
-	req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(b))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Authorization", "Bearer "+token)
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	out, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, out
-}
-
 // attackWrongKeyRefused: a server (the real binary, or another replica through cli.Start) with
 // a key other than the one the database's secrets are sealed with must refuse to start, exit 1,
 // and say which key it read and what to do.
@@ -224,9 +204,10 @@ func attackMovedCiphertext(t *testing.T) {
 		var body []byte
 		deadline := time.Now().Add(10 * time.Second)
 		for {
-			status, body = restPost(t, s.URL+"/api/v1/services/"+tc.service+"/call", s.AdminToken,
+			a := s.api().Do(t, s.AdminToken, http.MethodPost, "/api/v1/services/"+tc.service+"/call",
 				map[string]any{"tool_name": "whoami", "arguments": map[string]any{
 					"headers": []string{"X-Api-Key", "Authorization"}}})
+			status, body = a.Status, a.Body
 			if status != http.StatusOK || time.Now().After(deadline) {
 				break
 			}

@@ -39,7 +39,7 @@ func openOAuthSession(t *testing.T, srv *cli.Server, token, deck string) string 
 		t.Fatalf("initialize with the OAuth token: %v", err)
 	}
 	var sessions []backend.MCPSession
-	if st := oauth3REST(t, srv, http.MethodGet, "/api/v1/sessions", nil, &sessions); st != http.StatusOK {
+	if st := adminREST(t, srv, http.MethodGet, "/api/v1/sessions", nil, &sessions); st != http.StatusOK {
 		t.Fatalf("list sessions: %d", st)
 	}
 	for _, s := range sessions {
@@ -60,7 +60,7 @@ func TestOAuthConsentDeckInBrowser(t *testing.T) {
 	var work, other backend.Deck
 	for _, d := range []*backend.Deck{&work, &other} {
 		name := map[*backend.Deck]string{&work: "work", &other: "other"}[d]
-		if st := oauth3REST(t, srv, http.MethodPost, "/api/v1/decks", map[string]any{"name": name}, d); st != http.StatusCreated {
+		if st := adminREST(t, srv, http.MethodPost, "/api/v1/decks", map[string]any{"name": name}, d); st != http.StatusCreated {
 			t.Fatalf("create deck %s: %d", name, st)
 		}
 	}

@@ -19,7 +19,7 @@ var pprofPaths = []string{"/debug/pprof/", "/debug/pprof/heap?debug=1", "/debug/
 func attackPprofOffByDefault(t *testing.T) {
 	s := startMCPStack(t, mcpStackOptions{})
 	for _, p := range pprofPaths {
-		if a := restRequest(t, s.URL, s.AdminToken, http.MethodGet, p, nil); a.Status != http.StatusNotFound {
+		if a := s.api().Do(t, s.AdminToken, http.MethodGet, p, nil); a.Status != http.StatusNotFound {
 			t.Errorf("GET %s without --pprof: %d, want 404\n%s", p, a.Status, clipProfile(a.Body))
 		}
 	}
@@ -36,18 +36,18 @@ func attackPprofAgentToken(t *testing.T) {
 			who, token string
 			want       int
 		}{{"no token", "", http.StatusUnauthorized}, {"agent token", tok.Secret, http.StatusForbidden}} {
-			a := restRequest(t, srv.url, c.token, http.MethodGet, p, nil)
+			a := srv.api().Do(t, c.token, http.MethodGet, p, nil)
 			if a.Status != c.want || !strings.Contains(string(a.Body), `"code"`) {
 				t.Errorf("GET %s with %s: %d, want %d with an error body\n%s", p, c.who, a.Status, c.want, clipProfile(a.Body))
 			}
 		}
 	}
 	for _, p := range []string{"/debug/pprof/", "/debug/pprof/heap?debug=1", "/debug/pprof/cmdline"} {
-		if a := restRequest(t, srv.url, srv.token, http.MethodGet, p, nil); a.Status != http.StatusOK || len(a.Body) == 0 {
+		if a := srv.api().Do(t, srv.token, http.MethodGet, p, nil); a.Status != http.StatusOK || len(a.Body) == 0 {
 			t.Errorf("GET %s as admin with --pprof: %d, want 200 and a profile\n%s", p, a.Status, clipProfile(a.Body))
 		}
 	}
-	if a := restRequest(t, srv.url, srv.token, http.MethodGet, "/debug/pprof/heap?debug=1", nil); !strings.Contains(string(a.Body), "heap profile") {
+	if a := srv.api().Do(t, srv.token, http.MethodGet, "/debug/pprof/heap?debug=1", nil); !strings.Contains(string(a.Body), "heap profile") {
 		t.Errorf("GET /debug/pprof/heap as admin: not a heap profile\n%s", clipProfile(a.Body))
 	}
 }

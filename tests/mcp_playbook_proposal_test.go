@@ -8,9 +8,9 @@ import (
 	"github.com/agent-deck/agent-deck/backend/core"
 )
 
-// TestLearnProposeThroughMCP: an agent proposes a fix with propose_playbook_patch; the
+// TestMCPProposePlaybookPatch: an agent proposes a fix with propose_playbook_patch; the
 // playbook does not change until a person accepts; get_playbook shows the open proposal.
-func TestLearnProposeThroughMCP(t *testing.T) {
+func TestMCPProposePlaybookPatch(t *testing.T) {
 	w := newMCPToolsWorld(t)
 	pb := w.dev.Playbook
 	var res core.ProposeResult
@@ -39,7 +39,7 @@ func TestLearnProposeThroughMCP(t *testing.T) {
 	}
 }
 
-func TestLearnProposeErrors(t *testing.T) {
+func TestMCPProposePlaybookPatchErrors(t *testing.T) {
 	w := newMCPToolsWorld(t)
 	pb := w.dev.Playbook.ID
 	mcpRunErrCases(t, w, []mcpErrCase{

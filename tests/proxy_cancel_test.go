@@ -13,12 +13,12 @@ import (
 	"github.com/agent-deck/agent-deck/mcptools"
 )
 
-// TestPerf2CancelProxiedCall holds issue 9 item 2 (second round): whichever path serves a
+// TestProxyCancelledCall holds issue 9 item 2 (second round): whichever path serves a
 // tools/call (the transport, or the fast path of mcptools/fastpath.go, which keeps its calls
 // cancellable the same way), the client's notifications/cancelled stops a proxied call. The
 // downstream sleeps far longer than the test waits, and the service's timeout is longer still,
 // so only the cancellation can end the call.
-func TestPerf2CancelProxiedCall(t *testing.T) {
+func TestProxyCancelledCall(t *testing.T) {
 	s := startMCPStack(t, mcpStackOptions{Config: core.Config{DefaultServiceTimeout: time.Hour}})
 	f := s.seedDeck(t, "cancel", startHTTPPeer(t))
 	token := s.token(backend.ScopeAgent)

@@ -127,7 +127,7 @@ func (s *benchServer) cpuProfile(b *testing.B, dir, name string) (wait func()) {
 	}
 	done := make(chan []byte, 1)
 	go func() {
-		a := restRequest(b, s.url, s.token, http.MethodGet, "/debug/pprof/profile?seconds=3", nil)
+		a := s.api().Do(b, s.token, http.MethodGet, "/debug/pprof/profile?seconds=3", nil)
 		if a.Status != http.StatusOK {
 			b.Errorf("CPU profile: %d %s", a.Status, a.Body)
 		}

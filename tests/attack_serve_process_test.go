@@ -354,7 +354,7 @@ func attackCancelCountedAsOutage(t *testing.T) {
 		wg.Wait()
 	}
 	series := func(status string) bool {
-		a := d.call(t, token, http.MethodGet, "/metrics", nil)
+		a := d.api.Do(t, token, http.MethodGet, "/metrics", nil)
 		return strings.Contains(string(a.Body), `status="`+status+`",surface="api"`)
 	}
 	// Keep cancelling until a cancel has landed while a request was being served.

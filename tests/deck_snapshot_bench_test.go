@@ -2,11 +2,14 @@ package tests
 
 import (
 	"context"
+	"crypto/rand"
 	"fmt"
 	"testing"
 
 	"github.com/agent-deck/agent-deck/backend"
 	"github.com/agent-deck/agent-deck/backend/core"
+	"github.com/agent-deck/agent-deck/backend/postgres/pgtest"
+	"github.com/agent-deck/agent-deck/backend/secret"
 )
 
 // seedDeck100 creates a deck with 40 services, 30 credentials and 30 playbooks linked.
@@ -67,4 +70,20 @@ func BenchmarkComponentDeckSnapshotService(b *testing.B) {
 	})
 	b.ReportMetric(ms(percentile(d, 50)), "p50-ms")
 	b.ReportMetric(ms(percentile(d, 99)), "p99-ms")
+}
+
+// newCore builds the real core on a fresh database, with no downstream proxy, and returns an
+// admin context for it.
+func newCore(tb testing.TB) (*core.Hub, context.Context) {
+	tb.Helper()
+	key := make([]byte, 32)
+	if _, err := rand.Read(key); err != nil {
+		tb.Fatal(err)
+	}
+	sealer, err := secret.NewSealer(key)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	svc := core.NewHub(pgtest.NewStore(tb), nil, sealer, nil, nil, core.Config{})
+	return svc, backend.WithActor(context.Background(), backend.SystemActor)
 }

@@ -1,34 +1,11 @@
 package tests
 
 import (
-	"context"
-	"crypto/rand"
 	"slices"
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/agent-deck/agent-deck/backend"
-	"github.com/agent-deck/agent-deck/backend/core"
-	"github.com/agent-deck/agent-deck/backend/postgres/pgtest"
-	"github.com/agent-deck/agent-deck/backend/secret"
 )
-
-// newCore builds the real core on a fresh database, with no downstream proxy, and returns an
-// admin context for it.
-func newCore(tb testing.TB) (*core.Hub, context.Context) {
-	tb.Helper()
-	key := make([]byte, 32)
-	if _, err := rand.Read(key); err != nil {
-		tb.Fatal(err)
-	}
-	sealer, err := secret.NewSealer(key)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	svc := core.NewHub(pgtest.NewStore(tb), nil, sealer, nil, nil, core.Config{})
-	return svc, backend.WithActor(context.Background(), backend.SystemActor)
-}
 
 // measureConcurrent runs op total times spread over workers goroutines and returns each call's
 // duration, sorted.

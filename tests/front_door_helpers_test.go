@@ -21,6 +21,7 @@ import (
 	"github.com/agent-deck/agent-deck/backend/core"
 	"github.com/agent-deck/agent-deck/backend/postgres/pgtest"
 	"github.com/agent-deck/agent-deck/cli"
+	"github.com/agent-deck/agent-deck/tests/resttest"
 )
 
 // frontDoorWait is the generous deadline of the HTTP-limit attacks: far beyond the short limits
@@ -120,41 +121,21 @@ func requestHead(method, path, token string, contentLength int, extra ...string)
 // the status and body.
 func frontDoorCall(t *testing.T, srv *cli.Server, token, method, path string, body []byte, headers ...string) (int, []byte) {
 	t.Helper()
-	req, err := http.NewRequest(method, srv.URL()+path, bytes.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	for i := 0; i+1 < len(headers); i += 2 {
-		req.Header.Set(headers[i], headers[i+1])
-	}
-	req.Close = true // no reused connection racing a shortened idle timeout
-	resp, err := (&http.Client{Timeout: frontDoorWait}).Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	out, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, out
+	// No reused connection racing a shortened idle timeout.
+	fresh := http.DefaultTransport.(*http.Transport).Clone()
+	fresh.DisableKeepAlives = true
+	api := &resttest.Client{URL: srv.URL(), HTTP: &http.Client{Timeout: frontDoorWait, Transport: fresh}}
+	a := api.Do(t, token, method, path, body, append([]string{"Content-Type", "application/json"}, headers...)...)
+	return a.Status, a.Body
 }
 
 // wantInvalidField fails unless the answer is 400 INVALID_ARGUMENT naming field in details.field
 // and in the message.
 func wantInvalidField(t *testing.T, status int, body []byte, field string) {
 	t.Helper()
-	var e struct {
-		Error struct {
-			Code    backend.Code   `json:"code"`
-			Message string         `json:"message"`
-			Details map[string]any `json:"details"`
-		} `json:"error"`
-	}
-	_ = json.Unmarshal(body, &e)
-	if status != http.StatusBadRequest || e.Error.Code != backend.CodeInvalidArgument ||
-		e.Error.Details["field"] != field || !strings.Contains(e.Error.Message, field) {
+	code, message, details := resttest.Answer{Status: status, Body: body}.Err()
+	if status != http.StatusBadRequest || code != backend.CodeInvalidArgument ||
+		details["field"] != field || !strings.Contains(message, field) {
 		t.Fatalf("status %d %s, want 400 INVALID_ARGUMENT naming %q", status, body, field)
 	}
 }

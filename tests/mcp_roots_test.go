@@ -125,9 +125,9 @@ func pinProject(t *testing.T, deck backend.Deck) string {
 	return dir
 }
 
-// TestDeckScopeRootsBindWorkspace: a client that declares roots is bound at session start to
+// TestMCPRootsBindWorkspace: a client that declares roots is bound at session start to
 // the deck its workspace root names (issue 10 §1, MCP roots bind the workspace).
-func TestDeckScopeRootsBindWorkspace(t *testing.T) {
+func TestMCPRootsBindWorkspace(t *testing.T) {
 	s := startMCPStack(t, mcpStackOptions{Serve: func(c *cli.ServeConfig) { c.LogLevel = "debug" }})
 	decks := map[string]backend.Deck{}
 	for _, name := range []string{"pinned", "shared", "chosen"} {
@@ -194,9 +194,9 @@ func TestDeckScopeRootsBindWorkspace(t *testing.T) {
 	})
 }
 
-// TestDeckScopeRootsTypeScriptClient: the official TypeScript SDK, declaring roots, is bound to
+// TestMCPRootsTypeScriptClient: the official TypeScript SDK, declaring roots, is bound to
 // the deck its project is pinned to without calling bind_workspace.
-func TestDeckScopeRootsTypeScriptClient(t *testing.T) {
+func TestMCPRootsTypeScriptClient(t *testing.T) {
 	s := startMCPStack(t, mcpStackOptions{})
 	d, err := s.svc.CreateDeck(s.adminCtx(), core.DeckInput{Name: "pinned"})
 	must(t, err)

@@ -1,7 +1,6 @@
 package tests
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -18,33 +17,6 @@ import (
 func startCIMDDeck(t *testing.T, docURL string) *cli.Server {
 	t.Helper()
 	return startFrontDoor(t, func(c *cli.ServeConfig) { c.OAuthClientMetadataURL = docURL })
-}
-
-// oauth3REST sends one REST request with the admin token and decodes a JSON answer into out.
-func oauth3REST(t *testing.T, srv *cli.Server, method, path string, in, out any) int {
-	t.Helper()
-	var body io.Reader
-	if in != nil {
-		b, _ := json.Marshal(in)
-		body = bytes.NewReader(b)
-	}
-	req, _ := http.NewRequest(method, srv.URL()+path, body)
-	req.Header.Set("Authorization", "Bearer "+srv.AdminToken())
-	if in != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatalf("%s %s: %v", method, path, err)
-	}
-	defer func() { _ = resp.Body.Close() }()
-	raw, _ := io.ReadAll(resp.Body)
-	if out != nil && len(raw) > 0 {
-		if err := json.Unmarshal(raw, out); err != nil {
-			t.Fatalf("%s %s answered %d %s: %v", method, path, resp.StatusCode, raw, err)
-		}
-	}
-	return resp.StatusCode
 }
 
 // TestOAuthClientMetadataDocumentE2E: a deck with a Client ID Metadata Document URL serves its
@@ -71,13 +43,13 @@ func TestOAuthClientMetadataDocumentE2E(t *testing.T) {
 	}
 
 	as.SetClientMetadataRedirects([]string{callback})
-	if st := oauth3REST(t, srv, http.MethodPost, "/api/v1/services", map[string]any{"name": "notes", "type": "mcp", "url": as.MCPURL()}, nil); st != http.StatusCreated {
+	if st := adminREST(t, srv, http.MethodPost, "/api/v1/services", map[string]any{"name": "notes", "type": "mcp", "url": as.MCPURL()}, nil); st != http.StatusCreated {
 		t.Fatalf("create service: %d", st)
 	}
 	var started struct {
 		AuthURL string `json:"authorization_url"`
 	}
-	if st := oauth3REST(t, srv, http.MethodPost, "/api/v1/services/notes/connect", map[string]any{}, &started); st != http.StatusOK {
+	if st := adminREST(t, srv, http.MethodPost, "/api/v1/services/notes/connect", map[string]any{}, &started); st != http.StatusOK {
 		t.Fatalf("connect: %d", st)
 	}
 	page, err := http.Get(started.AuthURL) // the browser: consent, then back to the deck's callback
@@ -93,7 +65,7 @@ func TestOAuthClientMetadataDocumentE2E(t *testing.T) {
 		t.Fatalf("authorize client_id %q with %d registrations; want %q and none", got, as.Counts().Registrations, docURL)
 	}
 	var out map[string]any
-	if st := oauth3REST(t, srv, http.MethodPost, "/api/v1/services/notes/call", map[string]any{"tool_name": "echo", "arguments": map[string]any{"text": "hi"}}, &out); st != http.StatusOK {
+	if st := adminREST(t, srv, http.MethodPost, "/api/v1/services/notes/call", map[string]any{"tool_name": "echo", "arguments": map[string]any{"text": "hi"}}, &out); st != http.StatusOK {
 		t.Fatalf("call after sign-in: %d %v", st, out)
 	}
 	if raw, _ := json.Marshal(out); !strings.Contains(string(raw), "echo: hi") {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/agent-deck/agent-deck/backend"
 	"github.com/agent-deck/agent-deck/backend/core"
+	"github.com/agent-deck/agent-deck/tests/resttest"
 )
 
 // deckScopeEnv is one server with the Go test peer linked to two decks, "ro" and "full", and an
@@ -37,21 +38,21 @@ func startDeckScopeEnv(t *testing.T, peerEnv ...string) *deckScopeEnv {
 	return &deckScopeEnv{cliEnv: e, agent: tok.Secret, peer: svc}
 }
 
-func (e *deckScopeEnv) rest(t *testing.T, token, method, path string, body any) restAnswer {
+func (e *deckScopeEnv) rest(t *testing.T, token, method, path string, body any) resttest.Answer {
 	t.Helper()
-	return restRequest(t, e.srv.URL(), token, method, "/api/v1"+path, body)
+	return resttest.New(e.srv.URL(), "").Do(t, token, method, "/api/v1"+path, body)
 }
 
 // agentCall calls a peer tool with the agent token through deck.
-func (e *deckScopeEnv) agentCall(t *testing.T, deck, tool string, args any) restAnswer {
+func (e *deckScopeEnv) agentCall(t *testing.T, deck, tool string, args any) resttest.Answer {
 	t.Helper()
 	return e.rest(t, e.agent, http.MethodPost, "/services/peer/call",
 		map[string]any{"tool_name": tool, "arguments": args, "deck": deck})
 }
 
-// TestDeckScopeToolSubsets: a deck narrows a linked service's tools (issue 10 §1, per-deck tool
+// TestDeckToolSubsets: a deck narrows a linked service's tools (issue 10 §1, per-deck tool
 // subsets); the same service stays whole on another deck.
-func TestDeckScopeToolSubsets(t *testing.T) {
+func TestDeckToolSubsets(t *testing.T) {
 	e := startDeckScopeEnv(t)
 
 	r := e.run("", "deck", "tools", "ro", "peer", "--allow", "echo,whoami,read_config").wantCode(t, 0)
@@ -162,10 +163,10 @@ func TestDeckScopeToolSubsets(t *testing.T) {
 	}
 }
 
-// TestDeckScopeCredentialChoice: two decks reach one service with different credentials (issue
+// TestDeckCredentialChoice: two decks reach one service with different credentials (issue
 // 10 §1, per-deck credential choice); the peer's whoami reports the sha256 of the header it got,
 // so the test sees which secret arrived on which connection.
-func TestDeckScopeCredentialChoice(t *testing.T) {
+func TestDeckCredentialChoice(t *testing.T) {
 	e := startDeckScopeEnv(t)
 	const work, personal = "work-secret-5b1d9e", "personal-secret-c07a44"
 	for label, v := range map[string]string{"work": work, "personal": personal} {
@@ -258,9 +259,9 @@ func peerSession(t *testing.T, body string) string {
 	return ""
 }
 
-// TestDeckScopeBundle: an export carries each deck's rules for its services, and an import on
+// TestDeckSettingsInBundle: an export carries each deck's rules for its services, and an import on
 // another server restores them, the deck's credential included.
-func TestDeckScopeBundle(t *testing.T) {
+func TestDeckSettingsInBundle(t *testing.T) {
 	e := startDeckScopeEnv(t)
 	_, err := e.svc.CreateCredential(e.ctx, core.CredentialInput{Label: "work", Value: "work-secret-" + randHex(6),
 		Scheme: backend.SchemeHeader, HeaderName: "X-Api-Key"})

@@ -9,10 +9,10 @@ import (
 	"github.com/agent-deck/agent-deck/backend/core"
 )
 
-// TestLearnLoopCLI: an agent proposes an add_item fix over MCP, a person reviews and accepts it
+// TestCLIProposalReview: an agent proposes an add_item fix over MCP, a person reviews and accepts it
 // with the CLI, and the agent's next get_playbook shows the change, with a version naming the
 // proposal. A proposal whose anchor went away ends stale: exit 1 (409) and no change.
-func TestLearnLoopCLI(t *testing.T) {
+func TestCLIProposalReview(t *testing.T) {
 	w := newMCPToolsWorld(t)
 	pb := w.dev.Playbook
 	home := w.s.home
