@@ -16,11 +16,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/agent-deck/agent-deck/backend"
 	"github.com/agent-deck/agent-deck/backend/core"
 	"github.com/agent-deck/agent-deck/backend/postgres/pgtest"
+	"github.com/agent-deck/agent-deck/tests/golden"
 	"github.com/agent-deck/agent-deck/tests/peertest"
 )
 
@@ -149,7 +148,7 @@ func (e *cmdEnv) check(t *testing.T, group string, tc cmdCase, r cmdResult) {
 		tc.verify(t, r)
 		return
 	}
-	golden(t, filepath.Join("testdata", "cmd", group, tc.name+".golden"), e.transcript(tc, r))
+	golden.Check(t, filepath.Join("testdata", "cmd", group, tc.name+".golden"), []byte(e.transcript(tc, r)))
 }
 
 // jsonAsked reports whether the command line asks for --json (before any -- that ends flags).
@@ -193,27 +192,6 @@ func quoteArgs(args []string) []string {
 		}
 	}
 	return out
-}
-
-// golden compares got with the file at path, or rewrites the file under -update.
-func golden(t *testing.T, path, got string) {
-	t.Helper()
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("golden file %s: %v (run go test ./cli -update)", path, err)
-	}
-	if diff := cmp.Diff(string(want), got); diff != "" {
-		t.Errorf("%s mismatch (-want +got):\n%s", path, diff)
-	}
 }
 
 var (

@@ -66,7 +66,7 @@ type fastCall struct {
 
 // serveFast answers a plain JSON-RPC tools/call of a fast tool on a live session: it runs the
 // same tool handler the transport would, with the same context (actor, request state, session),
-// and writes the bytes the transport would write (TestPerf2FastPathParity). It returns false, having
+// and writes the bytes the transport would write (TestFastPathParity). It returns false, having
 // written nothing, for anything else: the transport then handles the request as usual.
 func (h *Handler) serveFast(ctx context.Context, w http.ResponseWriter, r *http.Request, st *reqState) bool {
 	handler, ok := h.fast[st.toolName]

@@ -6,9 +6,9 @@ import (
 	"testing"
 )
 
-// TestPerfJSONResponse holds issue 9 item 2: a plain JSON answer is held and sent in one piece
+// TestResultJSONResponse holds issue 9 item 2: a plain JSON answer is held and sent in one piece
 // with its length; streams, flushes and other statuses pass through as they come.
-func TestPerfJSONResponse(t *testing.T) {
+func TestResultJSONResponse(t *testing.T) {
 	tests := []struct {
 		name        string
 		contentType string

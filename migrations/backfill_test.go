@@ -12,9 +12,9 @@ import (
 	"github.com/agent-deck/agent-deck/migrations"
 )
 
-// TestPapercutsExplicitDependenciesBackfill (issue 15, item 3): a playbook stored before 0008
+// TestExplicitDependenciesBackfill (issue 15, item 3): a playbook stored before 0008
 // keeps every dependency, now recorded as explicit, so no delete guard is lost.
-func TestPapercutsExplicitDependenciesBackfill(t *testing.T) {
+func TestExplicitDependenciesBackfill(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	conn, err := pgx.Connect(ctx, pgtest.NewEmptyDB(t))

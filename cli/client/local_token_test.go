@@ -6,9 +6,9 @@ import (
 	"testing"
 )
 
-// TestPapercutsLocalToken holds the client half of issue 15 item 2: the local admin token goes to
+// TestLocalToken holds the client half of issue 15 item 2: the local admin token goes to
 // the server running on the home, whichever way its URL is spelled, and to no other.
-func TestPapercutsLocalToken(t *testing.T) {
+func TestLocalToken(t *testing.T) {
 	home := t.TempDir()
 	for name, body := range map[string]string{"server.json": `{"url":"http://127.0.0.1:4321","pid":1}`,
 		"admin.token": "secret-admin\n"} {

@@ -145,11 +145,11 @@ func (f *fastFixture) openWith(t *testing.T, deck, caps string) string {
 	return id
 }
 
-// TestPerf2FastPathParity holds issue 9 item 2 (second round): a plain get_bound_deck call is
+// TestFastPathParity holds issue 9 item 2 (second round): a plain get_bound_deck call is
 // answered without mcp-go's transport, with the same bytes the transport writes for the same
 // request — bound or not, with bad arguments, with ids of every JSON kind — and anything the
 // fast path does not cover goes to the transport.
-func TestPerf2FastPathParity(t *testing.T) {
+func TestFastPathParity(t *testing.T) {
 	f := newFastFixture(t)
 	bound, unbound := f.open(t, "fast"), f.open(t, "")
 	// Sessions a downstream could talk back to: their proxied calls need the transport.

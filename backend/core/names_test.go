@@ -8,9 +8,9 @@ import (
 	"github.com/agent-deck/agent-deck/backend/core"
 )
 
-// TestPapercutsEnvName holds issue 15 item 14: one rule names every credential's env variable,
+// TestDerivedEnvName holds issue 15 item 14: one rule names every credential's env variable,
 // whatever word its label ends in, and a stored env name never changes with the label.
-func TestPapercutsEnvName(t *testing.T) {
+func TestDerivedEnvName(t *testing.T) {
 	tests := []struct{ name, label, env string }{
 		{"ends in key", "Echo Key", "ECHO_API_KEY"},
 		{"ends in api key", "OpenAI API Key", "OPENAI_API_KEY"},
@@ -39,9 +39,9 @@ func TestPapercutsEnvName(t *testing.T) {
 	})
 }
 
-// TestPapercutsNames holds the backend half of issue 15 item 9: messages people read name cards
+// TestCardNames holds the backend half of issue 15 item 9: messages people read name cards
 // by name — the deck that holds a name, the service an unlink leaves playbooks without.
-func TestPapercutsNames(t *testing.T) {
+func TestCardNames(t *testing.T) {
 	f := newCoreFixture(t)
 	d := f.deck(t, "dev")
 	t.Run("deck name taken", func(t *testing.T) {

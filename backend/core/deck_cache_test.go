@@ -11,10 +11,10 @@ import (
 	"github.com/agent-deck/agent-deck/backend/core"
 )
 
-// TestPerfBoundDeckCache holds issue 9 item 2: a repeated get_bound_deck on a steady deck
+// TestBoundDeckCache holds issue 9 item 2: a repeated get_bound_deck on a steady deck
 // returns pre-rendered bytes, the same bytes the struct encodes to, and a change to the deck or
 // to a service's live health shows on the next call.
-func TestPerfBoundDeckCache(t *testing.T) {
+func TestBoundDeckCache(t *testing.T) {
 	f := newCoreFixture(t)
 	d := f.deck(t, "Hundred")
 	var firstService string

@@ -12,10 +12,10 @@ import (
 
 // Issue 15, items 8 and 10: the API description is public, and scope comes before shape.
 
-// TestPapercutsAdminScopeBeforeShape sends every admin-only route a request that is wrong in
+// TestAdminScopeBeforeShape sends every admin-only route a request that is wrong in
 // every way it can be (bad path values, unknown query parameters, a body with an unknown
 // field) with agent tokens: each must answer 403 FORBIDDEN, not 400.
-func TestPapercutsAdminScopeBeforeShape(t *testing.T) {
+func TestAdminScopeBeforeShape(t *testing.T) {
 	s := newTestServer(t, Options{})
 	tokens := map[string]string{
 		"agent":      s.newToken(t, "agent", backend.ScopeAgent),
@@ -58,10 +58,10 @@ func TestPapercutsAdminScopeBeforeShape(t *testing.T) {
 	})
 }
 
-// TestPapercutsOpenAPIIsPublic checks that the document is served without a token (but not
+// TestOpenAPIIsPublic checks that the document is served without a token (but not
 // to a foreign web page), and that it says where the server is, its license, and what every
 // request body field means.
-func TestPapercutsOpenAPIIsPublic(t *testing.T) {
+func TestOpenAPIIsPublic(t *testing.T) {
 	e := newEngine(nil, Options{})
 	rec := httptest.NewRecorder()
 	e.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/api/v1/openapi.json", nil))
