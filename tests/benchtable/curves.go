@@ -38,7 +38,10 @@ var curves = []curve{
 	{title: "Server memory (RSS of the real process) by idle bound sessions",
 		bench: "BenchmarkGrowthIdleSessionRSS", param: "sessions", xLabel: "idle sessions", cols: []column{
 			{"server-rss-MiB", "RSS (MiB)"}, {"KB/session", "growth per session (KB)"}}},
-	{title: "Opening a session (initialize over HTTP) by live sessions", bench: "BenchmarkOpenSession",
+	{title: "Opening a session (initialize over HTTP) by live sessions of other tokens", bench: "BenchmarkOpenSession",
+		param: "live", xLabel: "live sessions", cols: []column{
+			{"p50-µs", "p50 (µs)"}, {"x-of-live0", "× of 0 live"}}},
+	{title: "Opening a session (initialize over HTTP) by live sessions of the same token", bench: "BenchmarkOpenSessionOneToken",
 		param: "live", xLabel: "live sessions", cols: []column{
 			{"p50-µs", "p50 (µs)"}, {"x-of-live0", "× of 0 live"}}},
 }

@@ -28,6 +28,8 @@ func curvesRun(t *testing.T, skip string) summary {
 		"BenchmarkOpenSession/live=0-2 \t 100\t 5 ns/op\t 1246 p50-µs",
 		"BenchmarkOpenSession/live=1000-2 \t 100\t 5 ns/op\t 1434 p50-µs\t 1.151 x-of-live0",
 		"BenchmarkOpenSession/live=10000-2 \t 100\t 5 ns/op\t 1703 p50-µs\t 1.367 x-of-live0\t 1.5 x-of-live0-max",
+		"BenchmarkOpenSessionOneToken/live=0-2 \t 100\t 5 ns/op\t 1300 p50-µs",
+		"BenchmarkOpenSessionOneToken/live=10000-2 \t 100\t 5 ns/op\t 1500 p50-µs\t 1.154 x-of-live0\t 1.5 x-of-live0-max",
 		"BenchmarkOther/cards=5-2 \t 10\t 5 ns/op\t 7 bytes",
 	}
 	var in strings.Builder
