@@ -25,7 +25,8 @@ import (
 // the server process spends per call (utime+stime from /proc).
 func BenchmarkGrowthCallSessions(b *testing.B) {
 	sizes := []int{1, 16, 100}
-	srv := startServeBench(b, "AGENT_DECK_DATABASE_URL="+pgtest.NewDB(b),
+	dbURL := pgtest.NewDB(b)
+	srv := startServeBench(b, "AGENT_DECK_DATABASE_URL="+dbURL,
 		fmt.Sprintf("AGENT_DECK_MAX_SESSIONS_PER_TOKEN=%d", 2*sizes[len(sizes)-1]))
 	peer := startHTTPPeer(b)
 	var svc struct{ ID string }
@@ -52,14 +53,15 @@ func BenchmarkGrowthCallSessions(b *testing.B) {
 			mcpMeasure(b, clients[:k], 2*k, echo) // warm every session's connection
 			n := max(b.N, 500)
 			b.ResetTimer()
-			before := processCPU(b, srv.cmd.Process.Pid)
+			before, pg := processCPU(b, srv.cmd.Process.Pid), startPGCPU(b, dbURL)
 			r := mcpMeasure(b, clients[:k], n, echo)
-			after := processCPU(b, srv.cmd.Process.Pid)
+			after, pgTicks := processCPU(b, srv.cmd.Process.Pid), pg.since()
 			b.StopTimer()
 			b.ReportMetric(ms(r.p50), "p50-ms")
 			b.ReportMetric(ms(r.p99), "p99-ms")
 			b.ReportMetric(r.perSec, "calls/s")
 			b.ReportMetric(float64(after-before)*1000/clockTicks/float64(n), "hub-cpu-ms/call")
+			b.ReportMetric(float64(after-before+pgTicks)*1000/clockTicks/float64(n), "hub+pg-cpu-ms/call")
 		})
 	}
 }

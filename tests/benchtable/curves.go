@@ -34,7 +34,7 @@ var curves = []curve{
 	{title: "Proxied call (`call_service_tool`, Go client, real server) by concurrent sessions",
 		bench: "BenchmarkGrowthCallSessions", param: "sessions", xLabel: "concurrent sessions", cols: []column{
 			{"p50-ms", "p50 (ms)"}, {"p99-ms", "p99 (ms)"}, {"calls/s", "calls/s"},
-			{"hub-cpu-ms/call", "hub CPU per call (ms)"}}},
+			{"hub-cpu-ms/call", "hub CPU per call (ms)"}, {"hub+pg-cpu-ms/call", "with PostgreSQL's share (ms)"}}},
 	{title: "Server memory (RSS of the real process) by idle bound sessions",
 		bench: "BenchmarkGrowthIdleSessionRSS", param: "sessions", xLabel: "idle sessions", cols: []column{
 			{"server-rss-MiB", "RSS (MiB)"}, {"KB/session", "growth per session (KB)"}}},
