@@ -63,8 +63,8 @@ func TestCurves(t *testing.T) {
 		{"header", "| cards in the deck | bytes | o200k tokens | budget (tokens) |\n|---:|---:|---:|---:|\n"},
 		{"numeric order and separators", "| 10 | 1,800 | 500 | 6,000 |\n| 100 | 18,000 | 5,000 | 6,000 |\n" +
 			"| 1,000 | 20,000 | 5,800 | — |\n| 10,000 | 21,000 | 5,900 | 6,000 |\n"},
-		{"median of three runs", "| 16 | 7.08 | 38.5 | 1,811 | 0.286 |\n"},
-		{"small values", "| 1 | 0.82 | 3.47 | 1,000 | 0.532 |\n"},
+		{"median of three runs", "| 16 | 7.08 | 38.5 | 1,811 | 0.286 | — |\n"},
+		{"small values", "| 1 | 0.82 | 3.47 | 1,000 | 0.532 | — |\n"},
 		{"rss", "| 10,000 | 210 | 18.0 |\n"},
 		{"open session", "| 0 | 1,246 | — |\n| 1,000 | 1,434 | 1.15 |\n| 10,000 | 1,703 | 1.37 |\n"},
 	} {
