@@ -69,7 +69,7 @@ bench: test-deps
 	@mkdir -p bin
 	$(GO) test -run='^$$' -bench='$(BENCH)' -benchmem -count=$(BENCHCOUNT) -timeout 60m -json $(PKGS) | tee bin/bench.json | $(GO) run ./tests/benchtable $(BENCHTABLE_FLAGS)
 
-## bench-readme: make bench, and write the growth curves into README.md's performance section
+## bench-readme: make bench, and write its figures (targets, misses, growth curves) into README.md's performance section
 bench-readme:
 	$(MAKE) --no-print-directory bench BENCHTABLE_FLAGS=-readme=README.md
 

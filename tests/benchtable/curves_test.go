@@ -121,6 +121,13 @@ func TestCurvesIntoReadme(t *testing.T) {
 			if strings.Contains(text, "old table") || !strings.Contains(text, "| 10,000 | 21,000 | 5,900 | 6,000 |") {
 				t.Errorf("section not replaced by the curves:\n%s", text)
 			}
+			for _, want := range []string{"Measured on Test CPU 9000",
+				"In this run 2 of the 2 targets of `make bench` held.",
+				"| `tests BenchmarkOpenSession/live=10000 x-of-live0` | 1.37 | ≤ 1.50 | yes |"} {
+				if !strings.Contains(text, want) {
+					t.Errorf("section lacks %q:\n%s", want, text)
+				}
+			}
 			if err := writeReadme(path, tc.s); err != nil {
 				t.Fatal(err)
 			}
@@ -128,6 +135,23 @@ func TestCurvesIntoReadme(t *testing.T) {
 				t.Errorf("a second write changed the file:\n%s\nthen\n%s", text, again)
 			}
 		})
+	}
+}
+
+// TestReadmeNamesMisses: a target that did not hold is counted and named with its value and
+// target in the generated sentence, and marked in the table.
+func TestReadmeNamesMisses(t *testing.T) {
+	s := curvesRun(t, "")
+	s.results = append(s.results, result{pkg: "github.com/agent-deck/agent-deck/tests", name: "BenchmarkSlow-2",
+		metrics: []metric{{value: 3, unit: "s/op"}, {value: 2, unit: "s/op-max"}}})
+	var out strings.Builder
+	writeTargetsMarkdown(&out, s)
+	for _, want := range []string{"In this run 2 of the 3 targets of `make bench` held.",
+		"Missed: `tests BenchmarkSlow s/op` was 3.00 against a target of ≤ 2.00.",
+		"| `tests BenchmarkSlow s/op` | 3.00 | ≤ 2.00 | no |"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("targets lack %q:\n%s", want, out.String())
+		}
 	}
 }
 
