@@ -71,7 +71,6 @@ func openAPIDocument(table []route) map[string]any {
 			"title":       "Agent Deck REST API",
 			"version":     "1",
 			"description": "The API of the Agent Deck dashboard and CLI. JSON in and out, snake_case keys, bearer tokens. Errors are {\"error\":{\"code\",\"message\",\"details\"}}; details.hint says what to do next. This document is served without a token.",
-			"license":     apiLicense,
 		},
 		"servers": []any{map[string]any{"url": "http://127.0.0.1:1110",
 			"description": "agent-deck serve on its default address; use the address your server runs on (agent-deck status shows it)"}},
@@ -90,6 +89,7 @@ func (g *schemaGen) operation(r route, errorRef map[string]any) map[string]any {
 	op := map[string]any{
 		"operationId": r.op,
 		"summary":     r.summary,
+		"description": routeDescriptions[r.op],
 		"tags":        []string{tagOf(r.path)},
 		"responses":   g.responses(r, errorRef),
 	}
@@ -160,8 +160,11 @@ func parameters(r route) []any {
 	}
 	for _, q := range r.query {
 		schema := map[string]any{"type": "string"}
-		if q.boolean {
+		switch {
+		case q.boolean:
 			schema = map[string]any{"type": "boolean"}
+		case q.integer:
+			schema = map[string]any{"type": "integer", "minimum": q.min, "maximum": q.max}
 		}
 		if len(q.enum) > 0 {
 			schema["enum"] = q.enum

@@ -7,10 +7,6 @@ import (
 	"github.com/agent-deck/agent-deck/backend"
 )
 
-// apiLicense is the license object of the OpenAPI document. Agent Deck is not published under an
-// open-source license yet; "UNLICENSED" is the customary name for that (as in package manifests).
-var apiLicense = map[string]any{"name": "UNLICENSED"}
-
 // fieldDocs describes JSON properties by name, for the OpenAPI document: every request body
 // field has one (a test checks), and responses that share a name share the text.
 // typeFieldDocs overrides a name for one type where the general text would mislead.

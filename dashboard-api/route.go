@@ -51,6 +51,14 @@ type queryParam struct {
 	required    bool
 	boolean     bool     // "true" or "false"
 	enum        []string // accepted values, when closed
+	// integer, when set, makes the parameter a whole number from min to max (both included).
+	integer  bool
+	min, max int
+}
+
+// intParam declares a whole-number query parameter and its bounds.
+func intParam(name, description string, min, max int) queryParam {
+	return queryParam{name: name, description: description, integer: true, min: min, max: max}
 }
 
 // noBody declares a route without a request body that answers 200 with Out.
