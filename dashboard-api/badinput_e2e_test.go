@@ -89,17 +89,17 @@ func TestBadInputIsRefusedAndChangesNothing(t *testing.T) {
 				t.Fatalf("status %d code %q, want 400 INVALID_ARGUMENT: %s", r.status, e.Code, r.body)
 			}
 			if got, _ := e.Details["field"].(string); got != tc.field {
-				t.Errorf("details.field = %q, want %q (message %q)", got, tc.field, e.Message)
+				t.Errorf("details.field = %q, want %q (message %q)", got, tc.field, e.Detail)
 			}
-			if tc.field != "" && !strings.Contains(e.Message, tc.field) {
-				t.Errorf("message %q does not name the field %q", e.Message, tc.field)
+			if tc.field != "" && !strings.Contains(e.Detail, tc.field) {
+				t.Errorf("message %q does not name the field %q", e.Detail, tc.field)
 			}
-			if !strings.Contains(e.Message, tc.message) {
-				t.Errorf("message %q lacks %q", e.Message, tc.message)
+			if !strings.Contains(e.Detail, tc.message) {
+				t.Errorf("message %q lacks %q", e.Detail, tc.message)
 			}
 			for _, goText := range []string{"json:", "unmarshal", "Go struct", "backend.", "strconv"} {
-				if strings.Contains(e.Message, goText) {
-					t.Errorf("message %q carries Go error text %q", e.Message, goText)
+				if strings.Contains(e.Detail, goText) {
+					t.Errorf("message %q carries Go error text %q", e.Detail, goText)
 				}
 			}
 		})
@@ -123,7 +123,7 @@ func TestImportHasItsOwnBodyLimit(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			r := s.do(t, s.admin, tc.method, tc.path, tc.body)
-			msg := r.errorBody().Message
+			msg := r.errorBody().Detail
 			if got := strings.Contains(msg, "larger than the limit"); got != tc.tooLarge {
 				t.Errorf("status %d message %q; refused for size = %v, want %v", r.status, msg, got, tc.tooLarge)
 			}

@@ -26,6 +26,8 @@ var pathParamDocs = map[string]map[string]any{
 	"token":   {"description": "token id", "schema": map[string]any{"type": "string", "format": "uuid"}},
 	"exec":    {"description": "exec audit id", "schema": map[string]any{"type": "integer", "minimum": 1}},
 
+	"code": {"description": "error code", "schema": map[string]any{"type": "string", "enum": codeNames()}},
+
 	"proposal": {"description": "proposal id", "schema": map[string]any{"type": "string", "format": "uuid"}},
 	"profile": {"description": "Go runtime profile (serve --pprof): heap, goroutine, profile, trace, …",
 		"schema": map[string]any{"type": "string"}},
@@ -56,7 +58,7 @@ func codeNames() []string {
 // openAPIDocument builds the OpenAPI 3.1 document from the route table.
 func openAPIDocument(table []route) map[string]any {
 	g := &schemaGen{schemas: map[string]any{}, types: map[string]reflect.Type{}}
-	errorRef := g.schema(reflect.TypeFor[ErrorResponse]())
+	errorRef := g.schema(reflect.TypeFor[Problem]())
 	paths := map[string]map[string]any{}
 	for _, r := range table {
 		p := openAPIPath(r.path)
@@ -70,7 +72,7 @@ func openAPIDocument(table []route) map[string]any {
 		"info": map[string]any{
 			"title":       "Agent Deck REST API",
 			"version":     "1",
-			"description": "The API of the Agent Deck dashboard and CLI. JSON in and out, snake_case keys, bearer tokens. Errors are {\"error\":{\"code\",\"message\",\"details\"}}; details.hint says what to do next. This document is served without a token.",
+			"description": "The API of the Agent Deck dashboard and CLI. JSON in and out, snake_case keys, bearer tokens. Errors are RFC 9457 problem documents (application/problem+json): type, title, status, detail and instance, with Agent Deck's code, hint (what to do next) and details as extension members; the error member repeats the error object of earlier versions and is deprecated. This document is served without a token.",
 		},
 		"servers": []any{map[string]any{"url": "http://127.0.0.1:1110",
 			"description": "agent-deck serve on its default address; use the address your server runs on (agent-deck status shows it)"}},
@@ -125,7 +127,7 @@ func (g *schemaGen) responses(r route, errorRef map[string]any) map[string]any {
 		strconv.Itoa(r.status): ok,
 		"default": map[string]any{
 			"description": "Error; the status comes from the code (400, 401, 403, 404, 409, 503, 504, 500)",
-			"content":     map[string]any{"application/json": map[string]any{"schema": errorRef}},
+			"content":     map[string]any{problemContentType: map[string]any{"schema": errorRef}},
 		},
 	}
 }
@@ -286,6 +288,9 @@ func (g *schemaGen) object(t reflect.Type) map[string]any {
 	required := []string{}
 	for _, f := range jsonFields(t) {
 		props[f.name] = describe(nullable(g.schema(f.typ), f), t, f.name)
+		if deprecatedFields[t][f.name] {
+			props[f.name].(map[string]any)["deprecated"] = true
+		}
 		if f.required {
 			required = append(required, f.name)
 		}

@@ -7,11 +7,12 @@ package dashboardapi
 // TestOpenAPIEveryOperationIsDescribed fails on a route without one and on an entry without a route.
 var routeDescriptions = map[string]string{
 	// Probes and this document.
-	"healthz": "Answers 200 with {\"status\":\"ok\"} while the process serves HTTP; it checks nothing else, so a supervisor can tell a hung process from a busy one. No token.",
-	"readyz":  "Answers 200 with {\"status\":\"ready\"} when the database (and the proxy) can serve requests, and 503 otherwise; load balancers send traffic only to ready replicas. No token.",
-	"openAPI": "This OpenAPI 3.1 document, built from the same route table as the server, so it lists exactly the routes served. No token, but a browser on a foreign origin is refused like on every route.",
-	"info":    "What `agent-deck status` shows about the running server: its URL, process id, home, the kind of database and the MCP profile. Never a secret; any token may read it.",
-	"metrics": "The server's metrics in the Prometheus text format (requests, tool calls, sessions, downstream health); any token may read them.",
+	"healthz":     "Answers 200 with {\"status\":\"ok\"} while the process serves HTTP; it checks nothing else, so a supervisor can tell a hung process from a busy one. No token.",
+	"readyz":      "Answers 200 with {\"status\":\"ready\"} when the database (and the proxy) can serve requests, and 503 otherwise; load balancers send traffic only to ready replicas. No token.",
+	"openAPI":     "This OpenAPI 3.1 document, built from the same route table as the server, so it lists exactly the routes served. No token, but a browser on a foreign origin is refused like on every route.",
+	"problemType": "The problem type an error's type member points to: its title, usual status and what it means. Every error code is one problem type. No token.",
+	"info":        "What `agent-deck status` shows about the running server: its URL, process id, home, the kind of database and the MCP profile. Never a secret; any token may read it.",
+	"metrics":     "The server's metrics in the Prometheus text format (requests, tool calls, sessions, downstream health); any token may read them.",
 
 	// Decks.
 	"listDecks":    "Every deck, ordered by name (case-insensitive), with its id and timestamps; the cards are in GET /decks/{deck}/snapshot.",

@@ -53,6 +53,7 @@ func (a *api) routes() []route {
 		noBody(http.MethodGet, "/healthz", "Liveness: the process answers HTTP", a.healthz).withPublic(),
 		noBody(http.MethodGet, "/readyz", "Readiness: the database (and the proxy) can serve requests", a.readyz).withPublic(),
 		noBody(http.MethodGet, v1+"/openapi.json", "This document; served without a token", a.openAPI).withDocs(nil, openAPIDoc).withPublic(),
+		noBody(http.MethodGet, v1+"/problems/:code", "A problem type: what an error code means; served without a token", a.problemType).withPublic(),
 
 		noBody(http.MethodGet, v1+"/decks", "List decks by name", a.listDecks),
 		withBody(http.MethodPost, v1+"/decks", "Create an empty deck", http.StatusCreated, a.createDeck),

@@ -159,9 +159,15 @@ func (e *StatusError) Error() string { return e.Err.Error() }
 
 func (e *StatusError) Unwrap() error { return e.Err }
 
-// errorBody is the REST error envelope: {"error":{"code","message","details":{"hint",…}}}.
-type errorBody struct {
-	Error struct {
+// problem is the REST API's error answer, an RFC 9457 problem document: the code, detail,
+// hint and details members. A server older than problem documents sent only the error object,
+// which is read when code is absent.
+type problem struct {
+	Code    backend.Code   `json:"code"`
+	Detail  string         `json:"detail"`
+	Hint    string         `json:"hint"`
+	Details map[string]any `json:"details"`
+	Error   struct {
 		Code    backend.Code   `json:"code"`
 		Message string         `json:"message"`
 		Details map[string]any `json:"details"`
@@ -249,9 +255,13 @@ func (c *Client) explain(err error) error {
 
 func decodeError(resp *http.Response) error {
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	var eb errorBody
-	if json.Unmarshal(b, &eb) == nil && eb.Error.Code != "" {
-		e := &backend.Error{Code: eb.Error.Code, Message: eb.Error.Message, Details: eb.Error.Details}
+	var p problem
+	if json.Unmarshal(b, &p) == nil && p.Code != "" {
+		e := &backend.Error{Code: p.Code, Message: p.Detail, Hint: p.Hint, Details: p.Details}
+		return &StatusError{Status: resp.StatusCode, Err: e}
+	}
+	if p.Error.Code != "" {
+		e := &backend.Error{Code: p.Error.Code, Message: p.Error.Message, Details: p.Error.Details}
 		if hint, ok := e.Details["hint"].(string); ok {
 			e.Hint = hint
 			delete(e.Details, "hint")
