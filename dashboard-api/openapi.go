@@ -5,6 +5,7 @@ import (
 	"maps"
 	"net/http"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -91,7 +92,7 @@ func (g *schemaGen) operation(r route, errorRef map[string]any) map[string]any {
 	op := map[string]any{
 		"operationId": r.op,
 		"summary":     r.summary,
-		"description": routeDescriptions[r.op],
+		"description": routeDescriptions[r.op] + conventionNotes(r),
 		"tags":        []string{tagOf(r.path)},
 		"responses":   g.responses(r, errorRef),
 	}
@@ -123,13 +124,47 @@ func (g *schemaGen) responses(r route, errorRef map[string]any) map[string]any {
 		}
 		ok["content"] = map[string]any{ct: map[string]any{"schema": schema}}
 	}
-	return map[string]any{
+	headers := map[string]any{}
+	if r.linkNext {
+		headers["Link"] = map[string]any{"description": `RFC 8288: <URL of the next page>; rel="next", absent on the last page`,
+			"schema": map[string]any{"type": "string"}}
+	}
+	if r.conditional {
+		headers["ETag"] = etagHeaderDoc
+		headers["Cache-Control"] = map[string]any{"description": "private, no-cache: keep the answer, but ask again with If-None-Match",
+			"schema": map[string]any{"type": "string"}}
+	}
+	if len(headers) > 0 {
+		ok["headers"] = headers
+	}
+	out := map[string]any{
 		strconv.Itoa(r.status): ok,
 		"default": map[string]any{
 			"description": "Error; the status comes from the code (400, 401, 403, 404, 409, 503, 504, 500)",
 			"content":     map[string]any{problemContentType: map[string]any{"schema": errorRef}},
 		},
 	}
+	if r.conditional {
+		out["304"] = map[string]any{"description": "Not Modified: If-None-Match names the current ETag; no body",
+			"headers": map[string]any{"ETag": etagHeaderDoc}}
+	}
+	return out
+}
+
+var etagHeaderDoc = map[string]any{"description": "Strong entity tag of the answer's bytes; send it back in If-None-Match",
+	"schema": map[string]any{"type": "string"}}
+
+// conventionNotes adds to an operation's description what follows from its row: paging and
+// conditional requests.
+func conventionNotes(r route) string {
+	var notes string
+	if r.paged {
+		notes += ` Paged: with limit, at most that many items come back, and a Link header with rel="next" gives the URL of the next page while one follows; without limit, the whole list.`
+	}
+	if r.conditional {
+		notes += " Conditional: the answer carries an ETag; a request whose If-None-Match names it is answered 304 Not Modified while nothing changed."
+	}
+	return notes
 }
 
 func (g *schemaGen) requestBody(r route) map[string]any {
@@ -174,7 +209,12 @@ func parameters(r route) []any {
 		out = append(out, map[string]any{"name": q.name, "in": "query", "required": q.required,
 			"description": q.description, "schema": schema})
 	}
-	for _, h := range r.headers {
+	headers := r.headers
+	if r.conditional {
+		headers = append(slices.Clip(headers), queryParam{name: "If-None-Match",
+			description: "the ETag of an earlier answer: 304 Not Modified, without a body, while it still matches"})
+	}
+	for _, h := range headers {
 		out = append(out, map[string]any{"name": h.name, "in": "header", "required": h.required,
 			"description": h.description, "schema": map[string]any{"type": "string"}})
 	}

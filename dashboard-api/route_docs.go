@@ -113,5 +113,5 @@ var routeDescriptions = map[string]string{
 	"pprofProfile": "One Go runtime profile (heap, goroutine, profile with ?seconds=, trace, …), served only with --pprof. Admin tokens only.",
 
 	// The audit trail.
-	"listToolCalls": "The tool-call audit trail, newest first: who called which downstream tool through which deck, when, how long it took and how it ended; filters by service, deck, session, tool, outcome and time. Pages with limit and cursor: next_cursor in the body continues it. Admin tokens only.",
+	"listToolCalls": "The tool-call audit trail, newest first: who called which downstream tool through which deck, when, how long it took and how it ended; filters by service, deck, session, tool, outcome and time. Pages with limit and cursor: next_cursor in the body continues it, and the Link header with rel=\"next\" gives the URL of the next page. Admin tokens only.",
 }

@@ -33,7 +33,11 @@ func (a *api) listToolCalls(c *gin.Context) (backend.ToolCallPage, error) {
 	if f.Until, err = timeParam(c, "until"); err != nil {
 		return backend.ToolCallPage{}, err
 	}
-	return a.svc.ListToolCalls(ctx(c), f)
+	page, err := a.svc.ListToolCalls(ctx(c), f)
+	if err == nil && page.NextCursor != "" {
+		c.Header("Link", nextLink(c.Request.URL, page.NextCursor))
+	}
+	return page, err
 }
 
 // timeParam reads an RFC 3339 time or a duration before now ("1h", "30m").
