@@ -18,12 +18,18 @@ all: build
 build:
 	$(GO) build -o $(BIN) ./cmd/agent-deck
 
-## install: copy the binary to $(PREFIX)/bin (default ~/.local/bin), which should be on PATH
+## install: copy the binary to $(PREFIX)/bin (default ~/.local/bin), which should be on PATH, and
+## its manual page to $(PREFIX)/share/man/man1
 PREFIX ?= $(HOME)/.local
-.PHONY: install
-install: build
-	install -d $(PREFIX)/bin
+.PHONY: install man
+install: build man
+	install -d $(PREFIX)/bin $(PREFIX)/share/man/man1
 	install -m 0755 $(BIN) $(PREFIX)/bin/agent-deck
+	install -m 0644 $(BIN).1 $(PREFIX)/share/man/man1/agent-deck.1
+
+## man: the manual page, generated from the command tree, at bin/agent-deck.1 (man ./bin/agent-deck.1)
+man: build
+	./$(BIN) man > $(BIN).1
 
 ## run: build and serve with the embedded PostgreSQL under $$AGENT_DECK_HOME (default ~/.agent-deck)
 run: build

@@ -7,10 +7,6 @@ import (
 	"github.com/agent-deck/agent-deck/backend"
 )
 
-// apiLicense is the license object of the OpenAPI document. Agent Deck is not published under an
-// open-source license yet; "UNLICENSED" is the customary name for that (as in package manifests).
-var apiLicense = map[string]any{"name": "UNLICENSED"}
-
 // fieldDocs describes JSON properties by name, for the OpenAPI document: every request body
 // field has one (a test checks), and responses that share a name share the text.
 // typeFieldDocs overrides a name for one type where the general text would mislead.
@@ -64,10 +60,8 @@ var fieldDocs = map[string]string{
 	"workspace":      "Absolute workspace path",
 	"decks":          "Decks (ids or names) to export with the cards they link; empty exports everything",
 	"dry_run":        "Report what would change without changing anything",
-	"error":          "The error: code, message and details (details.hint says what to do next)",
 	"code":           "Machine-readable error code",
 	"message":        "What went wrong, for people and models",
-	"details":        "The field at fault, accepted values and a hint",
 	"counts":         "Cards of each type on the whole deck",
 	"matched":        "Cards of each type that card_type and query kept",
 	"compact":        "One line per card after the full entries: id · name (playbooks: id · title · triggers)",
@@ -94,6 +88,27 @@ var fieldDocs = map[string]string{
 }
 
 var typeFieldDocs = map[reflect.Type]map[string]string{
+	reflect.TypeFor[Problem](): {
+		"type":     "The problem type: /api/v1/problems/{code}, resolved against the server asked; GET it for the type's description",
+		"title":    "The problem type's title, the same for every occurrence",
+		"status":   "The HTTP status of this answer",
+		"detail":   "What went wrong this time, for people and models",
+		"instance": "The request path that failed",
+		"code":     "Machine-readable error code (extension member)",
+		"hint":     "What to do next; absent when there is nothing to add (extension member)",
+		"details":  "Structured facts: the field at fault, accepted values, dependents, the request id of an internal error (extension member)",
+		"error":    "Deprecated: the error object of earlier versions (code, message, details with the hint); read code, detail, hint and details instead",
+	},
+	reflect.TypeFor[ErrorBody](): {
+		"message": "The problem's detail",
+		"details": "The problem's details, with its hint as details.hint",
+	},
+	reflect.TypeFor[ProblemType](): {
+		"type":        "This problem type's URI reference",
+		"title":       "Its title",
+		"status":      "The HTTP status its problems usually have",
+		"description": "What it means and what to do about it",
+	},
 	reflect.TypeFor[backend.ToolCall](): {
 		"id":           "Entry id, increasing with time",
 		"arguments":    "The call's arguments with secrets masked; only for decks that capture arguments",
@@ -104,6 +119,11 @@ var typeFieldDocs = map[reflect.Type]map[string]string{
 		"deck_name":    "Deck the call went through (for a refused REST call, the deck as named)",
 		"service_name": "Service called (for a refused call, the service as named)",
 	},
+}
+
+// deprecatedFields are properties the document marks deprecated: still sent, soon removed.
+var deprecatedFields = map[reflect.Type]map[string]bool{
+	reflect.TypeFor[Problem](): {"error": true},
 }
 
 // describe adds the description of t's property name to its schema, when there is one.

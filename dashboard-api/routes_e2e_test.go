@@ -86,6 +86,13 @@ func routeScenario() []step {
 				t.Errorf("openapi = %v", doc["openapi"])
 			}
 		}},
+		{"problem type", "GET", "/api/v1/problems/NOT_FOUND", nil, ok, func(t *testing.T, r response, _ map[string]string) {
+			p := decode[ProblemType](t, r)
+			if p.Type != "/api/v1/problems/NOT_FOUND" || p.Status != http.StatusNotFound || p.Title == "" || p.Description == "" {
+				t.Errorf("problem type %+v", p)
+			}
+		}},
+		{"unknown problem type", "GET", "/api/v1/problems/NOPE", nil, []int{http.StatusNotFound}, nil},
 	}
 	steps = append(steps, deckSteps(ok, created)...)
 	steps = append(steps, cardSteps(ok, created, downstream)...)

@@ -98,19 +98,16 @@ type response struct {
 	body   []byte
 }
 
-// errorCode returns the error code of an error body, "" otherwise.
+// errorCode returns the code of a problem document, "" otherwise.
 func (r response) errorCode() backend.Code {
-	var e ErrorResponse
-	if json.Unmarshal(r.body, &e) != nil {
-		return ""
-	}
-	return e.Error.Code
+	return r.errorBody().Code
 }
 
-func (r response) errorBody() ErrorBody {
-	var e ErrorResponse
-	_ = json.Unmarshal(r.body, &e)
-	return e.Error
+// errorBody decodes a problem document (the zero Problem for another body).
+func (r response) errorBody() Problem {
+	var p Problem
+	_ = json.Unmarshal(r.body, &p)
+	return p
 }
 
 // do sends a request. body may be nil, a string or []byte (sent as is), or a value to encode.

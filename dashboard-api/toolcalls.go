@@ -1,7 +1,7 @@
 package dashboardapi
 
 import (
-	"strconv"
+	"fmt"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -20,12 +20,12 @@ var toolCallQueryParams = []queryParam{
 	{name: "since", description: "RFC 3339 time, or a duration before now such as 1h"},
 	{name: "until", description: "RFC 3339 time, or a duration before now such as 10m"},
 	{name: "cursor", description: "next_cursor of the previous page: continue there"},
-	{name: "limit", description: "entries per page, 1 to 1000 (default 100)"},
+	intParam("limit", fmt.Sprintf("entries per page (default %d)", backend.DefaultToolCallLimit), 1, backend.MaxToolCallLimit),
 }
 
 func (a *api) listToolCalls(c *gin.Context) (backend.ToolCallPage, error) {
 	f := backend.ToolCallFilter{Service: c.Query("service"), Deck: c.Query("deck"), Session: c.Query("session"),
-		Tool: c.Query("tool"), Outcome: c.Query("outcome"), Cursor: c.Query("cursor")}
+		Tool: c.Query("tool"), Outcome: c.Query("outcome"), Cursor: c.Query("cursor"), Limit: intQuery(c, "limit")}
 	var err error
 	if f.Since, err = timeParam(c, "since"); err != nil {
 		return backend.ToolCallPage{}, err
@@ -33,12 +33,11 @@ func (a *api) listToolCalls(c *gin.Context) (backend.ToolCallPage, error) {
 	if f.Until, err = timeParam(c, "until"); err != nil {
 		return backend.ToolCallPage{}, err
 	}
-	if v := c.Query("limit"); v != "" {
-		if f.Limit, err = strconv.Atoi(v); err != nil {
-			return backend.ToolCallPage{}, badInput("limit", "query parameter limit must be a whole number, got %q", clipText(v, 40))
-		}
+	page, err := a.svc.ListToolCalls(ctx(c), f)
+	if err == nil && page.NextCursor != "" {
+		c.Header("Link", nextLink(c.Request.URL, page.NextCursor))
 	}
-	return a.svc.ListToolCalls(ctx(c), f)
+	return page, err
 }
 
 // timeParam reads an RFC 3339 time or a duration before now ("1h", "30m").

@@ -7,7 +7,6 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
-	"encoding/json"
 	"log/slog"
 	"net/http"
 	"os"
@@ -23,6 +22,7 @@ import (
 	"github.com/agent-deck/agent-deck/backend/core"
 	"github.com/agent-deck/agent-deck/backend/postgres/pgtest"
 	"github.com/agent-deck/agent-deck/cli"
+	"github.com/agent-deck/agent-deck/tests/resttest"
 )
 
 // newKeyText is a fresh secret key as AGENT_DECK_SECRET_KEY takes it.
@@ -220,12 +220,9 @@ func attackMovedCiphertext(t *testing.T) {
 				t.Fatalf("%s: the moved secret reached the downstream: %s", tc.service, body)
 			}
 		}
-		var e struct {
-			Error struct{ Code, Message string }
-		}
-		_ = json.Unmarshal(body, &e)
-		if status != http.StatusServiceUnavailable || e.Error.Code != string(backend.CodeUnavailable) ||
-			!strings.Contains(e.Error.Message, "unreadable") || !strings.Contains(e.Error.Message, tc.where) {
+		p := resttest.Answer{Status: status, Body: body}.Problem()
+		if status != http.StatusServiceUnavailable || p.Code != backend.CodeUnavailable ||
+			!strings.Contains(p.Detail, "unreadable") || !strings.Contains(p.Detail, tc.where) {
 			t.Errorf("%s: %d %s; want 503 UNAVAILABLE naming the unreadable value %s", tc.service, status, body, tc.where)
 		}
 	}

@@ -160,6 +160,12 @@ func TestAuditToolCalls(t *testing.T) {
 			for _, e := range page.Calls {
 				seen = append(seen, e.ID)
 			}
+			// The Link header names the same next page as next_cursor.
+			q2 := url.Values{"limit": {"4"}, "cursor": {page.NextCursor}}
+			if link, want := a.Header.Get("Link"), "</api/v1/tool-calls?"+q2.Encode()+`>; rel="next"`; page.NextCursor != "" && link != want ||
+				page.NextCursor == "" && link != "" {
+				t.Errorf("Link %q with next_cursor %q, want %q", link, page.NextCursor, want)
+			}
 			if page.NextCursor == "" {
 				break
 			}
