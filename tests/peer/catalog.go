@@ -27,7 +27,7 @@ type catalogService struct {
 // catalogTemplate is a tool line of a category, before a product fills it in.
 type catalogTemplate struct {
 	name, title, description, params string
-	readOnly                          bool
+	readOnly                         bool
 }
 
 // readCatalog parses a catalog file: categories of tool lines, read by each product of the
