@@ -25,6 +25,7 @@ import (
 	"github.com/agent-deck/agent-deck/mcptools"
 	"github.com/agent-deck/agent-deck/migrations"
 	"github.com/agent-deck/agent-deck/proxy"
+	"github.com/agent-deck/agent-deck/toolsearch"
 )
 
 func serveCommand() *cli.Command {
@@ -157,7 +158,9 @@ func Start(ctx context.Context, cfg ServeConfig) (srv *Server, err error) {
 
 		PlaybookFetchRetention: cfg.PlaybookFetchRetention,
 		ClientMetadataURL:      cfg.OAuthClientMetadataURL,
+		ToolRanker:             toolsearch.New(),
 	})
+	s.push("tool search", func(context.Context) error { s.svc.Close(); return nil })
 	s.auth = authserver.New(s.svc.Store(), s.svc, nil, s.log.With("component", "oauth-server"),
 		authserver.Config{AccessTokenTTL: cfg.OAuthAccessTTL,
 			AllowLoopbackHTTPClientIDs: cfg.OAuthAllowLoopbackHTTPClientIDs})

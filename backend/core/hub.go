@@ -35,6 +35,8 @@ type Config struct {
 	// ServiceOAuth signs in to remote services that require the MCP authorization flow; nil
 	// turns service sign-in off.
 	ServiceOAuth backend.OAuthFlow
+	// ToolRanker ranks tools for list_service_tools' query (toolsearch); nil turns search off.
+	ToolRanker backend.ToolRanker
 	// ClientMetadataURL is the https URL of Agent Deck's own Client ID Metadata Document, used
 	// as its client_id at authorization servers that support such documents
 	// (AGENT_DECK_OAUTH_CLIENT_METADATA_URL); empty derives it from an https callback address.
@@ -61,6 +63,8 @@ type Hub struct {
 	hashes *hashMemo
 	// oauth holds the services' sign-in states for snapshots (oauth_state.go).
 	oauth *oauthStates
+	// indexes are the tool search indexes in use (service_search.go).
+	indexes *indexCache
 }
 
 // NewService wires the core. downstream may be nil until the proxy exists; calls that need it
@@ -85,7 +89,7 @@ func NewHub(store backend.Store, downstream backend.Downstream, sealer backend.S
 		cfg.DefaultServiceTimeout = 60 * time.Second
 	}
 	s := &Hub{store: store, downstream: downstream, sealer: sealer, secrets: sealing{sealer: sealer}, clock: clock, log: log, cfg: cfg,
-		hashes: newHashMemo()}
+		hashes: newHashMemo(), indexes: newIndexCache()}
 	// Caching is safe only with every change announced: the feed runs for the Store's
 	// lifetime, and until it listens (or whenever it stops) every read goes to the Store.
 	s.cache = newCaches()
@@ -93,6 +97,11 @@ func NewHub(store backend.Store, downstream backend.Downstream, sealer backend.S
 	s.store = &invalidatingStore{Store: store, c: s.cache}
 	store.Subscribe(context.Background(), s.cache.apply)
 	return s
+}
+
+// Close releases what the hub holds in memory beyond its caches: the tool search indexes.
+func (s *Hub) Close() {
+	s.indexes.close()
 }
 
 // Store is the hub's store: its writes keep this replica's caches current, so a component that
