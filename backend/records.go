@@ -93,3 +93,18 @@ type PlaybookOp struct {
 	Text     string   `json:"text,omitempty"`
 	Triggers []string `json:"triggers,omitempty"`
 }
+
+// DeckProjection is a deck's opt-in to projected tools: its downstream tools listed to bound
+// sessions as tools of their own, up to MaxTools tools and MaxTokens model tokens.
+type DeckProjection struct {
+	MaxTools  int `json:"max_tools"`
+	MaxTokens int `json:"max_tokens"`
+}
+
+// ResourceSubscription is one MCP session's resources/subscribe to a playbook's resource, by the
+// URI it subscribed with.
+type ResourceSubscription struct {
+	SessionID  string
+	URI        string
+	PlaybookID string
+}

@@ -143,6 +143,17 @@ type Store interface {
 	FinishExecAudit(ctx context.Context, id int64, exitCode int, at time.Time) error
 	ListExecAudits(ctx context.Context) ([]ExecAudit, error)
 
+	// DeckProjection returns the deck's projected-tools caps; ok is false when projection is off.
+	DeckProjection(ctx context.Context, deckID string) (p DeckProjection, ok bool, err error)
+	// SetDeckProjection turns projection on with its caps, or off when p is nil.
+	SetDeckProjection(ctx context.Context, deckID string, p *DeckProjection) error
+	// SubscribeResource records a session's subscription to a playbook's resource (again: no-op).
+	SubscribeResource(ctx context.Context, sub ResourceSubscription) error
+	// UnsubscribeResource drops a session's subscription to uri; an unknown one is fine.
+	UnsubscribeResource(ctx context.Context, sessionID, uri string) error
+	// ResourceSubscribers returns the live sessions' subscriptions to a playbook's resource.
+	ResourceSubscribers(ctx context.Context, playbookID string) ([]ResourceSubscription, error)
+
 	// SetSamplingAllowed grants (a row) or withdraws sampling for a service on a deck.
 	SetSamplingAllowed(ctx context.Context, deckID, serviceID string, allowed bool) error
 	// SamplingAllowed reports whether the deck lets the service sample.

@@ -129,7 +129,13 @@ func Start(ctx context.Context, cfg ServeConfig) (srv *Server, err error) {
 	}
 	s.tracing = traces
 	s.push("tracing", stopTraces)
+	var hub *core.Hub // the proxy tells the hub of new downstream tool lists, once it exists
 	px := proxy.New(proxy.Options{
+		ToolsChanged: func(serviceID string) {
+			if hub != nil {
+				hub.DownstreamToolsChanged(serviceID)
+			}
+		},
 		Tracing:         traces.proxy(),
 		Events:          s.metrics.proxyEvents(),
 		Version:         ReadBuildInfo().Version,
@@ -160,6 +166,7 @@ func Start(ctx context.Context, cfg ServeConfig) (srv *Server, err error) {
 		ClientMetadataURL:      cfg.OAuthClientMetadataURL,
 		ToolRanker:             toolsearch.New(),
 	})
+	hub = s.svc
 	s.push("tool search", func(context.Context) error { s.svc.Close(); return nil })
 	s.auth = authserver.New(s.svc.Store(), s.svc, nil, s.log.With("component", "oauth-server"),
 		authserver.Config{AccessTokenTTL: cfg.OAuthAccessTTL,

@@ -141,6 +141,8 @@ func (a *api) routes() []route {
 		withBody(http.MethodPut, v1+"/decks/:deck/services/:service/sampling", "Allow or forbid a service on the deck to ask the agent's model for completions (MCP sampling; off by default); admin", http.StatusOK, a.setDeckSampling).adminOnly(),
 		noBody(http.MethodGet, v1+"/tool-calls", "The tool-call audit trail, newest first, filtered and paged; admin", a.listToolCalls).
 			withQuery(toolCallQueryParams...).withLinkNext().adminOnly(),
+		noBody(http.MethodGet, v1+"/decks/:deck/projection", "The deck's projected tools: whether bound sessions list its downstream tools as tools of their own, the caps, and what it projects now; admin", a.getDeckProjection).adminOnly(),
+		withBody(http.MethodPut, v1+"/decks/:deck/projection", "Turn the deck's projected tools on (with a cap of tools and of tokens) or off; admin", http.StatusOK, a.setDeckProjection).adminOnly(),
 		withBody(http.MethodPut, v1+"/decks/:deck/audit", "Turn argument capture on or off for calls through the deck (arguments are redacted); admin", http.StatusOK, a.setDeckArgumentCapture).adminOnly(),
 	}
 	table = append(table, a.authServerRoutes()...)

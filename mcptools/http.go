@@ -47,7 +47,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, r, status, err)
 		return
 	}
-	if st.method == string(mcp.MethodToolsCall) && st.toolName != "" && !h.registered(st.toolName) {
+	if st.method == string(mcp.MethodToolsCall) && st.toolName != "" && !h.registered(st.toolName) &&
+		!h.projectCall(r, st) {
 		h.writeUnknownTool(w, st)
 		return
 	}
@@ -217,6 +218,7 @@ func (h *Handler) peekBody(w http.ResponseWriter, r *http.Request, st *reqState)
 			WithHint("send the whole body at once; a slow body is cut off")
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
+	st.body = body
 	// One decode of the body gives what this endpoint and the fast path need.
 	var peek struct {
 		JSONRPC string          `json:"jsonrpc"`
@@ -246,12 +248,10 @@ func (h *Handler) peekBody(w http.ResponseWriter, r *http.Request, st *reqState)
 		}
 		if st.method == string(mcp.MethodToolsCall) {
 			_ = json.Unmarshal(p.Name, &st.toolName)
-			if fastTools[st.toolName] {
-				st.call = &fastCall{jsonrpc: peek.JSONRPC, args: p.Arguments,
-					other: peek.Result != nil || peek.Error != nil,
-					extra: p.Meta != nil || p.Task != nil || p.InputResponses != nil || p.RequestState != nil}
-				_ = json.Unmarshal(peek.ID, &st.call.id)
-			}
+			st.call = &fastCall{jsonrpc: peek.JSONRPC, args: p.Arguments,
+				other: peek.Result != nil || peek.Error != nil,
+				extra: p.Meta != nil || p.Task != nil || p.InputResponses != nil || p.RequestState != nil}
+			_ = json.Unmarshal(peek.ID, &st.call.id)
 		}
 	}
 	return 0, nil

@@ -99,6 +99,24 @@ func NewHub(store backend.Store, downstream backend.Downstream, sealer backend.S
 	return s
 }
 
+// ChangeDownstreamTools is the Change.Table of a downstream's announcement that its tool list
+// changed (Hub.DownstreamToolsChanged); the ID is the service's.
+const ChangeDownstreamTools = "downstream_tools"
+
+// Watch calls fn after every change this replica learns of, its own writes and (through the
+// change feed) the other replicas', once what the change made stale is dropped; and after a
+// downstream announces a new tool list. A Change with no Table means changes may have been
+// missed: look at everything again. fn runs on the writer's goroutine and must not block.
+func (s *Hub) Watch(fn func(backend.Change)) {
+	s.cache.watch(fn)
+}
+
+// DownstreamToolsChanged is told by the proxy that a service announced a new tool list
+// (notifications/tools/list_changed); watchers hear of it.
+func (s *Hub) DownstreamToolsChanged(serviceID string) {
+	s.cache.announce(backend.Change{Table: ChangeDownstreamTools, ID: serviceID})
+}
+
 // Close releases what the hub holds in memory beyond its caches: the tool search indexes.
 func (s *Hub) Close() {
 	s.indexes.close()

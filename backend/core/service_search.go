@@ -30,10 +30,6 @@ const (
 	SearchBudget = 4000
 	// maxSearchQueryChars bounds the query text.
 	maxSearchQueryChars = 500
-	// searchListTimeout bounds reaching one service for its tools during a search.
-	searchListTimeout = 10 * time.Second
-	// searchFanOut is how many services a search reaches at once.
-	searchFanOut = 8
 	// maxSearchIndexes bounds the indexes kept (one per deck and scope in use).
 	maxSearchIndexes = 16
 )
@@ -105,7 +101,8 @@ func (s *Hub) SearchBoundTools(ctx context.Context, sessionID string, in ToolSea
 	if err != nil {
 		return ToolSearchResult{}, err
 	}
-	docs, skipped := s.searchDocs(ctx, a, sessionID, ids)
+	tools, skipped := s.deckTools(ctx, a, ids, s.boundPlans(sessionID))
+	docs := searchDocs(tools)
 	e, err := s.searchIndex(sess.DeckID, a.Scope == backend.ScopeAgentRead, docs)
 	if err != nil {
 		return ToolSearchResult{}, backend.Internal("building the tool index", err)
@@ -158,76 +155,20 @@ func (s *Hub) searchServices(ctx context.Context, sess backend.MCPSession, ref s
 	return []string{id}, nil
 }
 
-// searchDocs reaches each service (a few at once) for the tools the caller may use, in deck
-// order. A service that cannot be reached, or needs signing in, is skipped and named.
-func (s *Hub) searchDocs(ctx context.Context, a backend.Actor, sessionID string, ids []string) ([]searchDoc, []SkippedSvc) {
-	per := make([][]searchDoc, len(ids))
-	skipped := make([]*SkippedSvc, len(ids))
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, searchFanOut)
-	for i, id := range ids {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			ctx, cancel := context.WithTimeout(ctx, searchListTimeout)
-			defer cancel()
-			docs, name, err := s.serviceDocs(ctx, a, sessionID, id)
-			if err != nil {
-				p := backend.Public(err, "")
-				if name == "" {
-					name = id
-				}
-				skipped[i] = &SkippedSvc{Service: name, Code: p.Code, Message: p.Message, Hint: p.Hint}
-				return
-			}
-			per[i] = docs
-		}()
-	}
-	wg.Wait()
-	var docs []searchDoc
-	var skip []SkippedSvc
-	for i := range ids {
-		docs = append(docs, per[i]...)
-		if skipped[i] != nil {
-			skip = append(skip, *skipped[i])
+// searchDocs are the deck's tools as documents: a held tool by its name and approved text only.
+func searchDocs(tools []deckTool) []searchDoc {
+	out := make([]searchDoc, 0, len(tools))
+	for _, t := range tools {
+		d := searchDoc{match: ToolMatch{Service: t.service.Name, Name: t.tool.Name, Tool: t.tool.Raw}}
+		text := t.tool.Raw
+		if t.held != "" {
+			d.match.Held, d.match.HeldReason, d.match.Tool = true, t.held, nil
+			text = t.approved
 		}
-	}
-	return docs, skip
-}
-
-// serviceDocs is one service's tools as the caller may use them: enabled on the deck and by
-// the service, read-only under agent:read; a held tool by its name and approved text only.
-func (s *Hub) serviceDocs(ctx context.Context, a backend.Actor, sessionID, serviceID string) ([]searchDoc, string, error) {
-	p, err := s.boundPlan(ctx, sessionID, serviceID)
-	if err != nil {
-		return nil, p.service.Name, err
-	}
-	tools, err := s.downstream.ListTools(ctx, p.target)
-	s.syncHealth(ctx, p.service, false)
-	if err != nil {
-		return nil, p.service.Name, err
-	}
-	svcText := p.service.Name + " " + p.service.Description
-	var out []searchDoc
-	for _, tool := range tools {
-		if !tool.Enabled || !p.rules.settings.Allows(tool.Name) || a.Scope == backend.ScopeAgentRead && !tool.ReadOnly {
-			continue
-		}
-		d := searchDoc{match: ToolMatch{Service: p.service.Name, Name: tool.Name, Tool: tool.Raw}}
-		text := tool.Raw
-		if reason := p.pins.heldReason(tool); reason != "" {
-			d.match.Held, d.match.HeldReason, d.match.Tool = true, reason, nil
-			text = nil
-			if pin, ok := p.pins.pins[tool.Name]; ok {
-				text = pin.Definition // the approved text, never the unreviewed one
-			}
-		}
-		d.doc = toolDoc(p.service.ID+"\x00"+tool.Name, tool.Name, svcText, text)
+		d.doc = toolDoc(t.service.ID+"\x00"+t.tool.Name, t.tool.Name, t.service.Name+" "+t.service.Description, text)
 		out = append(out, d)
 	}
-	return out, p.service.Name, nil
+	return out
 }
 
 // toolDoc reads the searchable texts of a raw tool definition (nil: the name alone).
