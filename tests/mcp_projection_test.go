@@ -29,8 +29,9 @@ type listener struct {
 
 func (s *mcpStack) listen(t *testing.T, token, query string) *listener {
 	t.Helper()
-	tr, err := transport.NewStreamableHTTP(s.URL+"/mcp"+query, transport.WithHTTPHeaders(
-		map[string]string{"Authorization": "Bearer " + token}), transport.WithContinuousListening())
+	headers := transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + token})
+	//lint:ignore SA1019 the deck speaks the session-based protocol versions, whose notifications travel on the GET stream
+	tr, err := transport.NewStreamableHTTP(s.URL+"/mcp"+query, headers, transport.WithContinuousListening())
 	if err != nil {
 		t.Fatal(err)
 	}
