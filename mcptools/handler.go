@@ -156,6 +156,11 @@ func (h *Handler) newMCPServer(version string) *server.MCPServer {
 	h.notes.track(hooks)
 	s := server.NewMCPServer("agent-deck", version,
 		server.WithToolCapabilities(true), // projected tools change with the deck (notify.go)
+		// A bound session's resources, prompts and completions are answered before the
+		// transport (catalog.go); their lists change with the deck (notify.go).
+		server.WithResourceCapabilities(true, true),
+		server.WithPromptCapabilities(true),
+		server.WithCompletions(),
 		server.WithLogging(),
 		server.WithInstructions(Instructions),
 		server.WithToolFilter(h.filterTools),

@@ -53,7 +53,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ctx := withState(backend.WithActor(r.Context(), st.actor), st)
-	if h.serveFast(ctx, w, r, st) {
+	if h.serveFast(ctx, w, r, st) || h.serveCatalog(ctx, w, r, st) {
 		return
 	}
 	if st.method == string(mcp.MethodNotificationCancelled) && st.session != nil {

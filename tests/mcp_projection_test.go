@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/url"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -218,4 +219,40 @@ func mustMarshal(t *testing.T, v any) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// TestProjectedToolsTypeScript: the official TypeScript SDK, with projection on, hears
+// tools/list_changed after bind and after a person links a service, lists again, and calls a
+// projected tool with typed arguments; its audit row is call_service_tool's.
+func TestProjectedToolsTypeScript(t *testing.T) {
+	s := startMCPStack(t, mcpStackOptions{})
+	f := s.seedDeck(t, "tsproj", startHTTPPeer(t))
+	ctx := s.adminCtx()
+	_, err := s.svc.SetDeckProjection(ctx, "tsproj", core.DeckProjectionInput{Enabled: true})
+	must(t, err)
+	later, err := s.svc.CreateService(ctx, core.ServiceInput{Name: "Later Peer", Type: backend.ServiceRemote, URL: startHTTPPeer(t)})
+	must(t, err)
+	script, err := filepath.Abs(filepath.Join("testdata", "mcp", "ts_projection.mjs"))
+	must(t, err)
+	out, err := mcpNode(t, 2*time.Minute, []string{"DECK_URL=" + s.URL + "/mcp", "DECK_TOKEN=" + s.token("agent"),
+		"DECK_NAME=tsproj", "DECK_PREFIX=tsproj_peer", "DECK_SERVICE=" + f.Service.Name, "DECK_API=" + s.URL + "/api/v1",
+		"DECK_ADMIN=" + s.AdminToken, "DECK_LINK_SERVICE=" + later.ID, "DECK_LINK_PREFIX=later_peer"}, script)
+	if err != nil {
+		t.Fatalf("TypeScript client: %v\n%s\n%s", err, out, s.logs.String())
+	}
+	for _, want := range []string{
+		"listChanged true", "unbound 0", "bound true", "after bind true", `projected tsproj_peer__echo {"type":"integer"`,
+		"linked 200", "after link true", "relisted true", "call true true", `text "{\"count\":2,\"message\":\"typed\"}"`,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("TypeScript client output lacks %q:\n%s", want, out)
+		}
+	}
+	calls := auditCalls(t, s, url.Values{"deck": {"tsproj"}}, 2)
+	a, b := calls[0], calls[1]
+	a.ID, a.At, a.Duration, a.DurationMS = 0, time.Time{}, 0, 0
+	b.ID, b.At, b.Duration, b.DurationMS = 0, time.Time{}, 0, 0
+	if ja, jb := mustMarshal(t, a), mustMarshal(t, b); ja != jb {
+		t.Errorf("the projected call's audit row differs from call_service_tool's:\n%s\n%s", ja, jb)
+	}
 }
