@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mark3labs/mcp-go/mcp"
+
 	"github.com/agent-deck/agent-deck/backend"
 )
 
@@ -134,7 +136,17 @@ func TestMCPConformance(t *testing.T) {
 	cli := filepath.Join(mcpNodeModules(t), "@modelcontextprotocol", "conformance", "dist", "index.js")
 	f := s.seedDeck(t, "conf", startHTTPPeer(t))
 	linkEverything(t, s, f.Deck.ID)
-	bound := mcpFront(t, s, map[string]string{"Authorization": "Bearer " + s.token("agent"), backend.HeaderDeck: "conf"})
+	bound := mcpFront(t, s, map[string]string{"Authorization": "Bearer " + s.token("agent"), backend.HeaderDeckID: "conf"})
+	// The bound front binds: its lists are not empty.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c := dialMCP(t, bound, nil, "")
+	if res, err := c.c.ListResources(ctx, mcp.ListResourcesRequest{}); err != nil || len(res.Resources) < 3 {
+		t.Fatalf("the bound front lists resources %+v, %v", res, err)
+	}
+	if res, err := c.c.ListPrompts(ctx, mcp.ListPromptsRequest{}); err != nil || len(res.Prompts) == 0 {
+		t.Fatalf("the bound front lists prompts %+v, %v", res, err)
+	}
 	for _, sc := range append(slices.Clone(mcpConformanceScenarios), mcpConformanceBoundScenarios...) {
 		t.Run(sc, func(t *testing.T) {
 			front := front
