@@ -7,6 +7,7 @@ import (
 	"errors"
 	"net/url"
 	"strings"
+	"sync"
 
 	"github.com/agent-deck/agent-deck/backend"
 )
@@ -136,9 +137,11 @@ func lacksCapability(err error) bool {
 }
 
 // catalogList pages a list over the deck: own is the hub's items (first page), and each service
-// is asked with method for the items under key, renamed by rename. A service that cannot be
-// reached, needs signing in or lacks the capability is passed over (it is read alone when asked
-// for directly).
+// is asked with method for the items under key, renamed by rename. The services are asked a few
+// at once (deckToolsFanOut), so a deck of many services without the capability costs a few
+// rounds, not one per service; a page ends at the first service with more pages of its own, or
+// after the first round that found items. A service that cannot be reached, needs signing in or
+// lacks the capability is passed over (it is read alone when asked for directly).
 func (s *Hub) catalogList(ctx context.Context, sessionID, cursor, method, key string, own func(context.Context, catalogSession) []json.RawMessage,
 	rename func(c catalogSession, svc backend.ServiceRecord, item json.RawMessage) (json.RawMessage, bool)) (CatalogPage, error) {
 	if _, err := backend.RequireRead(ctx, "list resources and prompts"); err != nil {
@@ -157,43 +160,71 @@ func (s *Hub) catalogList(ctx context.Context, sessionID, cursor, method, key st
 		page.Items = append(page.Items, own(ctx, c)...)
 		cur = catalogCursor{S: 0}
 	}
-	for ; cur.S < len(c.services); cur = (catalogCursor{S: cur.S + 1}) {
-		svc := c.services[cur.S]
-		var params any
-		if cur.C != "" {
-			params = map[string]string{"cursor": cur.C}
+	for cur.S < len(c.services) {
+		n := min(deckToolsFanOut, len(c.services)-cur.S)
+		answers := make([]catalogAnswer, n)
+		var wg sync.WaitGroup
+		for i := range n {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				inner := ""
+				if i == 0 {
+					inner = cur.C
+				}
+				answers[i] = s.catalogPageOf(ctx, c, c.services[cur.S+i].ID, method, key, inner)
+			}()
 		}
-		ctx, cancel := context.WithTimeout(ctx, deckToolsTimeout)
-		raw, err := s.forward(ctx, c, svc.ID, method, params)
-		cancel()
-		if err != nil {
-			if !lacksCapability(err) {
-				s.log.Debug("a service's list was passed over", "method", method, "service_id", svc.ID, "code", backend.ErrorCode(err))
+		wg.Wait()
+		for i, a := range answers {
+			svc := c.services[cur.S+i]
+			for _, it := range a.items {
+				if r, ok := rename(c, svc, it); ok {
+					page.Items = append(page.Items, r)
+				}
 			}
-			continue
-		}
-		var res map[string]json.RawMessage
-		var items []json.RawMessage
-		var next string
-		if json.Unmarshal(raw, &res) != nil || json.Unmarshal(res[key], &items) != nil {
-			continue
-		}
-		_ = json.Unmarshal(res["nextCursor"], &next)
-		for _, it := range items {
-			if r, ok := rename(c, svc, it); ok {
-				page.Items = append(page.Items, r)
+			if a.next != "" && (i > 0 || a.next != cur.C) {
+				page.NextCursor = catalogCursor{S: cur.S + i, C: a.next}.encode()
+				return page, nil
 			}
 		}
-		if next != "" && next != cur.C {
-			page.NextCursor = catalogCursor{S: cur.S, C: next}.encode()
-			return page, nil
-		}
-		if len(page.Items) > 0 && cur.S+1 < len(c.services) {
-			page.NextCursor = catalogCursor{S: cur.S + 1}.encode()
+		cur = catalogCursor{S: cur.S + n}
+		if len(page.Items) > 0 && cur.S < len(c.services) {
+			page.NextCursor = cur.encode()
 			return page, nil
 		}
 	}
 	return page, nil
+}
+
+// catalogAnswer is one page of one service's list.
+type catalogAnswer struct {
+	items []json.RawMessage
+	next  string
+}
+
+// catalogPageOf asks one service for a page of its list; a service that fails is an empty page.
+func (s *Hub) catalogPageOf(ctx context.Context, c catalogSession, serviceID, method, key, cursor string) catalogAnswer {
+	var params any
+	if cursor != "" {
+		params = map[string]string{"cursor": cursor}
+	}
+	ctx, cancel := context.WithTimeout(ctx, deckToolsTimeout)
+	defer cancel()
+	raw, err := s.forward(ctx, c, serviceID, method, params)
+	if err != nil {
+		if !lacksCapability(err) {
+			s.log.Debug("a service's list was passed over", "method", method, "service_id", serviceID, "code", backend.ErrorCode(err))
+		}
+		return catalogAnswer{}
+	}
+	var res map[string]json.RawMessage
+	var a catalogAnswer
+	if json.Unmarshal(raw, &res) != nil || json.Unmarshal(res[key], &a.items) != nil {
+		return catalogAnswer{}
+	}
+	_ = json.Unmarshal(res["nextCursor"], &a.next)
+	return a
 }
 
 // BoundResources is resources/list: the deck's snapshot and playbooks, then the resources of
