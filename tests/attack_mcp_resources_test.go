@@ -2,6 +2,8 @@ package tests
 
 import (
 	"context"
+	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -9,6 +11,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 )
 
 // attackMCPResourcesOffDeck: an agent bound to one deck reaches, through resources, prompts and
@@ -71,5 +74,40 @@ func attackMCPResourcesOffDeck(t *testing.T) {
 		Params: mcp.PaginatedParams{Cursor: "eyJzIjotNX0="}}})
 	if err == nil || !strings.Contains(err.Error(), "cursor") {
 		t.Errorf("a forged cursor = %v, want a refusal naming the cursor", err)
+	}
+}
+
+// attackMCPProjectedOffDeck: with projection on, an agent calls a projected name of a service only
+// another deck holds, and an agent:read session a projected tool that is not read-only; both are
+// refused as call_service_tool would refuse them, and neither reaches the downstream.
+func attackMCPProjectedOffDeck(t *testing.T) {
+	s := startMCPStack(t, mcpStackOptions{})
+	s.seedDeck(t, "ops", startHTTPPeer(t))
+	s.seedDeck(t, "other", startHTTPPeer(t))
+	ctx := s.adminCtx()
+	for _, deck := range []string{"ops", "other"} {
+		if _, err := s.svc.SetDeckProjection(ctx, deck, core.DeckProjectionInput{Enabled: true}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m := s.connect(t, s.token(backend.ScopeAgent), map[string]string{backend.HeaderDeckID: "ops"}, "")
+	if !slices.Contains(m.toolNames(), "ops_peer__echo") || slices.Contains(m.toolNames(), "other_peer__echo") {
+		t.Fatalf("ops lists %v", m.toolNames())
+	}
+	for _, name := range []string{"other_peer__echo", "other-peer__echo", "ops_peer__../echo", "__echo", "ops_peer__"} {
+		if res, err := m.callErr(name, map[string]any{"message": "x"}); err == nil && !res.IsError {
+			t.Errorf("%s answered %s", name, mcpText(res))
+		}
+	}
+	r := s.connect(t, s.token(backend.ScopeAgentRead), map[string]string{backend.HeaderDeckID: "ops"}, "")
+	if slices.Contains(r.toolNames(), "ops_peer__fail") {
+		t.Errorf("agent:read lists a tool that is not read-only: %v", r.toolNames())
+	}
+	if res, err := r.callErr("ops_peer__fail", map[string]any{}); err == nil && !res.IsError {
+		t.Errorf("agent:read called a tool that is not read-only: %s", mcpText(res))
+	}
+	calls := auditCalls(t, s, url.Values{"deck": {"other"}}, 0)
+	if len(calls) != 0 {
+		t.Errorf("the other deck's service was called: %+v", calls)
 	}
 }

@@ -19,5 +19,6 @@ func TestAttacksMCP(t *testing.T) {
 		{"agent bound to one deck reaches a service with another deck's credential", attackMCPReachOtherDeckCredential},
 		{"agent erases its calls from the audit trail with a NUL in a tool name", attackAuditNULErasesTrail},
 		{"agent reads resources, prompts and completions of a service and playbook off its deck", attackMCPResourcesOffDeck},
+		{"agent calls projected tools of another deck's service, or beyond agent:read", attackMCPProjectedOffDeck},
 	})
 }
