@@ -17,6 +17,7 @@ func TestAttacksMCP(t *testing.T) {
 		{"an outage reaches the agent as a generic error without its own message", attackMCPOutageHidden},
 		{"agent decides its own playbook proposal through MCP", attackMCPAcceptOwnProposal},
 		{"agent bound to one deck reaches a service with another deck's credential", attackMCPReachOtherDeckCredential},
+		{"agent bound to one deck reads a service's resource with another deck's credential", attackMCPResourceOtherDeckCredential},
 		{"agent erases its calls from the audit trail with a NUL in a tool name", attackAuditNULErasesTrail},
 		{"agent reads resources, prompts and completions of a service and playbook off its deck", attackMCPResourcesOffDeck},
 		{"agent calls projected tools of another deck's service, or beyond agent:read", attackMCPProjectedOffDeck},

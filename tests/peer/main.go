@@ -1,7 +1,8 @@
 // Command peer is a small MCP server that Agent Deck's tests reach through the proxy. It serves
 // stdio, Streamable HTTP or SSE, and its tools exercise everything the proxy must carry: echo,
 // slow and failing calls, large and binary results, the headers and env it received, a tool list
-// that changes at run time, and a crash on demand.
+// that changes at run time, and a crash on demand. One resource, peer://whoami, reports the
+// credential headers a read arrived with.
 //
 //	peer -transport stdio
 //	peer -transport http -addr 127.0.0.1:0 [-url-file F]   (prints http://…/mcp)
@@ -67,12 +68,14 @@ func main() {
 	}
 	fmt.Fprintf(os.Stderr, "peer: starting pid=%d transport=%s\n", os.Getpid(), *transport)
 	var opts []server.ServerOption
-	opts = append(opts, server.WithToolCapabilities(true), server.WithLogging(), server.WithElicitation())
+	opts = append(opts, server.WithToolCapabilities(true), server.WithResourceCapabilities(false, false),
+		server.WithLogging(), server.WithElicitation())
 	if *pageSize > 0 {
 		opts = append(opts, server.WithPaginationLimit(*pageSize))
 	}
 	s := server.NewMCPServer("agent-deck-peer", "1.0.0", opts...)
 	addTools(s)
+	addResources(s)
 
 	var err error
 	switch *transport {
