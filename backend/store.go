@@ -74,6 +74,15 @@ type Store interface {
 	// concurrent accepts of proposals on one playbook serialize.
 	LockPlaybook(ctx context.Context, id string) error
 
+	// PlaybookReviewRequired reports whether an agent's write to the playbook must be held for
+	// review: whether any deck holding it requires review, a deck without its own setting and a
+	// playbook on no deck following byDefault (the server's default).
+	PlaybookReviewRequired(ctx context.Context, playbookID string, byDefault bool) (bool, error)
+	// DeckPlaybookReview is the deck's own review setting; nil when it follows the server's.
+	DeckPlaybookReview(ctx context.Context, deckID string) (*bool, error)
+	// SetDeckPlaybookReview stores the deck's review setting; nil deletes it.
+	SetDeckPlaybookReview(ctx context.Context, deckID string, required *bool) error
+
 	CreateProposal(ctx context.Context, p *Proposal) error
 	// GetProposal finds a proposal by id and locks it for the rest of the transaction.
 	GetProposal(ctx context.Context, id string) (Proposal, error)

@@ -88,6 +88,8 @@ func serveFlags() []cli.Flag {
 			Usage: "debug, info, warn or error"},
 		&cli.DurationFlag{Name: "playbook-fetch-retention", EnvVars: []string{"AGENT_DECK_PLAYBOOK_FETCH_RETENTION"},
 			Value: core.DefaultPlaybookFetchRetention, Usage: "get_playbook fetch events are deleted after this long"},
+		&cli.BoolFlag{Name: "playbook-review", EnvVars: []string{"AGENT_DECK_PLAYBOOK_REVIEW"},
+			Usage: "hold agent tokens' playbook writes for review (as proposals a person accepts) on decks without their own setting (agent-deck deck review)"},
 		&cli.BoolFlag{Name: "allow-metadata-hosts", EnvVars: []string{"AGENT_DECK_ALLOW_METADATA_HOSTS"},
 			Usage: "let services use link-local and cloud-metadata hosts (169.254.169.254, metadata.google.internal, …)"},
 		&cli.BoolFlag{Name: "pprof", EnvVars: []string{"AGENT_DECK_PPROF"},
@@ -130,6 +132,9 @@ type ServeConfig struct {
 	AuditRetention time.Duration
 	// PlaybookFetchRetention is how long get_playbook fetch events are kept; 0 = 90 days.
 	PlaybookFetchRetention time.Duration
+	// PlaybookReview holds agent tokens' playbook writes for review on decks without their
+	// own setting (--playbook-review).
+	PlaybookReview bool
 	// OAuthClientMetadataURL is the https URL of Agent Deck's own Client ID Metadata Document,
 	// its client_id at services' authorization servers that support such documents.
 	OAuthClientMetadataURL string
@@ -180,6 +185,7 @@ func serveConfigFrom(c *cli.Context) ServeConfig {
 		Pprof:               c.Bool("pprof"),
 
 		PlaybookFetchRetention: c.Duration("playbook-fetch-retention"),
+		PlaybookReview:         c.Bool("playbook-review"),
 		OAuthClientMetadataURL: c.String("oauth-client-metadata-url"),
 	}
 }

@@ -156,6 +156,7 @@ func Start(ctx context.Context, cfg ServeConfig) (srv *Server, err error) {
 		ServiceOAuth:        proxy.NewOAuthFlow(),
 
 		PlaybookFetchRetention: cfg.PlaybookFetchRetention,
+		PlaybookReview:         cfg.PlaybookReview,
 		ClientMetadataURL:      cfg.OAuthClientMetadataURL,
 	})
 	s.auth = authserver.New(s.svc.Store(), s.svc, nil, s.log.With("component", "oauth-server"),

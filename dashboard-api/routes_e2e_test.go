@@ -200,6 +200,18 @@ func cardSteps(ok, created, downstream []int) []step {
 					t.Errorf("sampling %+v", s)
 				}
 			}},
+		{"require playbook review", "PUT", "/api/v1/decks/Job/playbook-review", map[string]any{"required": true}, ok,
+			func(t *testing.T, r response, _ map[string]string) {
+				if v := decode[core.DeckPlaybookReview](t, r); !v.Required || v.Source != "deck" || v.DeckName != "Job" {
+					t.Errorf("review %+v", v)
+				}
+			}},
+		{"playbook review", "GET", "/api/v1/decks/Job/playbook-review", nil, ok,
+			func(t *testing.T, r response, _ map[string]string) {
+				if v := decode[core.DeckPlaybookReview](t, r); !v.Required || v.Source != "deck" {
+					t.Errorf("review %+v", v)
+				}
+			}},
 		{"link credential", "POST", "/api/v1/decks/Job/cards",
 			map[string]any{"card_type": "credential", "card_id": "cred_github", "position": 0}, ok, nil},
 		{"link playbook", "POST", "/api/v1/decks/{deck_id}/cards", map[string]any{"card_type": "playbook", "card_id": "pb_deploy"}, ok, nil},

@@ -28,6 +28,10 @@ type Config struct {
 	// MaxSessionsPerToken caps one token's live MCP sessions (default 200); opening one more
 	// expires the token's least recently seen session.
 	MaxSessionsPerToken int
+	// PlaybookReview is the server's default for decks without their own setting: whether an
+	// agent token's playbook writes become proposals a person accepts (playbook_review.go).
+	// Off by default, so one person's agents edit as they always did.
+	PlaybookReview bool
 	// PlaybookFetchRetention is how long get_playbook fetch events are kept (default 90 days).
 	PlaybookFetchRetention time.Duration
 	// ToolCalls receives every proxied tool call (audit trail, metrics); nil records nothing.

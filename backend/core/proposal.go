@@ -72,6 +72,11 @@ func (s *Hub) ProposePlaybookPatch(ctx context.Context, sessionID string, in Pro
 	if err != nil {
 		return ProposeResult{}, err
 	}
+	if p.Kind == backend.ProposalCreate {
+		if err := requireAdminToRun(ctx, a, backend.Playbook{}, *next); err != nil {
+			return ProposeResult{}, err
+		}
+	}
 	return backend.Transact(ctx, s.store, func(tx backend.Store) (ProposeResult, error) {
 		return s.storeProposal(ctx, tx, p, next, in)
 	})
@@ -280,6 +285,9 @@ func summarizeProposal(p backend.Proposal) string {
 		return "create a playbook"
 	case backend.ProposalRetire:
 		return "retire " + p.PlaybookID
+	}
+	if p.Edit != nil {
+		return "edit " + strings.Join(editedFields(*p.Edit), ", ")
 	}
 	parts := make([]string, len(p.Ops))
 	for i, op := range p.Ops {
