@@ -166,6 +166,11 @@ func Start(ctx context.Context, cfg ServeConfig) (srv *Server, err error) {
 	if err := s.svc.CheckSecretKey(ctx); err != nil {
 		return nil, keyRefusal(err, cfg)
 	}
+	// Before the first request: every secret the database holds is masked from then on, on
+	// this replica too, not only those of the services it has called.
+	if err := s.svc.LearnHeldSecrets(ctx); err != nil {
+		return nil, fmt.Errorf("loading the secrets to mask: %w", err)
+	}
 	if s.token, err = ensureAdminToken(ctx, s.svc, cfg.Home); err != nil {
 		return nil, err
 	}

@@ -20,5 +20,6 @@ func TestAttacksMCP(t *testing.T) {
 		{"agent erases its calls from the audit trail with a NUL in a tool name", attackAuditNULErasesTrail},
 		{"agent register_playbook or update_playbook sets the exec or skill later agents run", attackMCPRegisterRunnablePlaybook},
 		{"agent writes a playbook on a deck that requires review without review", attackSkipReviewOfPlaybook},
+		{"agent stores other cards' secrets in clear through another replica", attackHeldSecretsStoredInClear},
 	})
 }

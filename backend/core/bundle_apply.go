@@ -102,6 +102,7 @@ func (im *importer) playbooks(ctx context.Context) error {
 		if p.ID, err = im.freeID(backend.CardPlaybook, bp.ID, backend.DerivePlaybookID(p.Title)); err != nil {
 			return bundle.AtPath(err, path)
 		}
+		maskPlaybook(im.svc.heldMask(), &p)
 		p.CreatedAt, p.UpdatedAt = im.svc.clock(), im.svc.clock()
 		if err := im.svc.store.CreatePlaybook(ctx, &p); err != nil {
 			return bundle.AtPath(backend.NameConflict(err, "playbook", "title", p.Title), path)

@@ -22,8 +22,9 @@ type Config struct {
 	// AllowMetadataHosts lets services use link-local and cloud-metadata hosts, refused to
 	// everyone by default (AGENT_DECK_ALLOW_METADATA_HOSTS).
 	AllowMetadataHosts bool
-	// Redactor learns every service secret as targets are built, so log lines can be masked
-	// by value (see NewRedactHandler); nil learns nothing.
+	// Redactor learns every secret the server holds (secrets_held.go) and every target's as it
+	// is built, so log lines and stored agent text can be masked by value (see
+	// NewRedactHandler); nil learns nothing.
 	Redactor *secret.Redactor
 	// MaxSessionsPerToken caps one token's live MCP sessions (default 200); opening one more
 	// expires the token's least recently seen session.
@@ -93,6 +94,7 @@ func NewHub(store backend.Store, downstream backend.Downstream, sealer backend.S
 	// Caching is safe only with every change announced: the feed runs for the Store's
 	// lifetime, and until it listens (or whenever it stops) every read goes to the Store.
 	s.cache = newCaches()
+	s.cache.changed = s.relearnHeld
 	s.oauth = s.cache.oauth
 	s.store = &invalidatingStore{Store: store, c: s.cache}
 	store.Subscribe(context.Background(), s.cache.apply)

@@ -93,6 +93,7 @@ func (s *Hub) createOrHold(ctx context.Context, a backend.Actor, o writeOrigin, 
 
 // createPlaybook stores a validated playbook, picking its id.
 func (s *Hub) createPlaybook(ctx context.Context, p backend.Playbook, in backend.PlaybookInput) (PlaybookResult, error) {
+	maskPlaybook(s.heldMask(), &p)
 	cat, err := catalog(ctx, s.store)
 	if err != nil {
 		return PlaybookResult{}, err

@@ -79,6 +79,7 @@ func heldNext(id string) string {
 // holdEdit records an agent's change to cur as an open proposal instead of making it.
 func (s *Hub) holdEdit(ctx context.Context, tx backend.Store, a backend.Actor, o writeOrigin, cur backend.Playbook,
 	edit backend.PlaybookEdit, rationale string) (PlaybookResult, error) {
+	maskEdit(s.heldMask(), &edit)
 	p := backend.Proposal{Status: backend.ProposalOpen, Kind: backend.ProposalUpdate, PlaybookID: cur.ID, DeckID: o.deckID,
 		Ops: []backend.PlaybookOp{}, Edit: &edit, Rationale: rationale, SessionID: o.sessionID, ClientName: o.clientName,
 		TokenID: a.TokenID, Supersedes: []string{}}
@@ -98,6 +99,7 @@ func (s *Hub) holdCreate(ctx context.Context, st backend.Store, a backend.Actor,
 			WithDetail("field", "title").WithHint("choose another title, or change that playbook")
 	}
 	in.Exec, in.Skill = "", ""
+	maskPlaybookInput(s.heldMask(), &in)
 	p := backend.Proposal{Status: backend.ProposalOpen, Kind: backend.ProposalCreate, DeckID: deckID,
 		Ops: []backend.PlaybookOp{}, NewPlaybook: &in, Rationale: "a new playbook an agent registered, held for review",
 		SessionID: o.sessionID, ClientName: o.clientName, TokenID: a.TokenID, Supersedes: []string{}}

@@ -59,6 +59,7 @@ func (s *Hub) ProposePlaybookPatch(ctx context.Context, sessionID string, in Pro
 	if p.Evidence, err = cleanEvidence(in.Evidence); err != nil {
 		return ProposeResult{}, err
 	}
+	maskLearning(s.heldMask(), &p.Rationale, &p.Evidence, p.Ops)
 	needsPlaybook := in.Kind == backend.ProposalUpdate || in.Kind == backend.ProposalRetire
 	if needsPlaybook || in.Kind == backend.ProposalSignalOnly && strings.TrimSpace(in.PlaybookID) != "" {
 		if p.PlaybookID, err = s.boundPlaybookID(ctx, sessionID, in.PlaybookID); err != nil {
@@ -122,7 +123,11 @@ func (s *Hub) proposedPlaybook(ctx context.Context, p *backend.Proposal, in Prop
 		if len(np.Triggers) == 0 {
 			return nil, backend.Invalid("new_playbook.triggers", "must hold at least one trigger, so agents know when to use it")
 		}
-		p.NewPlaybook = in.NewPlaybook
+		np.Triggers = append([]string(nil), np.Triggers...)
+		maskPlaybook(s.heldMask(), &np)
+		nin := *in.NewPlaybook
+		maskPlaybookInput(s.heldMask(), &nin)
+		p.NewPlaybook = &nin
 		return &np, nil
 	case backend.ProposalRetire:
 		if len(in.Ops) > 0 || in.NewPlaybook != nil {

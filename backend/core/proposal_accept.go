@@ -31,6 +31,7 @@ func (s *Hub) applyProposal(ctx context.Context, tx backend.Store, p backend.Pro
 	if err != nil {
 		return nil, err
 	}
+	maskPlaybook(s.heldMask(), &next)
 	now := s.clock()
 	v := backend.PlaybookVersion{PlaybookID: cur.ID, Snapshot: playbookView(cur), Actor: backend.ActorAgent, CreatedAt: now, ProposalID: p.ID}
 	if err := tx.AddPlaybookVersion(ctx, &v); err != nil {
@@ -88,6 +89,7 @@ func (s *Hub) acceptCreate(ctx context.Context, tx backend.Store, p backend.Prop
 	}
 	in := p.NewPlaybook
 	setDependencies(&np, cat, in.DependsOnCredentialIDs, in.DependsOnServiceIDs, in.AutoDetectDependencies)
+	maskPlaybook(s.heldMask(), &np)
 	np.ID, err = pickID(ctx, np.ID, backend.DerivePlaybookID(np.Title), "playbook_id", func(id string) (bool, error) {
 		got, err := tx.GetPlaybook(ctx, id)
 		return got.ID == id, err
