@@ -119,6 +119,8 @@ type Signal struct {
 	SessionID  string       `json:"session_id,omitempty"`
 	ClientName string       `json:"client_name,omitempty"`
 	CreatedAt  time.Time    `json:"created_at"`
+	// TokenID is the token of the agent that recorded it; open signals are bounded per token.
+	TokenID string `json:"-"`
 }
 
 // PlaybookFetchStat is how often agents fetched a playbook within the retention period.

@@ -97,6 +97,8 @@ type Store interface {
 	SetSignals(ctx context.Context, ids []string, status SignalStatus, proposalID string) error
 	// SignalsOfProposal returns the ids of the signals parked on or actioned by a proposal.
 	SignalsOfProposal(ctx context.Context, proposalID string) ([]string, error)
+	// OpenByToken counts the open proposals and open signals a token recorded.
+	OpenByToken(ctx context.Context, tokenID string) (proposals, signals int, err error)
 
 	RecordPlaybookFetch(ctx context.Context, f PlaybookFetch) error
 	// PlaybookFetchStats counts the fetch events kept, per playbook.

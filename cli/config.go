@@ -68,6 +68,12 @@ func serveFlags() []cli.Flag {
 			Value: 200, Usage: "live MCP sessions one token may hold; opening one more expires its least recently used"},
 		&cli.DurationFlag{Name: "oauth-access-ttl", EnvVars: []string{"AGENT_DECK_OAUTH_ACCESS_TTL"},
 			Value: authserver.DefaultAccessTTL, Usage: "access tokens issued to OAuth clients expire after this long (they refresh by themselves)"},
+		&cli.IntFlag{Name: "oauth-registrations-per-minute", EnvVars: []string{"AGENT_DECK_OAUTH_REGISTRATIONS_PER_MINUTE"},
+			Value: authserver.DefaultRegistrationsPerMinute, Usage: "OAuth client registrations (POST /oauth/register) each replica accepts a minute; more get 429 with Retry-After"},
+		&cli.IntFlag{Name: "oauth-max-clients", EnvVars: []string{"AGENT_DECK_OAUTH_MAX_CLIENTS"},
+			Value: authserver.DefaultMaxClients, Usage: "registered OAuth clients kept; at the limit the oldest that never signed in makes room"},
+		&cli.DurationFlag{Name: "oauth-unused-client-ttl", EnvVars: []string{"AGENT_DECK_OAUTH_UNUSED_CLIENT_TTL"},
+			Value: authserver.DefaultUnusedClientTTL, Usage: "a registered OAuth client that completes no sign-in within this long expires and is deleted"},
 		&cli.StringFlag{Name: "oauth-client-metadata-url", EnvVars: []string{"AGENT_DECK_OAUTH_CLIENT_METADATA_URL"},
 			Usage: "https URL of Agent Deck's Client ID Metadata Document (served at /oauth/client-metadata.json), its client_id at services' authorization servers that support such documents; default: that path on the server's address when it is https"},
 		&cli.DurationFlag{Name: "local-idle-timeout", EnvVars: []string{"AGENT_DECK_LOCAL_IDLE_TIMEOUT"},
@@ -116,6 +122,11 @@ type ServeConfig struct {
 	MaxSessionsPerToken int
 	// OAuthAccessTTL is the lifetime of access tokens issued to OAuth clients; 0 means 1 h.
 	OAuthAccessTTL time.Duration
+	// OAuthRegistrationsPerMinute, OAuthMaxClients and OAuthUnusedClientTTL bound Dynamic
+	// Client Registration (authserver.Config); 0 takes the defaults.
+	OAuthRegistrationsPerMinute int
+	OAuthMaxClients             int
+	OAuthUnusedClientTTL        time.Duration
 	// OAuthAllowLoopbackHTTPClientIDs accepts http loopback Client ID Metadata Document URLs.
 	// Tests only; there is no flag.
 	OAuthAllowLoopbackHTTPClientIDs bool
@@ -160,29 +171,32 @@ type ServeConfig struct {
 
 func serveConfigFrom(c *cli.Context) ServeConfig {
 	return ServeConfig{
-		Home:                global(c, flagHome),
-		Addr:                c.String("addr"),
-		AllowRemote:         c.Bool("allow-remote"),
-		DatabaseURL:         c.String("database-url"),
-		SecretKey:           os.Getenv("AGENT_DECK_SECRET_KEY"),
-		Profile:             c.String("profile"),
-		DefaultDeck:         c.String("deck"),
-		DefaultWorkspace:    c.String("workspace"),
-		SessionIdleTimeout:  c.Duration("session-idle-timeout"),
-		MaxSessionsPerToken: c.Int("max-sessions-per-token"),
-		OAuthAccessTTL:      c.Duration("oauth-access-ttl"),
-		LocalIdleTimeout:    c.Duration("local-idle-timeout"),
-		ResultCap:           c.Int("result-cap"),
-		ResultRetention:     c.Duration("result-retention"),
-		ResultHardCap:       c.Int("result-hard-cap"),
-		ResultDirCap:        c.Int64("result-dir-cap"),
-		LogLevel:            c.String("log-level"),
-		LogFormat:           c.String("log-format"),
-		AllowMetadataHosts:  c.Bool("allow-metadata-hosts"),
-		AuditRetention:      c.Duration("audit-retention"),
-		StrictPerms:         c.Bool("strict-perms"),
-		AllowOrigins:        c.StringSlice("allow-origin"),
-		Pprof:               c.Bool("pprof"),
+		Home:                        global(c, flagHome),
+		Addr:                        c.String("addr"),
+		AllowRemote:                 c.Bool("allow-remote"),
+		DatabaseURL:                 c.String("database-url"),
+		SecretKey:                   os.Getenv("AGENT_DECK_SECRET_KEY"),
+		Profile:                     c.String("profile"),
+		DefaultDeck:                 c.String("deck"),
+		DefaultWorkspace:            c.String("workspace"),
+		SessionIdleTimeout:          c.Duration("session-idle-timeout"),
+		MaxSessionsPerToken:         c.Int("max-sessions-per-token"),
+		OAuthAccessTTL:              c.Duration("oauth-access-ttl"),
+		OAuthRegistrationsPerMinute: c.Int("oauth-registrations-per-minute"),
+		OAuthMaxClients:             c.Int("oauth-max-clients"),
+		OAuthUnusedClientTTL:        c.Duration("oauth-unused-client-ttl"),
+		LocalIdleTimeout:            c.Duration("local-idle-timeout"),
+		ResultCap:                   c.Int("result-cap"),
+		ResultRetention:             c.Duration("result-retention"),
+		ResultHardCap:               c.Int("result-hard-cap"),
+		ResultDirCap:                c.Int64("result-dir-cap"),
+		LogLevel:                    c.String("log-level"),
+		LogFormat:                   c.String("log-format"),
+		AllowMetadataHosts:          c.Bool("allow-metadata-hosts"),
+		AuditRetention:              c.Duration("audit-retention"),
+		StrictPerms:                 c.Bool("strict-perms"),
+		AllowOrigins:                c.StringSlice("allow-origin"),
+		Pprof:                       c.Bool("pprof"),
 
 		PlaybookFetchRetention: c.Duration("playbook-fetch-retention"),
 		PlaybookReview:         c.Bool("playbook-review"),
@@ -208,6 +222,9 @@ func (c ServeConfig) validate() error {
 	}
 	if c.OAuthAccessTTL < 0 {
 		return fmt.Errorf("--oauth-access-ttl %s: expected a positive duration", c.OAuthAccessTTL)
+	}
+	if c.OAuthRegistrationsPerMinute < 0 || c.OAuthMaxClients < 0 || c.OAuthUnusedClientTTL < 0 {
+		return fmt.Errorf("--oauth-registrations-per-minute, --oauth-max-clients and --oauth-unused-client-ttl: expected positive values")
 	}
 	if err := checkClientMetadataURL(c.OAuthClientMetadataURL); err != nil {
 		return err

@@ -161,7 +161,9 @@ func Start(ctx context.Context, cfg ServeConfig) (srv *Server, err error) {
 	})
 	s.auth = authserver.New(s.svc.Store(), s.svc, nil, s.log.With("component", "oauth-server"),
 		authserver.Config{AccessTokenTTL: cfg.OAuthAccessTTL,
-			AllowLoopbackHTTPClientIDs: cfg.OAuthAllowLoopbackHTTPClientIDs})
+			AllowLoopbackHTTPClientIDs: cfg.OAuthAllowLoopbackHTTPClientIDs,
+			RegistrationsPerMinute:     cfg.OAuthRegistrationsPerMinute,
+			MaxClients:                 cfg.OAuthMaxClients, UnusedClientTTL: cfg.OAuthUnusedClientTTL})
 	s.metrics.registry.MustRegister(newStateCollector(s.svc, store, audit, s.log.With("component", "metrics")))
 	if err := s.svc.CheckSecretKey(ctx); err != nil {
 		return nil, keyRefusal(err, cfg)

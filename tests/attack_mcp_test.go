@@ -21,5 +21,6 @@ func TestAttacksMCP(t *testing.T) {
 		{"agent register_playbook or update_playbook sets the exec or skill later agents run", attackMCPRegisterRunnablePlaybook},
 		{"agent writes a playbook on a deck that requires review without review", attackSkipReviewOfPlaybook},
 		{"agent stores other cards' secrets in clear through another replica", attackHeldSecretsStoredInClear},
+		{"one agent token floods the review queue with signals and proposals", attackReviewQueueFlood},
 	})
 }

@@ -69,7 +69,7 @@ var rooms = map[string][]string{
 
 // backendLibraries are the small, well-kept libraries (no I/O, no protocol) the backend may use
 // beside the standard library: they do what it would otherwise hand-write.
-var backendLibraries = []string{"github.com/agnivade/levenshtein"}
+var backendLibraries = []string{"github.com/agnivade/levenshtein", "golang.org/x/time/rate"}
 
 // authserverUsers are the only packages that may import the OAuth authorization server.
 var authserverUsers = []string{"cli", "dashboard-api", "tests"}

@@ -31,6 +31,7 @@ var storeReads = map[string]string{
 	"PlaybookReviewRequired": "lookup, read uncached by agents' playbook writes",
 	"DeckPlaybookReview":     "lookup",
 	"SignalsOfProposal":      "lookup",
+	"OpenByToken":            "lookup",
 	"PlaybookFetchStats":     "lookup",
 }
 

@@ -83,7 +83,7 @@ func (s *Hub) holdEdit(ctx context.Context, tx backend.Store, a backend.Actor, o
 	p := backend.Proposal{Status: backend.ProposalOpen, Kind: backend.ProposalUpdate, PlaybookID: cur.ID, DeckID: o.deckID,
 		Ops: []backend.PlaybookOp{}, Edit: &edit, Rationale: rationale, SessionID: o.sessionID, ClientName: o.clientName,
 		TokenID: a.TokenID, Supersedes: []string{}}
-	if err := s.createHeldProposal(ctx, tx, &p); err != nil {
+	if err := s.createHeldProposal(ctx, tx, a, &p); err != nil {
 		return PlaybookResult{}, err
 	}
 	return PlaybookResult{Playbook: playbookView(cur), Warnings: []Warning{}, UnknownDependencies: []string{},
@@ -103,15 +103,18 @@ func (s *Hub) holdCreate(ctx context.Context, st backend.Store, a backend.Actor,
 	p := backend.Proposal{Status: backend.ProposalOpen, Kind: backend.ProposalCreate, DeckID: deckID,
 		Ops: []backend.PlaybookOp{}, NewPlaybook: &in, Rationale: "a new playbook an agent registered, held for review",
 		SessionID: o.sessionID, ClientName: o.clientName, TokenID: a.TokenID, Supersedes: []string{}}
-	if err := s.createHeldProposal(ctx, st, &p); err != nil {
+	if err := s.createHeldProposal(ctx, st, a, &p); err != nil {
 		return PlaybookResult{}, err
 	}
 	return PlaybookResult{Playbook: playbookView(np), Warnings: []Warning{}, UnknownDependencies: []string{},
 		Proposal: &p, Next: heldNext(p.ID)}, nil
 }
 
-// createHeldProposal stores an agent's held write as an open proposal.
-func (s *Hub) createHeldProposal(ctx context.Context, st backend.Store, p *backend.Proposal) error {
+// createHeldProposal stores an agent's held write as an open proposal, within its token's bound.
+func (s *Hub) createHeldProposal(ctx context.Context, st backend.Store, a backend.Actor, p *backend.Proposal) error {
+	if err := roomToRecord(ctx, st, a, recordProposal, 0); err != nil {
+		return err
+	}
 	p.CreatedAt = s.clock()
 	return backend.StoreErr("recording a proposal", st.CreateProposal(ctx, p))
 }

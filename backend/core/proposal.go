@@ -67,7 +67,7 @@ func (s *Hub) ProposePlaybookPatch(ctx context.Context, sessionID string, in Pro
 		}
 	}
 	if in.Kind == backend.ProposalSignalOnly {
-		return s.recordSignal(ctx, p)
+		return s.recordSignal(ctx, a, p)
 	}
 	next, err := s.proposedPlaybook(ctx, &p, in)
 	if err != nil {
@@ -79,7 +79,7 @@ func (s *Hub) ProposePlaybookPatch(ctx context.Context, sessionID string, in Pro
 		}
 	}
 	return backend.Transact(ctx, s.store, func(tx backend.Store) (ProposeResult, error) {
-		return s.storeProposal(ctx, tx, p, next, in)
+		return s.storeProposal(ctx, tx, a, p, next, in)
 	})
 }
 
@@ -152,9 +152,18 @@ func (s *Hub) proposedPlaybook(ctx context.Context, p *backend.Proposal, in Prop
 }
 
 // storeProposal writes the proposal, supersedes the ones it names and parks its signals.
-func (s *Hub) storeProposal(ctx context.Context, tx backend.Store, p backend.Proposal, next *backend.Playbook, in ProposeInput) (ProposeResult, error) {
+func (s *Hub) storeProposal(ctx context.Context, tx backend.Store, a backend.Actor, p backend.Proposal, next *backend.Playbook, in ProposeInput) (ProposeResult, error) {
 	olds, err := s.supersedable(ctx, tx, p, in.Supersedes)
 	if err != nil {
+		return ProposeResult{}, err
+	}
+	freed := 0
+	for _, o := range olds {
+		if o.TokenID == a.TokenID {
+			freed++
+		}
+	}
+	if err := roomToRecord(ctx, tx, a, recordProposal, freed); err != nil {
 		return ProposeResult{}, err
 	}
 	signals, err := openSignals(ctx, tx, in.SignalIDs)
@@ -270,9 +279,12 @@ func openSignals(ctx context.Context, tx backend.Store, ids []string) ([]string,
 }
 
 // recordSignal stores a signal_only call: a correction not yet generalizable.
-func (s *Hub) recordSignal(ctx context.Context, p backend.Proposal) (ProposeResult, error) {
+func (s *Hub) recordSignal(ctx context.Context, a backend.Actor, p backend.Proposal) (ProposeResult, error) {
+	if err := roomToRecord(ctx, s.store, a, recordSignal, 0); err != nil {
+		return ProposeResult{}, err
+	}
 	g := backend.Signal{Status: backend.SignalOpen, PlaybookID: p.PlaybookID, DeckID: p.DeckID, Rationale: p.Rationale,
-		Evidence: p.Evidence, SessionID: p.SessionID, ClientName: p.ClientName, CreatedAt: s.clock()}
+		Evidence: p.Evidence, SessionID: p.SessionID, ClientName: p.ClientName, CreatedAt: s.clock(), TokenID: a.TokenID}
 	if err := s.store.CreateSignal(ctx, &g); err != nil {
 		return ProposeResult{}, backend.StoreErr("recording a signal", err)
 	}
