@@ -51,6 +51,10 @@ const (
 	CodeLimitReached Code = "LIMIT_REACHED"
 )
 
+// DetailRetryAfter is the detail of a RATE_LIMITED error giving the whole seconds to wait
+// before retrying; REST sends it as Retry-After too.
+const DetailRetryAfter = "retry_after_seconds"
+
 // Error is a classified failure whose Message and Hint are safe to show to a person or a model.
 // Details carries structured facts (field names, dependent playbooks, service ids) that front ends
 // pass on; it never holds secret values or internal error text.

@@ -146,6 +146,12 @@ type Store interface {
 	FinishExecAudit(ctx context.Context, id int64, exitCode int, at time.Time) error
 	ListExecAudits(ctx context.Context) ([]ExecAudit, error)
 
+	// RateLimitSettings returns the rate limit overrides bearing on a service on a deck: the
+	// pair's, the service's on every deck and the deck's for all its services.
+	RateLimitSettings(ctx context.Context, deckID, serviceID string) ([]RateLimitSetting, error)
+	// SetRateLimitSetting stores one override; one that sets neither limit is deleted.
+	SetRateLimitSetting(ctx context.Context, st RateLimitSetting) error
+
 	// SetSamplingAllowed grants (a row) or withdraws sampling for a service on a deck.
 	SetSamplingAllowed(ctx context.Context, deckID, serviceID string, allowed bool) error
 	// SamplingAllowed reports whether the deck lets the service sample.

@@ -29,6 +29,13 @@ const (
 // DefaultAddr is where `serve` listens and where clients look when nothing else is configured.
 const DefaultAddr = "127.0.0.1:1110"
 
+// serve's default limits of each token's proxied calls: far above what an agent at a person's
+// pace makes, low enough to stop a loop from spending a paid API's quota in minutes.
+const (
+	DefaultTokenCallsPerMinute  = 600
+	DefaultTokenConcurrentCalls = 32
+)
+
 func globalFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: flagHome, EnvVars: []string{"AGENT_DECK_HOME"},
@@ -94,6 +101,14 @@ func serveFlags() []cli.Flag {
 			Usage: "debug, info, warn or error"},
 		&cli.DurationFlag{Name: "playbook-fetch-retention", EnvVars: []string{"AGENT_DECK_PLAYBOOK_FETCH_RETENTION"},
 			Value: core.DefaultPlaybookFetchRetention, Usage: "get_playbook fetch events are deleted after this long"},
+		&cli.IntFlag{Name: "token-calls-per-minute", EnvVars: []string{"AGENT_DECK_TOKEN_CALLS_PER_MINUTE"}, Value: DefaultTokenCallsPerMinute,
+			Usage: "proxied calls each token may make a minute, a minute's worth at once (0: no limit); more get RATE_LIMITED / 429"},
+		&cli.IntFlag{Name: "token-concurrent-calls", EnvVars: []string{"AGENT_DECK_TOKEN_CONCURRENT_CALLS"}, Value: DefaultTokenConcurrentCalls,
+			Usage: "proxied calls each token may have in flight at once (0: no limit)"},
+		&cli.IntFlag{Name: "service-calls-per-minute", EnvVars: []string{"AGENT_DECK_SERVICE_CALLS_PER_MINUTE"},
+			Usage: "default calls a minute to each service through each deck (0: no limit); agent-deck deck limits and service limits override it"},
+		&cli.IntFlag{Name: "service-concurrent-calls", EnvVars: []string{"AGENT_DECK_SERVICE_CONCURRENT_CALLS"},
+			Usage: "default calls in flight at once to each service through each deck (0: no limit)"},
 		&cli.BoolFlag{Name: "playbook-review", EnvVars: []string{"AGENT_DECK_PLAYBOOK_REVIEW"},
 			Usage: "hold agent tokens' playbook writes for review (as proposals a person accepts) on decks without their own setting (agent-deck deck review)"},
 		&cli.BoolFlag{Name: "allow-metadata-hosts", EnvVars: []string{"AGENT_DECK_ALLOW_METADATA_HOSTS"},
@@ -146,6 +161,12 @@ type ServeConfig struct {
 	// PlaybookReview holds agent tokens' playbook writes for review on decks without their
 	// own setting (--playbook-review).
 	PlaybookReview bool
+	// TokenCallsPerMinute and TokenConcurrentCalls bound every token's proxied calls;
+	// ServiceCallsPerMinute and ServiceConcurrentCalls are the default bounds of a service's
+	// calls through a deck. 0 is no limit (serve's flags default to DefaultTokenCallsPerMinute
+	// and DefaultTokenConcurrentCalls for tokens).
+	TokenCallsPerMinute, TokenConcurrentCalls     int
+	ServiceCallsPerMinute, ServiceConcurrentCalls int
 	// OAuthClientMetadataURL is the https URL of Agent Deck's own Client ID Metadata Document,
 	// its client_id at services' authorization servers that support such documents.
 	OAuthClientMetadataURL string
@@ -200,6 +221,10 @@ func serveConfigFrom(c *cli.Context) ServeConfig {
 
 		PlaybookFetchRetention: c.Duration("playbook-fetch-retention"),
 		PlaybookReview:         c.Bool("playbook-review"),
+		TokenCallsPerMinute:    c.Int("token-calls-per-minute"),
+		TokenConcurrentCalls:   c.Int("token-concurrent-calls"),
+		ServiceCallsPerMinute:  c.Int("service-calls-per-minute"),
+		ServiceConcurrentCalls: c.Int("service-concurrent-calls"),
 		OAuthClientMetadataURL: c.String("oauth-client-metadata-url"),
 	}
 }
@@ -222,6 +247,12 @@ func (c ServeConfig) validate() error {
 	}
 	if c.OAuthAccessTTL < 0 {
 		return fmt.Errorf("--oauth-access-ttl %s: expected a positive duration", c.OAuthAccessTTL)
+	}
+	for flag, v := range map[string]int{"--token-calls-per-minute": c.TokenCallsPerMinute, "--token-concurrent-calls": c.TokenConcurrentCalls,
+		"--service-calls-per-minute": c.ServiceCallsPerMinute, "--service-concurrent-calls": c.ServiceConcurrentCalls} {
+		if v < 0 {
+			return fmt.Errorf("%s %d: expected 0 (no limit) or a positive number", flag, v)
+		}
 	}
 	if c.OAuthRegistrationsPerMinute < 0 || c.OAuthMaxClients < 0 || c.OAuthUnusedClientTTL < 0 {
 		return fmt.Errorf("--oauth-registrations-per-minute, --oauth-max-clients and --oauth-unused-client-ttl: expected positive values")

@@ -30,7 +30,7 @@ func deckCommand() *cli.Command {
 		},
 		delete: func(ctx context.Context, cl *client.Client, ref string) error { return cl.DeleteDeck(ctx, ref) },
 		extra: []*cli.Command{deckCreateCommand(), deckToolsCommand(), deckCredentialCommand(), deckSamplingCommand(),
-			deckReviewCommand()},
+			deckReviewCommand(), deckLimitsCommand()},
 	}.command()
 }
 

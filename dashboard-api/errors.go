@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"log/slog"
 	"net/http"
+	"strconv"
 
 	"github.com/gin-gonic/gin"
 
@@ -57,6 +58,9 @@ func (a *api) writeError(c *gin.Context, err error) {
 	}
 	if status == http.StatusUnauthorized {
 		c.Header("WWW-Authenticate", `Bearer realm="agent-deck"`)
+	}
+	if secs, ok := pub.Details[backend.DetailRetryAfter].(int); ok && status == http.StatusTooManyRequests {
+		c.Header("Retry-After", strconv.Itoa(secs))
 	}
 	b, err := json.Marshal(ErrorResponse{Error: errorBodyFor(pub)})
 	if err != nil {

@@ -90,6 +90,10 @@ var fieldDocs = map[string]string{
 	"next":     "What happens next, in a sentence",
 	"edit":     "An agent's direct change held for review: the fields it sets (exec and skill never)",
 
+	// Rate limits of proxied calls.
+	"calls_per_minute": "Calls a minute (a minute's worth may come at once); 0 is no limit, null or absent inherits",
+	"concurrent_calls": "Calls in flight at once; 0 is no limit, null or absent inherits",
+
 	// The tool-call audit trail.
 	"capture_arguments": "Keep the (redacted) arguments of tool calls made through this deck in the audit trail",
 	"next_cursor":       "Pass as cursor to get the next page; absent on the last page",

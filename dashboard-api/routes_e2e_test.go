@@ -226,6 +226,28 @@ func cardSteps(ok, created, downstream []int) []step {
 			map[string]any{"ordered_card_ids": []string{"Echo"}}, ok, nil},
 		{"deck service settings", "PATCH", "/api/v1/decks/Job/services/Echo/settings",
 			map[string]any{"deny_tools": []string{"write"}, "credential_id": "cred_github"}, ok, nil},
+		{"limit the deck's services", "PUT", "/api/v1/decks/Job/limits", map[string]any{"calls_per_minute": 100}, ok, nil},
+		{"limit the service", "PUT", "/api/v1/services/Echo/limits", map[string]any{"concurrent_calls": 4}, ok, nil},
+		{"limit the service on the deck", "PUT", "/api/v1/decks/Job/services/Echo/limits", map[string]any{"calls_per_minute": 10}, ok, nil},
+		{"deck limits", "GET", "/api/v1/decks/Job/limits", nil, ok,
+			func(t *testing.T, r response, _ map[string]string) {
+				if v := decode[core.RateLimits](t, r); v.CallsPerMinute != 100 || v.CallsPerMinuteSource != "deck" {
+					t.Errorf("deck limits %+v", v)
+				}
+			}},
+		{"service limits", "GET", "/api/v1/services/Echo/limits", nil, ok,
+			func(t *testing.T, r response, _ map[string]string) {
+				if v := decode[core.RateLimits](t, r); v.ConcurrentCalls != 4 || v.ConcurrentCallsSource != "service" {
+					t.Errorf("service limits %+v", v)
+				}
+			}},
+		{"limits of the service on the deck", "GET", "/api/v1/decks/Job/services/Echo/limits", nil, ok,
+			func(t *testing.T, r response, _ map[string]string) {
+				v := decode[core.RateLimits](t, r)
+				if v.CallsPerMinute != 10 || v.CallsPerMinuteSource != "deck_service" || v.ConcurrentCalls != 4 || v.ConcurrentCallsSource != "service" {
+					t.Errorf("pair limits %+v", v)
+				}
+			}},
 		{"read deck service settings", "GET", "/api/v1/decks/Job/services/Echo/settings", nil, ok,
 			func(t *testing.T, r response, _ map[string]string) {
 				st := decode[core.DeckServiceSettingsResult](t, r)

@@ -22,5 +22,6 @@ func TestAttacksMCP(t *testing.T) {
 		{"agent writes a playbook on a deck that requires review without review", attackSkipReviewOfPlaybook},
 		{"agent stores other cards' secrets in clear through another replica", attackHeldSecretsStoredInClear},
 		{"one agent token floods the review queue with signals and proposals", attackReviewQueueFlood},
+		{"an agent in a loop spends a paid service's quota with the person's key", attackQuotaLoop},
 	})
 }

@@ -25,6 +25,11 @@ func TestCLIPlaybookReviewRequired(t *testing.T) {
 		t.Errorf("deck review dev on:\n%s", on.stdout)
 	}
 	runCLI(s.home, strings.NewReader(""), "deck", "review", "dev", "maybe").wantCode(t, 1)
+	back := runCLI(s.home, strings.NewReader(""), "deck", "review", "dev", "default").wantCode(t, 0)
+	if !strings.Contains(back.stdout, "server's default") {
+		t.Errorf("deck review dev default:\n%s", back.stdout)
+	}
+	runCLI(s.home, strings.NewReader(""), "deck", "review", "dev", "on").wantCode(t, 0)
 
 	agent := s.connect(t, s.token(backend.ScopeAgent), nil, "")
 	agent.ok("bind_workspace", map[string]any{"workspaceRoot": "/w/dev", "deckId": "dev"}, nil)

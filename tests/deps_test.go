@@ -64,7 +64,8 @@ var rooms = map[string][]string{
 	"backend/audit":      {"backend"},
 	"backend/bundle":     {"backend"},
 	"backend/authserver": {"backend"},
-	"backend/core":       {"backend", "backend/bundle", "backend/secret"},
+	"backend/ratelimit":  {},
+	"backend/core":       {"backend", "backend/bundle", "backend/secret", "backend/ratelimit"},
 }
 
 // backendLibraries are the small, well-kept libraries (no I/O, no protocol) the backend may use
@@ -151,7 +152,7 @@ func TestDependencyDirection(t *testing.T) {
 		t.Error(v)
 	}
 	for _, want := range []string{"backend", "backend/core", "backend/secret", "backend/audit", "backend/bundle",
-		"backend/authserver", "backend/postgres", "cli", "cmd/agent-deck"} {
+		"backend/authserver", "backend/ratelimit", "backend/postgres", "cli", "cmd/agent-deck"} {
 		if _, ok := pkgs[want]; !ok {
 			t.Errorf("package %s missing from go list output", want)
 		}

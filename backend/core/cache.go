@@ -164,6 +164,8 @@ func (c *caches) drop(table, id string) {
 		delete(c.decks, id)
 	case "service_tool_pins":
 		delete(c.pins, id)
+	case "rate_limit_settings":
+		// Only plans carry limits, and they are all dropped above.
 	case "services", "credentials", "playbooks":
 		if table == "services" {
 			c.oauth.forget(id)

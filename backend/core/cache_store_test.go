@@ -32,6 +32,7 @@ var storeReads = map[string]string{
 	"DeckPlaybookReview":     "lookup",
 	"SignalsOfProposal":      "lookup",
 	"OpenByToken":            "lookup",
+	"RateLimitSettings":      "lookup, read once per call plan",
 	"PlaybookFetchStats":     "lookup",
 }
 

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/ratelimit"
 	"github.com/agent-deck/agent-deck/backend/secret"
 )
 
@@ -40,6 +41,13 @@ type Config struct {
 	// ServiceOAuth signs in to remote services that require the MCP authorization flow; nil
 	// turns service sign-in off.
 	ServiceOAuth backend.OAuthFlow
+	// Limiter bounds proxied calls per token and per (deck, service) across replicas
+	// (service_call_limits.go); nil limits nothing.
+	Limiter *ratelimit.Limiter
+	// TokenLimits bound every token's proxied calls; ServiceLimits are the default bounds of a
+	// service's calls through a deck, which a deck, a service or the pair may override. Zero
+	// limits nothing.
+	TokenLimits, ServiceLimits ratelimit.Limits
 	// ClientMetadataURL is the https URL of Agent Deck's own Client ID Metadata Document, used
 	// as its client_id at authorization servers that support such documents
 	// (AGENT_DECK_OAUTH_CLIENT_METADATA_URL); empty derives it from an https callback address.

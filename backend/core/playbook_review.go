@@ -171,7 +171,7 @@ type DeckPlaybookReview struct {
 // DeckPlaybookReviewInput is the body of PUT /decks/{deck}/playbook-review: true or false sets
 // the deck's own setting, null (or nothing) makes it follow the server's default.
 type DeckPlaybookReviewInput struct {
-	Required *bool `json:"required"`
+	Required *bool `json:"required,omitempty"`
 }
 
 // GetDeckPlaybookReview says whether agents' playbook writes on a deck are held for review.
