@@ -98,7 +98,8 @@ func requireReview(t *testing.T, d *policyDeck) {
 }
 
 // attackSkipReviewOfPlaybook: on a deck that requires review, an agent writes a playbook
-// directly anyway: update_playbook, register_playbook, REST PATCH, POST and restore.
+// directly anyway: update_playbook, register_playbook, the resource profile's playbook update,
+// REST PATCH and restore.
 func attackSkipReviewOfPlaybook(t *testing.T) {
 	d := startPolicyDeck(t)
 	admin := d.stack.adminCtx()
@@ -124,6 +125,15 @@ func attackSkipReviewOfPlaybook(t *testing.T) {
 	if reg.Proposal == nil || reg.LinkedDeckID != "" {
 		t.Errorf("register_playbook on a review deck = %+v, want only a proposal", reg)
 	}
+	res := d.stack.connect(t, d.agent, nil, "?profile=resource")
+	res.ok("session", map[string]any{"action": "bind", "id": "ops", "fields": map[string]any{"workspaceRoot": "/srv/app"}}, nil)
+	var viaResource core.PlaybookResult
+	res.ok("playbook", map[string]any{"action": "update", "id": id, "fields": map[string]any{"body": evil}}, &viaResource)
+	if viaResource.Proposal == nil {
+		t.Errorf("playbook action update on a review deck = %+v, want a proposal", viaResource)
+	}
+	wantRunnableRefused(t, res.fails("playbook", map[string]any{"action": "register",
+		"fields": map[string]any{"title": "Runs", "body": "x", "exec": "rm -rf ~"}}))
 	a := d.rest(t, d.agent, http.MethodPatch, "/playbooks/"+id, map[string]any{"body": evil})
 	if a.Status != http.StatusOK || !strings.Contains(string(a.Body), `"proposal"`) {
 		t.Errorf("REST PATCH on a review deck: %d %s, want a proposal", a.Status, a.Body)
@@ -140,7 +150,7 @@ func attackSkipReviewOfPlaybook(t *testing.T) {
 		t.Errorf("register_playbook created a playbook on a review deck: %v", err)
 	}
 	open, err := d.stack.svc.ListProposals(admin, backend.ProposalFilter{Status: backend.ProposalOpen})
-	if err != nil || len(open) != 4 {
-		t.Errorf("open proposals = %d (%v), want 4", len(open), err)
+	if err != nil || len(open) != 5 {
+		t.Errorf("open proposals = %d (%v), want 5", len(open), err)
 	}
 }
