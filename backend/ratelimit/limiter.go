@@ -215,21 +215,23 @@ func (l *Limiter) up() bool {
 	return !l.clock().Before(l.downUntil)
 }
 
-// bucketOf returns the key's bucket, made or brought to its current limits; first says its
-// view has never been read from the shared state.
+// bucketOf returns the key's bucket, made or brought to its current limits (in place: calls in
+// flight hold it to end); first says its state has never been read from the shared state.
 func (l *Limiter) bucketOf(k Key) (*bucket, bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	b, ok := l.buckets[k.Name]
+	if !ok {
+		b = &bucket{key: k}
+		l.buckets[k.Name] = b
+	}
 	if !ok || b.key.Limits != k.Limits {
-		nb := &bucket{key: k}
-		if ok {
-			nb.inFlight, nb.reported, nb.others = b.inFlight, b.reported, b.others
-		}
+		b.key, b.view, b.known = k, nil, false
 		if per := k.Limits.CallsPerMinute; per > 0 {
-			nb.view = rate.NewLimiter(rate.Limit(float64(per)/60), per)
+			b.view = rate.NewLimiter(rate.Limit(float64(per)/60), per)
+		} else {
+			b.unsynced = 0
 		}
-		l.buckets[k.Name], b = nb, nb
 	}
 	b.lastUsed = l.clock()
 	return b, !b.known
@@ -334,7 +336,8 @@ func (l *Limiter) sync(ctx context.Context, b *bucket) {
 	if err != nil {
 		l.stats.SyncErrors.Add(1)
 		if !now.Before(l.downUntil) {
-			l.log.Warn("rate limits: the shared state cannot be reached; limiting on this replica's view", "error", err.Error())
+			// The error's text may name the database's address: the counter and this line say enough.
+			l.log.Warn("rate limits: the shared state cannot be reached; limiting on this replica's view")
 		}
 		l.downUntil, b.known = now.Add(downPause), true
 		return
@@ -382,7 +385,7 @@ func (l *Limiter) Run(ctx context.Context) {
 			l.forgetIdle()
 			pctx, cancel := context.WithTimeout(ctx, syncDeadline)
 			if err := l.shared.PruneRateState(pctx, l.clock().Add(-pruneBefore)); err != nil && ctx.Err() == nil {
-				l.log.Warn("rate limits: pruning the shared state failed", "error", err.Error())
+				l.log.Warn("rate limits: pruning the shared state failed")
 			}
 			cancel()
 		}

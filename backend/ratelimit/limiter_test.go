@@ -256,3 +256,24 @@ func TestLimiterWithoutSharedState(t *testing.T) {
 		t.Error("failed round trips were not counted")
 	}
 }
+
+// TestLimiterLimitsChangeWithCallsInFlight: a call admitted under the old limits still ends
+// under the new ones, so no place in flight is lost.
+func TestLimiterLimitsChangeWithCallsInFlight(t *testing.T) {
+	ls, _, _ := newTestLimiters(1)
+	l, ctx := ls[0], context.Background()
+	release, ref := l.Acquire(ctx, tokenKey("a", 0, 1))
+	if ref != nil {
+		t.Fatal(ref)
+	}
+	if _, ref := l.Acquire(ctx, tokenKey("a", 0, 2)); ref != nil {
+		t.Fatalf("a second place after the limit grew: %+v", ref)
+	}
+	if _, ref := l.Acquire(ctx, tokenKey("a", 0, 2)); ref == nil {
+		t.Fatal("a third call fit in two places")
+	}
+	release()
+	if _, ref := l.Acquire(ctx, tokenKey("a", 0, 2)); ref != nil {
+		t.Fatalf("the call admitted under the old limit did not give its place back: %+v", ref)
+	}
+}
