@@ -25,6 +25,8 @@ type codeRule struct {
 // conflict with the approved definition, like a disabled one. Downstream failures are 503 (the
 // deck is fine, what it fronts is not), except a downstream timeout, which is 504, and a result
 // over the hard cap, which is 502 (the downstream answered, with more than the deck accepts). A
+// call over a rate limit is 429 (REST adds Retry-After); a write past a standing bound (open
+// proposals of a token) is a conflict with the current state, which a person's review ends. A
 // request its client cancelled is recorded as 499, so it never counts as a server failure.
 // UNAVAILABLE (the database is down or restarting, stored secrets unreadable) stays visible with
 // its hint: the caller can do something about it, and its cause never leaves the log anyway.
@@ -49,6 +51,8 @@ var codeTable = []codeRule{
 	{CodeDownstreamResultTooLarge, http.StatusBadGateway, false},
 	{CodePatchConflict, http.StatusConflict, false},
 	{CodePatchNoChange, http.StatusConflict, false},
+	{CodeRateLimited, http.StatusTooManyRequests, false},
+	{CodeLimitReached, http.StatusConflict, false},
 }
 
 // StatusClientClosedRequest is the status recorded (in logs and metrics) for a request its client

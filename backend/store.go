@@ -82,6 +82,15 @@ type Store interface {
 	// concurrent accepts of proposals on one playbook serialize.
 	LockPlaybook(ctx context.Context, id string) error
 
+	// PlaybookReviewRequired reports whether an agent's write to the playbook must be held for
+	// review: whether any deck holding it requires review, a deck without its own setting and a
+	// playbook on no deck following byDefault (the server's default).
+	PlaybookReviewRequired(ctx context.Context, playbookID string, byDefault bool) (bool, error)
+	// DeckPlaybookReview is the deck's own review setting; nil when it follows the server's.
+	DeckPlaybookReview(ctx context.Context, deckID string) (*bool, error)
+	// SetDeckPlaybookReview stores the deck's review setting; nil deletes it.
+	SetDeckPlaybookReview(ctx context.Context, deckID string, required *bool) error
+
 	CreateProposal(ctx context.Context, p *Proposal) error
 	// GetProposal finds a proposal by id and locks it for the rest of the transaction.
 	GetProposal(ctx context.Context, id string) (Proposal, error)
@@ -96,6 +105,8 @@ type Store interface {
 	SetSignals(ctx context.Context, ids []string, status SignalStatus, proposalID string) error
 	// SignalsOfProposal returns the ids of the signals parked on or actioned by a proposal.
 	SignalsOfProposal(ctx context.Context, proposalID string) ([]string, error)
+	// OpenByToken counts the open proposals and open signals a token recorded.
+	OpenByToken(ctx context.Context, tokenID string) (proposals, signals int, err error)
 
 	RecordPlaybookFetch(ctx context.Context, f PlaybookFetch) error
 	// PlaybookFetchStats counts the fetch events kept, per playbook.
@@ -142,6 +153,12 @@ type Store interface {
 	CreateExecAudit(ctx context.Context, a *ExecAudit) error
 	FinishExecAudit(ctx context.Context, id int64, exitCode int, at time.Time) error
 	ListExecAudits(ctx context.Context) ([]ExecAudit, error)
+
+	// RateLimitSettings returns the rate limit overrides bearing on a service on a deck: the
+	// pair's, the service's on every deck and the deck's for all its services.
+	RateLimitSettings(ctx context.Context, deckID, serviceID string) ([]RateLimitSetting, error)
+	// SetRateLimitSetting stores one override; one that sets neither limit is deleted.
+	SetRateLimitSetting(ctx context.Context, st RateLimitSetting) error
 
 	// SetSamplingAllowed grants (a row) or withdraws sampling for a service on a deck.
 	SetSamplingAllowed(ctx context.Context, deckID, serviceID string, allowed bool) error

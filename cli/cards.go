@@ -230,7 +230,7 @@ func serviceCommand() *cli.Command {
 		delete: func(ctx context.Context, cl *client.Client, ref string) error { return cl.DeleteService(ctx, ref) },
 		extra: []*cli.Command{serviceAddCommand(), serviceEditCommand(), serviceToolsCommand(),
 			serviceToggleCommand(true), serviceToggleCommand(false), serviceCheckCommand(), serviceApproveCommand(),
-			serviceConnectCommand(), serviceDisconnectCommand()},
+			serviceConnectCommand(), serviceDisconnectCommand(), serviceLimitsCommand()},
 	}.command()
 }
 

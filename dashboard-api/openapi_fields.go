@@ -78,6 +78,16 @@ var fieldDocs = map[string]string{
 	"allow_tools": "The only tools of the service the deck exposes (on top of its disabled tools); [] removes the allow-list",
 	"deny_tools":  "Tools of the service the deck hides; [] removes the deny-list. At most one of allow_tools and deny_tools is set",
 
+	// Review of agents' playbook writes.
+	"required": "true holds agent tokens' playbook writes on the deck for review, false lets them take effect, null follows the server's default",
+	"proposal": "Set when an agent's write was held for review: the proposal a person accepts; the playbook is unchanged until then",
+	"next":     "What happens next, in a sentence",
+	"edit":     "An agent's direct change held for review: the fields it sets (exec and skill never)",
+
+	// Rate limits of proxied calls.
+	"calls_per_minute": "Calls a minute (a minute's worth may come at once); 0 is no limit, null or absent inherits",
+	"concurrent_calls": "Calls in flight at once; 0 is no limit, null or absent inherits",
+
 	// The tool-call audit trail.
 	"capture_arguments": "Keep the (redacted) arguments of tool calls made through this deck in the audit trail",
 	"next_cursor":       "Pass as cursor to get the next page; absent on the last page",

@@ -141,6 +141,14 @@ func (a *api) routes() []route {
 		withBody(http.MethodPut, v1+"/decks/:deck/services/:service/sampling", "Allow or forbid a service on the deck to ask the agent's model for completions (MCP sampling; off by default); admin", http.StatusOK, a.setDeckSampling).adminOnly(),
 		noBody(http.MethodGet, v1+"/tool-calls", "The tool-call audit trail, newest first, filtered and paged; admin", a.listToolCalls).
 			withQuery(toolCallQueryParams...).withLinkNext().adminOnly(),
+		noBody(http.MethodGet, v1+"/decks/:deck/limits", "The rate limits of calls to the deck's services, and where each comes from", a.getDeckLimits),
+		withBody(http.MethodPut, v1+"/decks/:deck/limits", "Override the rate limits of calls to every service of the deck (null inherits, 0 is no limit); admin", http.StatusOK, a.setDeckLimits).adminOnly(),
+		noBody(http.MethodGet, v1+"/decks/:deck/services/:service/limits", "The rate limits of calls to a service through the deck, and where each comes from", a.getDeckServiceLimits),
+		withBody(http.MethodPut, v1+"/decks/:deck/services/:service/limits", "Override the rate limits of calls to a service through the deck (null inherits, 0 is no limit); admin", http.StatusOK, a.setDeckServiceLimits).adminOnly(),
+		noBody(http.MethodGet, v1+"/services/:service/limits", "The rate limits of calls to a service through any deck, and where each comes from", a.getServiceLimits),
+		withBody(http.MethodPut, v1+"/services/:service/limits", "Override the rate limits of calls to a service through every deck (null inherits, 0 is no limit); admin", http.StatusOK, a.setServiceLimits).adminOnly(),
+		noBody(http.MethodGet, v1+"/decks/:deck/playbook-review", "Whether agent tokens' playbook writes on the deck are held for review (the deck's own setting or the server's default)", a.getDeckPlaybookReview),
+		withBody(http.MethodPut, v1+"/decks/:deck/playbook-review", "Hold agent tokens' playbook writes on the deck for review (true), let them take effect (false), or follow the server's default (null); admin", http.StatusOK, a.setDeckPlaybookReview).adminOnly(),
 		withBody(http.MethodPut, v1+"/decks/:deck/audit", "Turn argument capture on or off for calls through the deck (arguments are redacted); admin", http.StatusOK, a.setDeckArgumentCapture).adminOnly(),
 	}
 	table = append(table, a.authServerRoutes()...)

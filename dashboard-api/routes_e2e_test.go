@@ -207,6 +207,18 @@ func cardSteps(ok, created, downstream []int) []step {
 					t.Errorf("sampling %+v", s)
 				}
 			}},
+		{"require playbook review", "PUT", "/api/v1/decks/Job/playbook-review", map[string]any{"required": true}, ok,
+			func(t *testing.T, r response, _ map[string]string) {
+				if v := decode[core.DeckPlaybookReview](t, r); !v.Required || v.Source != "deck" || v.DeckName != "Job" {
+					t.Errorf("review %+v", v)
+				}
+			}},
+		{"playbook review", "GET", "/api/v1/decks/Job/playbook-review", nil, ok,
+			func(t *testing.T, r response, _ map[string]string) {
+				if v := decode[core.DeckPlaybookReview](t, r); !v.Required || v.Source != "deck" {
+					t.Errorf("review %+v", v)
+				}
+			}},
 		{"link credential", "POST", "/api/v1/decks/Job/cards",
 			map[string]any{"card_type": "credential", "card_id": "cred_github", "position": 0}, ok, nil},
 		{"link playbook", "POST", "/api/v1/decks/{deck_id}/cards", map[string]any{"card_type": "playbook", "card_id": "pb_deploy"}, ok, nil},
@@ -221,6 +233,28 @@ func cardSteps(ok, created, downstream []int) []step {
 			map[string]any{"ordered_card_ids": []string{"Echo"}}, ok, nil},
 		{"deck service settings", "PATCH", "/api/v1/decks/Job/services/Echo/settings",
 			map[string]any{"deny_tools": []string{"write"}, "credential_id": "cred_github"}, ok, nil},
+		{"limit the deck's services", "PUT", "/api/v1/decks/Job/limits", map[string]any{"calls_per_minute": 100}, ok, nil},
+		{"limit the service", "PUT", "/api/v1/services/Echo/limits", map[string]any{"concurrent_calls": 4}, ok, nil},
+		{"limit the service on the deck", "PUT", "/api/v1/decks/Job/services/Echo/limits", map[string]any{"calls_per_minute": 10}, ok, nil},
+		{"deck limits", "GET", "/api/v1/decks/Job/limits", nil, ok,
+			func(t *testing.T, r response, _ map[string]string) {
+				if v := decode[core.RateLimits](t, r); v.CallsPerMinute != 100 || v.CallsPerMinuteSource != "deck" {
+					t.Errorf("deck limits %+v", v)
+				}
+			}},
+		{"service limits", "GET", "/api/v1/services/Echo/limits", nil, ok,
+			func(t *testing.T, r response, _ map[string]string) {
+				if v := decode[core.RateLimits](t, r); v.ConcurrentCalls != 4 || v.ConcurrentCallsSource != "service" {
+					t.Errorf("service limits %+v", v)
+				}
+			}},
+		{"limits of the service on the deck", "GET", "/api/v1/decks/Job/services/Echo/limits", nil, ok,
+			func(t *testing.T, r response, _ map[string]string) {
+				v := decode[core.RateLimits](t, r)
+				if v.CallsPerMinute != 10 || v.CallsPerMinuteSource != "deck_service" || v.ConcurrentCalls != 4 || v.ConcurrentCallsSource != "service" {
+					t.Errorf("pair limits %+v", v)
+				}
+			}},
 		{"read deck service settings", "GET", "/api/v1/decks/Job/services/Echo/settings", nil, ok,
 			func(t *testing.T, r response, _ map[string]string) {
 				st := decode[core.DeckServiceSettingsResult](t, r)

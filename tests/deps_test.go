@@ -64,12 +64,14 @@ var rooms = map[string][]string{
 	"backend/audit":      {"backend"},
 	"backend/bundle":     {"backend"},
 	"backend/authserver": {"backend"},
-	"backend/core":       {"backend", "backend/bundle", "backend/secret"},
+	"backend/ratelimit":  {},
+	"backend/core":       {"backend", "backend/bundle", "backend/secret", "backend/ratelimit"},
 }
 
 // backendLibraries are the small, well-kept libraries (no I/O, no protocol) the backend may use
 // beside the standard library: they do what it would otherwise hand-write.
-var backendLibraries = []string{"github.com/agnivade/levenshtein", "github.com/google/uuid", "golang.org/x/text"}
+var backendLibraries = []string{"github.com/agnivade/levenshtein", "github.com/google/uuid", "golang.org/x/text",
+	"golang.org/x/time/rate"}
 
 // authserverUsers are the only packages that may import the OAuth authorization server.
 var authserverUsers = []string{"cli", "dashboard-api", "tests"}
@@ -151,7 +153,7 @@ func TestDependencyDirection(t *testing.T) {
 		t.Error(v)
 	}
 	for _, want := range []string{"backend", "backend/core", "backend/secret", "backend/audit", "backend/bundle",
-		"backend/authserver", "backend/postgres", "cli", "cmd/agent-deck"} {
+		"backend/authserver", "backend/ratelimit", "backend/postgres", "cli", "cmd/agent-deck"} {
 		if _, ok := pkgs[want]; !ok {
 			t.Errorf("package %s missing from go list output", want)
 		}

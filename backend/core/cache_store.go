@@ -63,6 +63,9 @@ func (s *invalidatingStore) ReplaceLinks(ctx context.Context, deckID string, t b
 func (s *invalidatingStore) SetDeckServiceSettings(ctx context.Context, deckID, serviceID string, st backend.DeckServiceSettings) error {
 	return s.after(s.Store.SetDeckServiceSettings(ctx, deckID, serviceID, st), "deck_cards", deckID)
 }
+func (s *invalidatingStore) SetRateLimitSetting(ctx context.Context, st backend.RateLimitSetting) error {
+	return s.after(s.Store.SetRateLimitSetting(ctx, st), "rate_limit_settings", st.DeckID+"/"+st.ServiceID)
+}
 func (s *invalidatingStore) SetSamplingAllowed(ctx context.Context, deckID, serviceID string, allowed bool) error {
 	return s.after(s.Store.SetSamplingAllowed(ctx, deckID, serviceID, allowed), "deck_cards", deckID)
 }

@@ -88,7 +88,11 @@ func (s *Hub) PreviewProposal(ctx context.Context, id string) (ProposalPreview, 
 		if p.Kind == backend.ProposalRetire {
 			break
 		}
-		got, err := ApplyPlaybookOps(PlaybookContent{Body: cur.Body, Triggers: cur.Triggers}, p.Ops)
+		cat, err := catalog(ctx, s.store)
+		if err != nil {
+			return ProposalPreview{}, err
+		}
+		got, err := proposedChange(cur, p, cat)
 		if err != nil {
 			e := backend.AsError(err)
 			pv.Conflict = &ProposalConflict{Code: e.Code, Message: e.Message, Hint: e.Hint}
@@ -96,8 +100,7 @@ func (s *Hub) PreviewProposal(ctx context.Context, id string) (ProposalPreview, 
 			break
 		}
 		pv.BodyAfter, pv.TriggersAfter = got.Body, backend.OrEmpty(got.Triggers)
-		cur.Body, cur.Triggers = got.Body, got.Triggers
-		next = &cur
+		next = &got
 	}
 	if next != nil && p.Status == backend.ProposalOpen {
 		if pv.Warnings, err = proposalWarnings(ctx, s.store, p, *next); err != nil {

@@ -49,7 +49,11 @@ func (s *Hub) UpdateBoundPlaybook(ctx context.Context, sessionID, ref string, in
 	if err != nil {
 		return PlaybookResult{}, err
 	}
-	return s.UpdatePlaybook(ctx, id, in)
+	sess, err := s.boundSession(ctx, sessionID)
+	if err != nil {
+		return PlaybookResult{}, err
+	}
+	return s.updatePlaybook(ctx, id, in, originOf(sess))
 }
 
 // boundPlaybookID resolves a playbook id or title among the bound deck's playbooks;

@@ -68,7 +68,7 @@ func (s *Hub) ImportSignals(ctx context.Context, in []SignalImport) ([]backend.S
 	return backend.Transact(ctx, s.store, func(tx backend.Store) ([]backend.Signal, error) {
 		out := make([]backend.Signal, len(in))
 		for i, x := range in {
-			g, err := importedSignal(ctx, tx, i, x)
+			g, err := s.importedSignal(ctx, tx, i, x)
 			if err != nil {
 				return nil, err
 			}
@@ -82,7 +82,7 @@ func (s *Hub) ImportSignals(ctx context.Context, in []SignalImport) ([]backend.S
 	})
 }
 
-func importedSignal(ctx context.Context, tx backend.Store, i int, x SignalImport) (backend.Signal, error) {
+func (s *Hub) importedSignal(ctx context.Context, tx backend.Store, i int, x SignalImport) (backend.Signal, error) {
 	g := backend.Signal{Status: backend.SignalOpen}
 	var err error
 	if g.Rationale, err = cleanRequired(fmt.Sprintf("signals[%d].rationale", i), x.Rationale, maxRationaleChars); err != nil {
@@ -91,6 +91,7 @@ func importedSignal(ctx context.Context, tx backend.Store, i int, x SignalImport
 	if g.Evidence, err = cleanEvidence(x.Evidence); err != nil {
 		return g, err
 	}
+	maskLearning(s.heldMask(), &g.Rationale, &g.Evidence, nil)
 	if ref := strings.TrimSpace(x.PlaybookID); ref != "" {
 		p, err := backend.PlaybookByRef(ctx, tx, ref)
 		if err != nil {
