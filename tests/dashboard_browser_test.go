@@ -86,6 +86,9 @@ func (f *dashFlow) signIn() {
 	b := f.b
 	b.do("opening the dashboard", chromedp.Navigate(f.srv.URL()+"/"))
 	b.waitFor("the sign-in page", mainHas("Sign in to Agent Deck"))
+	// Before sign-in a person sees no navigation and no Sign out, whatever the stylesheet says.
+	b.checkSeen("sign-in page", false, "#nav", "#nav a[data-nav=settings]", "#signout")
+	b.checkSeen("sign-in page", true, "input[name=token]")
 	b.checkAccessibility("sign-in")
 	b.screenshot("signin")
 	code := dashboardSignInCode(b.t, f.srv)
@@ -95,6 +98,7 @@ func (f *dashFlow) signIn() {
 		b.t.Errorf("the sign-in code stays in the address bar: %s", loc)
 	}
 	b.waitFor("the empty collection", mainHas("Your collection is empty"))
+	b.checkSeen("signed in", true, "#nav", "#signout")
 	b.checkAccessibility("collection (empty)")
 }
 
@@ -123,7 +127,13 @@ func (f *dashFlow) addLocalService() {
 	b.visit("#/collection", "Collection")
 	b.click(`main button.primary`) // New service
 	b.waitFor("the service form", `!!document.querySelector('dialog[open] input[name=name]')`)
+	// Each kind shows its own section only.
+	b.checkSeen("new service (remote)", true, "dialog[open] input[name=url]", "dialog[open] select[name=transport]")
+	b.checkSeen("new service (remote)", false, "dialog[open] input[name=local_command]", "dialog[open] textarea[name=local_args]")
+	b.screenshotHere("new-service-remote")
 	b.click(`dialog[open] input[value="local-mcp"]`)
+	b.checkSeen("new service (local)", true, "dialog[open] input[name=local_command]", "dialog[open] textarea[name=local_env]")
+	b.checkSeen("new service (local)", false, "dialog[open] input[name=url]", "dialog[open] textarea[name=headers]")
 	b.typeInto(`dialog[open] input[name=name]`, "Peer")
 	b.typeInto(`dialog[open] input[name=description]`, "The Go test peer over stdio")
 	b.typeInto(`dialog[open] input[name=local_command]`, peertest.Build(b.t))
@@ -264,8 +274,11 @@ func (f *dashFlow) playbookHistory() {
 	b.click(`main h1 + button`) // Edit playbook
 	b.waitFor("the playbook form", `!!document.querySelector('dialog[open] textarea[name=body]')`)
 	b.typeInto(`dialog[open] textarea[name=body]`, "Undo the last deploy.\nThen tell the team.")
+	b.checkSeen("playbook form (editing)", false, "dialog[open] .preview")
 	b.click(`dialog[open] button[aria-pressed]`) // preview
 	b.waitFor("the preview", `document.querySelector('dialog[open] .preview')?.innerText.includes('Then tell the team.')`)
+	b.checkSeen("playbook form (preview)", false, "dialog[open] textarea[name=body]")
+	b.checkSeen("playbook form (preview)", true, "dialog[open] .preview")
 	b.click(`dialog[open] button[type=submit]`)
 	b.waitFor("version 1", `!!document.querySelector('[data-version="1"]')`)
 	b.waitFor("the diff", `document.querySelector('.diff .add')?.innerText.includes('Then tell the team.')`)
