@@ -27,6 +27,8 @@ var pathParamDocs = map[string]map[string]any{
 	"exec":    {"description": "exec audit id", "schema": map[string]any{"type": "integer", "minimum": 1}},
 
 	"proposal": {"description": "proposal id", "schema": map[string]any{"type": "string", "format": "uuid"}},
+	"session":  {"description": "MCP session id", "schema": map[string]any{"type": "string", "format": "uuid"}},
+	"call":     {"description": "tool-call audit entry id", "schema": map[string]any{"type": "integer", "minimum": 1}},
 	"profile": {"description": "Go runtime profile (serve --pprof): heap, goroutine, profile, trace, …",
 		"schema": map[string]any{"type": "string"}},
 }

@@ -55,3 +55,8 @@ func positiveParam(c *gin.Context, name string) (int64, error) {
 	}
 	return n, nil
 }
+
+// previewMarkdown renders a playbook body (saved or not) the way the dashboard shows it.
+func (a *api) previewMarkdown(c *gin.Context, in core.MarkdownInput) (core.MarkdownPreview, error) {
+	return a.svc.PreviewMarkdown(ctx(c), in)
+}

@@ -99,6 +99,7 @@ func (a *api) routes() []route {
 		noContent(http.MethodDelete, v1+"/playbooks/:playbook", "Delete a playbook and its versions; admin", a.deletePlaybook).adminOnly(),
 		noBody(http.MethodGet, v1+"/playbooks/:playbook/versions", "A playbook's earlier versions, newest first", a.listPlaybookVersions),
 		noBody(http.MethodPost, v1+"/playbooks/:playbook/versions/:version/restore", "Bring back an earlier version", a.restorePlaybookVersion),
+		withBody(http.MethodPost, v1+"/markdown", "Render markdown (CommonMark with GitHub's extensions) as sanitized HTML, for previews; agents read the markdown itself", http.StatusOK, a.previewMarkdown),
 		noBody(http.MethodGet, v1+"/dependents", "Playbooks that depend on a card", a.listDependents).withQuery(
 			cardType, queryParam{name: "card_id", required: true, description: "card id or name"}),
 
@@ -106,7 +107,8 @@ func (a *api) routes() []route {
 		withBody(http.MethodPost, v1+"/tokens", "Create an API token (its secret is shown once); admin", http.StatusCreated, a.createToken).adminOnly(),
 		noContent(http.MethodDelete, v1+"/tokens/:token", "Revoke a token; admin", a.revokeToken).adminOnly(),
 
-		noBody(http.MethodGet, v1+"/sessions", "Live MCP sessions and their bindings", a.listSessions),
+		noBody(http.MethodGet, v1+"/sessions", "Live MCP sessions and their bindings (for admins, with the token that opened each)", a.listSessions),
+		noContent(http.MethodDelete, v1+"/sessions/:session", "End a live MCP session: its client must start a new one (revoke the token to keep it out); admin", a.endSession).adminOnly(),
 		noBody(http.MethodGet, v1+"/display", "The status line for a workspace (nearest bound ancestor)", a.display).withQuery(
 			queryParam{name: "workspace", required: true, description: "absolute workspace path"}),
 
@@ -137,9 +139,14 @@ func (a *api) routes() []route {
 		withBody(http.MethodPost, v1+"/signals/discard", "Discard feedback signals, all or none; admin", http.StatusOK, a.discardSignals).adminOnly(),
 		withBody(http.MethodPost, v1+"/signals/import", "Record feedback signals in bulk, all or none; admin", http.StatusCreated, a.importSignals).adminOnly(),
 		noBody(http.MethodGet, v1+"/playbook-usage", "How often agents fetched each playbook within the fetch retention; admin", a.playbookUsage).adminOnly(),
+		noBody(http.MethodGet, v1+"/decks/:deck/services/:service/sampling", "Whether a service on the deck may ask the agent's model for completions (MCP sampling); admin", a.getDeckSampling).adminOnly(),
 		withBody(http.MethodPut, v1+"/decks/:deck/services/:service/sampling", "Allow or forbid a service on the deck to ask the agent's model for completions (MCP sampling; off by default); admin", http.StatusOK, a.setDeckSampling).adminOnly(),
 		noBody(http.MethodGet, v1+"/tool-calls", "The tool-call audit trail, newest first, filtered and paged; admin", a.listToolCalls).
 			withQuery(toolCallQueryParams...).adminOnly(),
+		noBody(http.MethodGet, v1+"/tool-calls/:call", "One entry of the tool-call audit trail; admin", a.getToolCall).adminOnly(),
+		noBody(http.MethodGet, v1+"/tool-call-stats", "Calls, failures and latency (median, 95th percentile) per service or tool and time bucket, from the audit trail; admin", a.toolCallStats).
+			withQuery(toolCallStatsParams...).adminOnly(),
+		noBody(http.MethodGet, v1+"/decks/:deck/audit", "Whether calls through the deck keep their (redacted) arguments; admin", a.getDeckArgumentCapture).adminOnly(),
 		withBody(http.MethodPut, v1+"/decks/:deck/audit", "Turn argument capture on or off for calls through the deck (arguments are redacted); admin", http.StatusOK, a.setDeckArgumentCapture).adminOnly(),
 	}
 	table = append(table, a.authServerRoutes()...)

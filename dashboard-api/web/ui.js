@@ -112,3 +112,12 @@ export function when(ts) {
 
 /** The empty state of a list: what is missing and what to do next. */
 export const empty = (...children) => h('div.empty', {}, ...children);
+
+/**
+ * Nodes of HTML the server already sanitized (markdown previews). Parsed in an inert document,
+ * so nothing in it runs while parsing; the page's CSP refuses scripts and inline handlers anyway.
+ */
+export function sanitizedHTML(html) {
+  const doc = new DOMParser().parseFromString(html, 'text/html');
+  return [...doc.body.childNodes].map((n) => document.adoptNode(n));
+}
