@@ -44,6 +44,7 @@ func TestDashboardInBrowser(t *testing.T) {
 		{"disable a tool", (*dashFlow).disableTool},
 		{"try a tool and see its result", (*dashFlow).tryTool},
 		{"set a credential secret that never comes back", (*dashFlow).credentialSecret},
+		{"time the collection's first paint", (*dashFlow).firstPaint},
 		{"link, unlink and reorder cards", (*dashFlow).linkUnlinkReorder},
 		{"delete a card a playbook depends on", (*dashFlow).refusedDelete},
 		{"edit a playbook and restore a version", (*dashFlow).playbookHistory},
@@ -455,4 +456,23 @@ func (f *dashFlow) triggerConflict() {
 	if !slices.Equal(pb.Triggers, []string{"deploy", "roll back the deploy"}) {
 		b.t.Errorf("triggers after saving with a warning: %v (warnings never block)", pb.Triggers)
 	}
+}
+
+// firstPaint loads the collection afresh and logs when its first card was painted and where the
+// time went (the Performance API's resource timings). The target is a benchmark's
+// (BenchmarkDashboardCollectionFirstPaint), not an assertion; this checks the page is measurable
+// and that nothing waits for a module it does not need.
+func (f *dashFlow) firstPaint() {
+	b := f.b
+	p := collectionFirstPaint(b)
+	b.t.Logf("the collection's first paint:\n%s", p)
+	if p.FirstCard <= 0 {
+		b.t.Errorf("no paint time for the first card: %+v", p)
+	}
+	for _, r := range p.Resources {
+		if strings.HasPrefix(r.Name, "/web/screens/") && r.Name != "/web/screens/collection.js" {
+			b.t.Errorf("the collection loaded %s, a module of another screen", r.Name)
+		}
+	}
+	b.waitFor("the collection", `document.querySelector('main h1')?.textContent === 'Collection'`)
 }
