@@ -262,8 +262,10 @@ func (f *dashFlow) linkUnlinkReorder() {
 		b.t.Errorf("playbook order after dragging Deploy up: %+v", page.Playbooks)
 	}
 	b.screenshot("deck")
+	// Deploy uses the credential: the page asks before unlinking, naming it once.
 	b.click(`button[aria-label="Unlink Stripe"]`)
-	b.waitFor("the dependency warning", `document.querySelector('main .warning')?.innerText.includes('Deploy') || document.querySelector('main .warning')?.innerText.includes('pb_deploy')`)
+	b.waitFor("the question naming the playbook", `document.querySelector('dialog[open] [data-dependents]')?.innerText === 'Deploy (pb_deploy)'`)
+	b.click(`dialog[open] button.danger[type=submit]`) // Unlink anyway
 	b.waitFor("Stripe gone from the deck", `!document.querySelector('button[aria-label="Unlink Stripe"]')`)
 	b.checkAccessibility("deck")
 }

@@ -15,6 +15,10 @@ const routes = [
   [/^#\/decks$/, 'decks', 'decks', 'decksScreen'],
   [/^#\/decks\/(.+)$/, 'decks', 'deck', 'deckScreen'],
   [/^#\/sessions$/, 'sessions', 'sessions', 'sessionsScreen'],
+  [/^#\/activity(?:\?(.*))?$/, 'activity', 'activity', 'activityScreen'],
+  [/^#\/activity\/calls\/(\d+)$/, 'activity', 'activity', 'callScreen'],
+  [/^#\/activity\/exec$/, 'activity', 'activity', 'execScreen'],
+  [/^#\/activity\/playbooks$/, 'activity', 'activity', 'usageScreen'],
   [/^#\/review(?:\?status=(\w+))?$/, 'review', 'review', 'reviewScreen'],
   [/^#\/proposals\/(.+)$/, 'review', 'review', 'proposalScreen'],
   [/^#\/settings$/, 'settings', 'settings', 'settingsScreen'],
@@ -79,12 +83,14 @@ async function showSignIn() {
 }
 
 async function start() {
-  // The session check and the screen go out side by side: the screen's reads need only the
-  // cookie, and a signed-out browser gets 401 on both. An address that names no screen (a
-  // one-time sign-in code) waits for the session first.
+  // On the landing screen the session check and the screen's reads go out side by side: the
+  // reads need only the cookie, a signed-out browser gets 401 on both, and the collection shows
+  // nothing until its reads succeed. Other screens (some show their own errors) and an address
+  // that names no screen (a one-time sign-in code) wait for the session.
   state = 'starting';
   const session = loadSession();
-  const shown = routeOf(location.hash || '#/collection') ? render() : null;
+  const match = routeOf(location.hash || '#/collection');
+  const shown = match && match[2] === 'collection' ? render() : null;
   try {
     await session;
   } catch {
