@@ -79,7 +79,9 @@ func (f *completeFlow) seed(peer string) {
 	var deck backend.Deck
 	must(t, json.Unmarshal(post("/api/v1/decks", map[string]any{"name": "Work"}, http.StatusCreated), &deck))
 	f.deckID = deck.ID
-	post("/api/v1/services", map[string]any{"name": "Peer", "type": "mcp", "url": peer, "pin_tools": true}, http.StatusCreated)
+	// A long address, as real ones are: the service page must wrap it, not scroll sideways.
+	long := peer + "?workspace=" + strings.Repeat("a_rather_long_workspace_name_", 6)
+	post("/api/v1/services", map[string]any{"name": "Peer", "type": "mcp", "url": long, "pin_tools": true}, http.StatusCreated)
 	post("/api/v1/credentials", map[string]any{"label": "Key", "scheme": "bearer", "value": "k-" + randHex(8)}, http.StatusCreated)
 	post("/api/v1/playbooks", map[string]any{"title": "Deploy", "body": "Call Peer with cred_key.", "triggers": []string{"deploy"}}, http.StatusCreated)
 	post("/api/v1/playbooks", map[string]any{"title": "Unused", "body": "Nobody asks.", "triggers": []string{"never"}}, http.StatusCreated)
@@ -227,7 +229,9 @@ func (f *completeFlow) narrowService() {
 		b.waitFor(hash+" drawn", `!!document.querySelector('main h1') && !document.querySelector('main')?.innerText.startsWith('Loading')`)
 		b.waitFor(hash+" complete", `!document.querySelector('main [aria-live] .muted')?.innerText.startsWith('Loading')`)
 		if w := evalIn[int](b, `document.documentElement.scrollWidth - window.innerWidth`); w > 0 {
-			wide := evalIn[string](b, `[...document.querySelectorAll('main *')].filter(e => e.getBoundingClientRect().right > window.innerWidth + 1 && !e.closest('.table-wrap')).slice(0, 5).map(e => e.tagName + '.' + e.className).join(', ')`)
+			wide := evalIn[string](b, `[...document.querySelectorAll('main *')].filter(e => !e.closest('.table-wrap') &&
+				(e.getBoundingClientRect().right > window.innerWidth + 1 || (e.scrollWidth > e.clientWidth + 1 && getComputedStyle(e).overflowX === 'visible')))
+				.slice(0, 5).map(e => e.tagName + '.' + e.className).join(', ')`)
 			b.t.Errorf("%s scrolls sideways by %d px at 400 px (too wide: %s)", hash, w, wide)
 		}
 	}

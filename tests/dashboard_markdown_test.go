@@ -46,3 +46,30 @@ func TestMarkdownPreviewREST(t *testing.T) {
 		t.Errorf("an oversized preview: %d %.200s", status, raw)
 	}
 }
+
+// attackRESTMarkdownPreviewMarkup: a playbook written by an agent (or a bundle) carries markup;
+// the preview the dashboard shows keeps nothing that runs, loads or navigates.
+func attackRESTMarkdownPreviewMarkup(t *testing.T) {
+	srv := startFrontDoor(t, nil)
+	agent := frontDoorToken(t, srv, backend.ScopeAgent)
+	for _, src := range []string{
+		`<script>fetch('/api/v1/tokens')</script>`,
+		`<img src=x onerror="fetch('/api/v1/tokens')">`,
+		`[click](javascript:fetch('/api/v1/tokens'))`,
+		`<iframe src="https://evil.example"></iframe>`,
+		`<a href="https://evil.example" onclick="x()">x</a>`,
+		`<form action="https://evil.example"><button>go</button></form>`,
+	} {
+		status, raw := frontDoorCall(t, srv, agent, http.MethodPost, "/api/v1/markdown", []byte(toJSON(t, map[string]any{"markdown": src})))
+		var p core.MarkdownPreview
+		if status != http.StatusOK || json.Unmarshal(raw, &p) != nil {
+			t.Fatalf("preview of %q: %d %s", src, status, raw)
+		}
+		low := strings.ToLower(p.HTML)
+		for _, bad := range []string{"<script", "onerror", "onclick", "javascript:", "<iframe", "<form"} {
+			if strings.Contains(low, bad) {
+				t.Errorf("preview of %q kept %q: %s", src, bad, p.HTML)
+			}
+		}
+	}
+}
