@@ -85,6 +85,8 @@ func (f *completeFlow) seed(peer string) {
 	post("/api/v1/credentials", map[string]any{"label": "Key", "scheme": "bearer", "value": "k-" + randHex(8)}, http.StatusCreated)
 	post("/api/v1/playbooks", map[string]any{"title": "Deploy", "body": "Call Peer with cred_key.", "triggers": []string{"deploy"}}, http.StatusCreated)
 	post("/api/v1/playbooks", map[string]any{"title": "Unused", "body": "Nobody asks.", "triggers": []string{"never"}}, http.StatusCreated)
+	// A title an agent could have written: the screens show it as text.
+	post("/api/v1/playbooks", map[string]any{"title": `<img src=x onerror="window.__pwned=7">`, "body": "x", "triggers": []string{`<b onmouseover="window.__pwned=8">`}}, http.StatusCreated)
 	for _, c := range [][2]string{{"service", "Peer"}, {"credential", "cred_key"}, {"playbook", "pb_deploy"}, {"playbook", "pb_unused"}} {
 		post("/api/v1/decks/Work/cards", map[string]any{"card_type": c[0], "card_id": c[1]}, http.StatusOK)
 	}
@@ -162,6 +164,10 @@ func (f *completeFlow) playbookUsage() {
 	b.visit("#/activity/playbooks", "Activity")
 	b.waitFor("Deploy opened once", `document.querySelector('tr[data-usage=pb_deploy]')?.innerText.includes('1 times')`)
 	b.waitFor("Unused never opened", `!!document.querySelector('li[data-never=pb_unused]') && !document.querySelector('li[data-never=pb_deploy]')`)
+	b.waitFor("the markup title shown as text", `[...document.querySelectorAll('li[data-never]')].some(li => li.innerText.includes('<img src=x onerror='))`)
+	if evalIn[bool](b, `!!document.querySelector('main img, main [onerror], main [onmouseover]') || window.__pwned !== undefined`) {
+		b.t.Error("a playbook's title became markup on the usage screen")
+	}
 	b.checkAccessibility("playbook usage")
 	b.screenshot("playbook-usage")
 }
