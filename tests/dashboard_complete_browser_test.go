@@ -210,6 +210,9 @@ func (f *completeFlow) serviceCharts() {
 		b.t.Error("the latency chart of echo has no median line")
 	}
 	b.checkSeen("service charts", true, `[data-series=echo] svg.calls`, `[data-series=echo] svg.latency`)
+	if href := evalIn[string](b, `document.querySelector('[data-charts=tool] a.button')?.getAttribute('href')`); href != "#/activity?service=Peer" {
+		b.t.Errorf("the charts link to %q, want the service's calls", href)
+	}
 	b.checkAccessibility("service charts")
 	b.do("scrolling to the charts", chromedp.ScrollIntoView(chromedp.CSS(`[data-charts=tool]`)))
 	b.screenshotHere("service-charts")

@@ -22,16 +22,15 @@ const pct = (n, of) => of ? `${Math.round((100 * n) / of)}%` : '0%';
 
 /**
  * A panel of call charts for filter (service, deck, group_by), with a period picker and a link
- * to the matching calls in the activity screen.
+ * to the matching calls in the activity screen (calls: its filter, by name as its lists show).
  */
-export function callCharts(title, filter) {
+export function callCharts(title, filter, calls) {
   const body = h('div', { 'aria-live': 'polite' });
   const pick = h('select', { 'aria-label': `Period of ${title.toLowerCase()}` },
     periods.map(([v, t]) => h('option', { value: v, selected: v === '24h' ? true : undefined }, t)));
-  const calls = new URLSearchParams(Object.entries(filter).filter(([k, v]) => v && k !== 'group_by'));
   const box = h('section.panel', { 'aria-label': title, 'data-charts': filter.group_by || 'service' },
     h('div.row.spread', {}, h('h2', {}, title), h('div.row', {}, pick,
-      h('a.button', { href: '#/activity?' + calls.toString() }, 'See the calls'))), body);
+      h('a.button', { href: '#/activity?' + new URLSearchParams(calls).toString() }, 'See the calls'))), body);
   const load = async () => {
     fill(body, h('p.muted', {}, 'Loading…'));
     try {

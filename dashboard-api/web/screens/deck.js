@@ -31,7 +31,7 @@ export async function deckScreen(main, ref, lastWarnings) {
     linker(deck, collection, reload),
     sections,
     auditPanel(deck, audit),
-    callCharts('Calls through this deck', { deck: deck.id, group_by: 'service' }));
+    callCharts('Calls through this deck', { deck: deck.id, group_by: 'service' }, { deck: deck.name }));
 }
 
 /** Argument capture: whether calls through the deck keep their (redacted) arguments. */
@@ -119,9 +119,10 @@ async function rulesDialog(deck, svc, credentials) {
   } catch (err) { toast(err.message, true); return; }
   const name = svc.name || svc.id;
   openDialog(`Rules for ${name} on ${deck.name}`, (close) => {
-    const mode = settings.allow_tools.length ? 'allow' : settings.deny_tools.length ? 'deny' : 'all';
+    const allow = settings.allow_tools || [], deny = settings.deny_tools || [];
+    const mode = allow.length ? 'allow' : deny.length ? 'deny' : 'all';
     const radio = (value, text) => h('label.choice', {}, h('input', { type: 'radio', name: 'mode', value, checked: value === mode }), text);
-    const listed = new Set(mode === 'allow' ? settings.allow_tools : settings.deny_tools);
+    const listed = new Set(mode === 'allow' ? allow : deny);
     const names = tools ? tools.map((t) => t.name) : [...listed];
     const boxes = names.map((t) => h('label.choice', {}, h('input', { type: 'checkbox', name: 'tool', value: t, checked: listed.has(t) }), h('code', {}, t)));
     const toolSet = h('fieldset', {}, h('legend', {}, 'Which tools'), h('div.hint', {}, 'Tick the tools the choice above applies to.'), boxes.length ? h('div.picks', {}, boxes) : h('p.muted', {}, 'The service lists no tools now.'));

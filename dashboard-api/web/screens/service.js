@@ -20,7 +20,7 @@ export async function serviceScreen(main, ref) {
       ' · ', svc.pin_tools ? 'tool definitions pinned: a changed tool is held until approved' : 'tool definitions not pinned',
       ' · ', svc.credential_id ? ['credential ', h('code', {}, svc.credential_id)] : 'no credential'),
     healthBox, authBox, toolsBox, tryBox,
-    callCharts('Calls per tool', { service: svc.id, group_by: 'tool' }));
+    callCharts('Calls per tool', { service: svc.id, group_by: 'tool' }, { service: svc.name }));
   drawHealth(healthBox, svc);
   // A finished sign-in changes what the service lists: draw the screen again.
   if (authBox) await loadAuth(authBox, svc, null, () => serviceScreen(main, ref));
