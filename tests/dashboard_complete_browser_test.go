@@ -52,6 +52,7 @@ func TestDashboardCompleteInBrowser(t *testing.T) {
 		{"unlinking a card a playbook uses asks first", (*completeFlow).unlinkAsks},
 		{"end a live session", (*completeFlow).endSession},
 		{"preview markdown as the spec says, markup refused", (*completeFlow).markdownPreview},
+		{"read error bodies old and new", (*completeFlow).errorBodies},
 	}
 	for _, fl := range flows {
 		ok := t.Run(fl.name, func(t *testing.T) {
@@ -387,4 +388,26 @@ func (f *completeFlow) markdownPreview() {
 	b.checkAccessibility("markdown preview")
 	b.screenshotHere("markdown-preview")
 	b.click(`dialog[open] button[aria-label=Close]`)
+}
+
+// errorBodies: the page's API client reads an RFC 9457 problem (detail, code) and the
+// {"error": {…}} body alike, preferring the problem's members when both are there.
+func (f *completeFlow) errorBodies() {
+	b := f.b
+	got := evalIn[[]string](b, `import(document.querySelector('script[type=module]').src.replace(/app\.js$/, 'api.js')).then(({ ApiError }) => [
+		new ApiError(409, {type: 'about:blank', title: 'Conflict', status: 409, detail: 'the problem says', code: 'CONFLICT',
+			error: {code: 'CONFLICT', message: 'the old member says', details: {field: 'name'}}}),
+		new ApiError(404, {error: {code: 'NOT_FOUND', message: 'no such deck', details: {hint: 'list decks'}}}),
+		new ApiError(500, {title: 'Internal Server Error', status: 500}),
+		new ApiError(502, 'Bad Gateway'),
+	].map((e) => [e.message, e.code, JSON.stringify(e.details)].join('|')))`)
+	want := []string{
+		`the problem says|CONFLICT|{"field":"name"}`,
+		`no such deck|NOT_FOUND|{"hint":"list decks"}`,
+		`Internal Server Error||{}`,
+		`Bad Gateway||{}`,
+	}
+	if !slices.Equal(got, want) {
+		b.t.Errorf("errors read as %q, want %q", got, want)
+	}
 }
