@@ -39,3 +39,9 @@ var (
 func (f SealedField) AAD(id string) []byte {
 	return []byte(f.Table + "/" + id + "/" + f.Column)
 }
+
+// MarkdownRenderer turns markdown into sanitized HTML for a person's screen (the dashboard's
+// previews). Agents are never sent its output: they read the markdown.
+type MarkdownRenderer interface {
+	RenderHTML(src string) string
+}

@@ -169,6 +169,13 @@ type Store interface {
 	InsertToolCalls(ctx context.Context, calls []ToolCall) error
 	// ListToolCalls returns the entries q selects, newest first.
 	ListToolCalls(ctx context.Context, q ToolCallQuery) ([]ToolCall, error)
+	// GetToolCall returns one audit entry.
+	GetToolCall(ctx context.Context, id int64) (ToolCall, error)
+	// ListToolCallBuckets counts the entries q selects per group and time bucket, and per group
+	// over the whole period (a row with a zero At), ordered by group then time.
+	ListToolCallBuckets(ctx context.Context, q ToolCallStatsQuery) ([]ToolCallBucket, error)
+	// GetDeckArgumentCapture reports whether calls through the deck keep their arguments.
+	GetDeckArgumentCapture(ctx context.Context, deckID string) (bool, error)
 	// PruneToolCalls deletes entries older than before and says how many.
 	PruneToolCalls(ctx context.Context, before time.Time) (int64, error)
 	// SetDeckArgumentCapture turns argument capture on or off for one deck, for calls made

@@ -23,6 +23,7 @@ import (
 	"github.com/agent-deck/agent-deck/backend/secret"
 	"github.com/agent-deck/agent-deck/cli/client"
 	dashboardapi "github.com/agent-deck/agent-deck/dashboard-api"
+	"github.com/agent-deck/agent-deck/markdown"
 	"github.com/agent-deck/agent-deck/mcptools"
 	"github.com/agent-deck/agent-deck/migrations"
 	"github.com/agent-deck/agent-deck/proxy"
@@ -164,6 +165,7 @@ func Start(ctx context.Context, cfg ServeConfig) (srv *Server, err error) {
 		TokenLimits:            ratelimit.Limits{CallsPerMinute: cfg.TokenCallsPerMinute, ConcurrentCalls: cfg.TokenConcurrentCalls},
 		ServiceLimits:          ratelimit.Limits{CallsPerMinute: cfg.ServiceCallsPerMinute, ConcurrentCalls: cfg.ServiceConcurrentCalls},
 		ClientMetadataURL:      cfg.OAuthClientMetadataURL,
+		Markdown:               markdown.New(),
 	})
 	s.auth = authserver.New(s.svc.Store(), s.svc, nil, s.log.With("component", "oauth-server"),
 		authserver.Config{AccessTokenTTL: cfg.OAuthAccessTTL,

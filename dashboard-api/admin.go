@@ -31,6 +31,11 @@ func (a *api) listSessions(c *gin.Context) ([]backend.MCPSession, error) {
 	return a.svc.ListSessions(ctx(c))
 }
 
+// endSession ends a live MCP session; its client must start a new one.
+func (a *api) endSession(c *gin.Context) error {
+	return a.svc.EndSession(ctx(c), c.Param("session"))
+}
+
 func (a *api) display(c *gin.Context) (core.DisplayLine, error) {
 	return a.svc.Display(ctx(c), c.Query("workspace"))
 }

@@ -11,6 +11,7 @@ import (
 // field has one (a test checks), and responses that share a name share the text.
 // typeFieldDocs overrides a name for one type where the general text would mislead.
 var fieldDocs = map[string]string{
+	"markdown":          "Markdown text (CommonMark with GitHub's extensions), at most 256 KiB",
 	"name":              "Unique name, case-insensitive; at most 100 characters",
 	"card_type":         "service, credential or playbook",
 	"card_id":           "Card id, or its name (service), label (credential) or title (playbook)",

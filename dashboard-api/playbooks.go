@@ -65,3 +65,8 @@ func (a *api) getDeckPlaybookReview(c *gin.Context) (core.DeckPlaybookReview, er
 func (a *api) setDeckPlaybookReview(c *gin.Context, in core.DeckPlaybookReviewInput) (core.DeckPlaybookReview, error) {
 	return a.svc.SetDeckPlaybookReview(ctx(c), c.Param("deck"), in)
 }
+
+// previewMarkdown renders a playbook body (saved or not) the way the dashboard shows it.
+func (a *api) previewMarkdown(c *gin.Context, in core.MarkdownInput) (core.MarkdownPreview, error) {
+	return a.svc.PreviewMarkdown(ctx(c), in)
+}

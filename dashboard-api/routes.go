@@ -100,6 +100,7 @@ func (a *api) routes() []route {
 		noContent(http.MethodDelete, v1+"/playbooks/:playbook", "Delete a playbook and its versions; admin", a.deletePlaybook).adminOnly(),
 		list(v1+"/playbooks/:playbook/versions", "A playbook's earlier versions, newest first", a.listPlaybookVersions, "version"),
 		noBody(http.MethodPost, v1+"/playbooks/:playbook/versions/:version/restore", "Bring back an earlier version", a.restorePlaybookVersion),
+		withBody(http.MethodPost, v1+"/markdown", "Render markdown (CommonMark with GitHub's extensions) as sanitized HTML, for previews; agents read the markdown itself", http.StatusOK, a.previewMarkdown),
 		list(v1+"/dependents", "Playbooks that depend on a card", a.listDependents, "id").withQuery(
 			cardType, queryParam{name: "card_id", required: true, description: "card id or name"}),
 
@@ -107,7 +108,8 @@ func (a *api) routes() []route {
 		withBody(http.MethodPost, v1+"/tokens", "Create an API token (its secret is shown once); admin", http.StatusCreated, a.createToken).adminOnly(),
 		noContent(http.MethodDelete, v1+"/tokens/:token", "Revoke a token; admin", a.revokeToken).adminOnly(),
 
-		list(v1+"/sessions", "Live MCP sessions and their bindings", a.listSessions, "id"),
+		list(v1+"/sessions", "Live MCP sessions and their bindings (for admins, with the token that opened each)", a.listSessions, "id"),
+		noContent(http.MethodDelete, v1+"/sessions/:session", "End a live MCP session: its client must start a new one (revoke the token to keep it out); admin", a.endSession).adminOnly(),
 		noBody(http.MethodGet, v1+"/display", "The status line for a workspace (nearest bound ancestor)", a.display).withQuery(
 			queryParam{name: "workspace", required: true, description: "absolute workspace path"}),
 
@@ -139,8 +141,13 @@ func (a *api) routes() []route {
 		withBody(http.MethodPost, v1+"/signals/import", "Record feedback signals in bulk, all or none; admin", http.StatusCreated, a.importSignals).adminOnly(),
 		list(v1+"/playbook-usage", "How often agents fetched each playbook within the fetch retention; admin", a.playbookUsage, "playbook_id").adminOnly(),
 		withBody(http.MethodPut, v1+"/decks/:deck/services/:service/sampling", "Allow or forbid a service on the deck to ask the agent's model for completions (MCP sampling; off by default); admin", http.StatusOK, a.setDeckSampling).adminOnly(),
+		noBody(http.MethodGet, v1+"/decks/:deck/services/:service/sampling", "Whether a service on the deck may ask the agent's model for completions (MCP sampling); admin", a.getDeckSampling).adminOnly(),
 		noBody(http.MethodGet, v1+"/tool-calls", "The tool-call audit trail, newest first, filtered and paged; admin", a.listToolCalls).
 			withQuery(toolCallQueryParams...).withLinkNext().adminOnly(),
+		noBody(http.MethodGet, v1+"/tool-calls/:call", "One entry of the tool-call audit trail; admin", a.getToolCall).adminOnly(),
+		noBody(http.MethodGet, v1+"/tool-call-stats", "Calls, failures and latency (median, 95th percentile) per service or tool and time bucket, from the audit trail; admin", a.toolCallStats).
+			withQuery(toolCallStatsParams...).adminOnly(),
+		noBody(http.MethodGet, v1+"/decks/:deck/audit", "Whether calls through the deck keep their (redacted) arguments; admin", a.getDeckArgumentCapture).adminOnly(),
 		noBody(http.MethodGet, v1+"/decks/:deck/limits", "The rate limits of calls to the deck's services, and where each comes from", a.getDeckLimits),
 		withBody(http.MethodPut, v1+"/decks/:deck/limits", "Override the rate limits of calls to every service of the deck (null inherits, 0 is no limit); admin", http.StatusOK, a.setDeckLimits).adminOnly(),
 		noBody(http.MethodGet, v1+"/decks/:deck/services/:service/limits", "The rate limits of calls to a service through the deck, and where each comes from", a.getDeckServiceLimits),

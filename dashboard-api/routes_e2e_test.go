@@ -219,6 +219,12 @@ func cardSteps(ok, created, downstream []int) []step {
 					t.Errorf("review %+v", v)
 				}
 			}},
+		{"read sampling", "GET", "/api/v1/decks/Job/services/Echo/sampling", nil, ok,
+			func(t *testing.T, r response, _ map[string]string) {
+				if s := decode[core.DeckSampling](t, r); !s.Allowed || s.ServiceName != "Echo" {
+					t.Errorf("sampling %+v", s)
+				}
+			}},
 		{"link credential", "POST", "/api/v1/decks/Job/cards",
 			map[string]any{"card_type": "credential", "card_id": "cred_github", "position": 0}, ok, nil},
 		{"link playbook", "POST", "/api/v1/decks/{deck_id}/cards", map[string]any{"card_type": "playbook", "card_id": "pb_deploy"}, ok, nil},
@@ -285,6 +291,13 @@ func adminSteps(ok, created, gone []int) []step {
 		{"list tokens", "GET", "/api/v1/tokens", nil, ok, nil},
 		{"revoke token", "DELETE", "/api/v1/tokens/{token_id}", nil, gone, nil},
 		{"sessions", "GET", "/api/v1/sessions", nil, ok, nil},
+		{"end a session that is not live", "DELETE", "/api/v1/sessions/00000000-0000-4000-8000-000000000000", nil, []int{http.StatusNotFound}, nil},
+		{"markdown preview", "POST", "/api/v1/markdown", map[string]any{"markdown": "# <b>"}, ok,
+			func(t *testing.T, r response, _ map[string]string) {
+				if p := decode[core.MarkdownPreview](t, r); p.HTML != "<p># &lt;b&gt;</p>" {
+					t.Errorf("preview %+v", p)
+				}
+			}},
 		{"display", "GET", "/api/v1/display?workspace=/tmp/nowhere", nil, ok,
 			func(t *testing.T, r response, _ map[string]string) {
 				if d := decode[core.DisplayLine](t, r); d.Bound || d.Line == "" {
@@ -317,7 +330,19 @@ func adminSteps(ok, created, gone []int) []step {
 			}
 		}},
 		{"capture arguments", "PUT", "/api/v1/decks/Job/audit", map[string]any{"capture_arguments": true}, ok, nil},
-		{"tool calls", "GET", "/api/v1/tool-calls?deck=Job&since=1h", nil, ok, nil},
+		{"read capture", "GET", "/api/v1/decks/Job/audit", nil, ok, func(t *testing.T, r response, _ map[string]string) {
+			if a := decode[core.DeckAuditSettings](t, r); !a.CaptureArguments {
+				t.Errorf("audit settings %+v", a)
+			}
+		}},
+		{"tool calls", "GET", "/api/v1/tool-calls?deck=Job&since=1h&token=admin", nil, ok, nil},
+		{"a tool call that is not there", "GET", "/api/v1/tool-calls/999999", nil, []int{http.StatusNotFound}, nil},
+		{"tool call stats", "GET", "/api/v1/tool-call-stats?deck=Job&group_by=tool&since=2h&bucket=10m", nil, ok,
+			func(t *testing.T, r response, _ map[string]string) {
+				if st := decode[core.ToolCallStats](t, r); st.BucketSeconds != 600 || st.GroupBy != "tool" || st.Series == nil {
+					t.Errorf("stats %+v", st)
+				}
+			}},
 		{"delete playbook", "DELETE", "/api/v1/playbooks/pb_deploy", nil, gone, nil},
 		{"delete credential", "DELETE", "/api/v1/credentials/cred_github", nil, gone, nil},
 		{"delete service", "DELETE", "/api/v1/services/Echo", nil, gone, nil},

@@ -80,11 +80,13 @@ var authserverUsers = []string{"cli", "dashboard-api", "tests"}
 // only the standard library and its packages import only the rooms below them, adapters never
 // import each other, and each third-party protocol library stays in the adapter that owns it.
 func violations(pkgs map[string]goPackage) []string {
-	adapters := []string{"dashboard-api", "mcptools", "proxy", "harness", "backend/postgres", "migrations"}
+	adapters := []string{"dashboard-api", "mcptools", "proxy", "harness", "markdown", "backend/postgres", "migrations"}
 	owners := map[string][]string{
-		"github.com/mark3labs/mcp-go": {"mcptools", "proxy", "tests"},
-		"github.com/gin-gonic/gin":    {"dashboard-api"},
-		"github.com/jackc/pgx":        {"backend/postgres", "migrations"},
+		"github.com/mark3labs/mcp-go":        {"mcptools", "proxy", "tests"},
+		"github.com/gin-gonic/gin":           {"dashboard-api"},
+		"github.com/jackc/pgx":               {"backend/postgres", "migrations"},
+		"github.com/yuin/goldmark":           {"markdown"},
+		"github.com/microcosm-cc/bluemonday": {"markdown"},
 	}
 	adapterOf := func(pkg string) string {
 		for _, a := range adapters {

@@ -52,6 +52,8 @@ type Config struct {
 	// as its client_id at authorization servers that support such documents
 	// (AGENT_DECK_OAUTH_CLIENT_METADATA_URL); empty derives it from an https callback address.
 	ClientMetadataURL string
+	// Markdown renders previews for the dashboard; nil answers previews UNAVAILABLE.
+	Markdown backend.MarkdownRenderer
 }
 
 // DefaultMaxSessionsPerToken is MaxSessionsPerToken when unset.
