@@ -175,8 +175,16 @@ func unknownCardError(ctx context.Context, st Store, t CardType, ref string) err
 	}
 	return Errorf(CodeNotFound, "no %s %q; known %ss: %s", t, Clip(ref, 100), t, KnownList(known)).
 		WithHint(InWordsOf(ctx, "use an id or exact name from the collection (GET /api/v1/"+string(t)+"s)",
-			"use an id or exact name from the collection (list_collection)")).
+			collectionHint(ctx))).
 		WithDetail("card_type", string(t)).WithDetail("known", CapList(known))
+}
+
+// collectionHint points an agent at the collection's cards, through its own session's tool.
+func collectionHint(ctx context.Context) string {
+	if tool := ToolFor(ctx, "list_collection"); tool != "" {
+		return "use an id or exact name from the collection (" + tool + ")"
+	}
+	return "use one of the ids or exact names the message lists"
 }
 
 // nameConflict turns a store CONFLICT into a message naming the taken name; other errors pass

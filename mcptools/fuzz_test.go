@@ -1,6 +1,7 @@
 package mcptools
 
 import (
+	"context"
 	"encoding/json"
 	"testing"
 
@@ -90,7 +91,7 @@ func FuzzManageDeckCardArgs(f *testing.F) {
 		if !containsStr(core.DeckCardActions, in.Action) {
 			t.Fatalf("action %q passed decoding", in.Action)
 		}
-		if err := core.CheckDeckCardChange(in); err != nil && backend.ErrorCode(err) != backend.CodeInvalidArgument {
+		if err := core.CheckDeckCardChange(context.Background(), in); err != nil && backend.ErrorCode(err) != backend.CodeInvalidArgument {
 			t.Fatalf("CheckDeckCardChange(%+v) = %v, want nil or INVALID_ARGUMENT", in, err)
 		}
 	})

@@ -63,6 +63,8 @@ type Handler struct {
 
 	// readOnlyTools are the resource tools as agent:read lists them: action enums narrowed.
 	readOnlyTools map[string]mcp.Tool
+	// words name the canonical tools as each profile and scope calls them (words.go).
+	words map[visibility]sessionWords
 }
 
 type visibility struct {
@@ -82,7 +84,7 @@ func NewHandler(svc *core.Hub, opts Options) (*Handler, error) {
 	}
 	h := &Handler{svc: svc, log: opts.Logger, profile: profile, maxBody: opts.MaxBodyBytes,
 		origins: opts.Origins, visible: map[visibility]map[string]bool{}, tracer: newTracer(opts.Tracer),
-		fast: map[string]server.ToolHandlerFunc{}}
+		fast: map[string]server.ToolHandlerFunc{}, words: map[visibility]sessionWords{}}
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
 	}
@@ -96,6 +98,7 @@ func NewHandler(svc *core.Hub, opts Options) (*Handler, error) {
 				set[name] = true
 			}
 			h.visible[visibility{p, ro}] = set
+			h.words[visibility{p, ro}] = newSessionWords(p, ro)
 		}
 	}
 	h.readOnlyTools = map[string]mcp.Tool{}
@@ -233,7 +236,7 @@ func (h *Handler) toolHandler(spec ToolSpec) server.ToolHandlerFunc {
 		if err != nil {
 			return errorResult(ctx, h.log, spec.Name, err), nil
 		}
-		ctx = h.withRelay(ctx, req)
+		ctx = h.withWords(h.withRelay(ctx, req))
 		c := &call{svc: h.svc, sessionID: sessionIDFrom(ctx), spec: &spec, vals: vals}
 		out, err := spec.run(ctx, c)
 		if err != nil {

@@ -70,16 +70,30 @@ func runtimeTools() []ToolSpec {
 }
 
 func runBind(ctx context.Context, c *call) (any, error) {
-	return c.svc.BindWorkspace(ctx, c.sessionID, core.BindInput{
-		WorkspaceRoot: c.str("workspaceRoot"), Deck: c.str("deckId")})
+	return inProfile(ctx)(c.svc.BindWorkspace(ctx, c.sessionID, core.BindInput{
+		WorkspaceRoot: c.str("workspaceRoot"), Deck: c.str("deckId")}))
 }
 
 func runSwitch(ctx context.Context, c *call) (any, error) {
-	return c.svc.SwitchBoundDeck(ctx, c.sessionID, c.str("deckId"))
+	return inProfile(ctx)(c.svc.SwitchBoundDeck(ctx, c.sessionID, c.str("deckId")))
 }
 
 func runBinding(ctx context.Context, c *call) (any, error) {
-	return c.svc.SessionBinding(ctx, c.sessionID)
+	return inProfile(ctx)(c.svc.SessionBinding(ctx, c.sessionID))
+}
+
+// inProfile reports a binding with the profile this request is served with: the session's,
+// or the other shape of its size that the connection asked for (standard and resource).
+func inProfile(ctx context.Context) func(core.Binding, error) (any, error) {
+	return func(b core.Binding, err error) (any, error) {
+		if err != nil {
+			return nil, err
+		}
+		if st := stateFrom(ctx); st != nil {
+			b.Profile = string(st.effectiveProfile())
+		}
+		return b, nil
+	}
 }
 
 func runDecks(ctx context.Context, c *call) (any, error) {

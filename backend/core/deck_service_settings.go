@@ -232,14 +232,14 @@ type deckScope struct {
 }
 
 // admitTool refuses a tool the deck's rules hide, naming the rule.
-func (sc deckScope) admitTool(rec backend.ServiceRecord, tool string) error {
+func (sc deckScope) admitTool(ctx context.Context, rec backend.ServiceRecord, tool string) error {
 	if sc.settings.Allows(tool) {
 		return nil
 	}
 	return backend.Errorf(backend.CodeForbidden, "tool %s of %s is not available on this deck: %s",
 		backend.QuoteClip(tool), rec.Name, sc.settings.Rule(sc.name)).
 		WithDetail("service_id", rec.ID).WithDetail("tool", tool).WithDetail("deck", sc.name).
-		WithHint("call one of the tools list_service_tools shows; an admin can change the deck's rule with: agent-deck deck tools")
+		WithHint("call one of the tools " + toolLister(ctx) + " shows; an admin can change the deck's rule with: agent-deck deck tools")
 }
 
 // scopedTarget applies the deck's credential choice to the service's target: a deck choosing

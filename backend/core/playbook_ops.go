@@ -48,7 +48,7 @@ func ApplyPlaybookOps(cur PlaybookContent, ops []backend.PlaybookOp) (PlaybookCo
 	next.Body = body
 	if next.Body == cur.Body && slices.Equal(next.Triggers, cur.Triggers) {
 		return cur, backend.Errorf(backend.CodePatchNoChange, "the ops leave the playbook exactly as it is").
-			WithHint("check the section and item text against get_playbook, or send nothing")
+			WithHint("check the section and item text against the playbook as it is now, or send nothing")
 	}
 	return next, nil
 }

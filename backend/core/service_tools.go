@@ -126,7 +126,7 @@ func (s *Hub) checkToolNames(ctx context.Context, rec backend.ServiceRecord, nam
 			return nil, backend.Invalid("disabled_tools", "%s has no tool named %s; its tools, closest first: %s",
 				rec.Name, backend.QuoteNames(unknown), strings.Join(backend.CapList(ranked), ", ")).
 				WithDetail("unknown", unknown).WithDetail("accepted", backend.CapList(ranked)).
-				WithHint("disabled_tools accepts the service's tool names; list_service_tools shows them")
+				WithHint("disabled_tools accepts the service's tool names; " + toolLister(ctx) + " shows them")
 		}
 		return nil, nil
 	}
@@ -142,8 +142,14 @@ func (s *Hub) checkToolNames(ctx context.Context, rec backend.ServiceRecord, nam
 		return nil, nil
 	}
 	return &Warning{Code: "TOOLS_UNCHECKED", Message: fmt.Sprintf(
-		"kept %s without checking that %s has such tools: %s; list_service_tools shows its tools once it answers",
-		backend.QuoteNames(unchecked), rec.Name, reason)}, nil
+		"kept %s without checking that %s has such tools: %s; %s shows its tools once it answers",
+		backend.QuoteNames(unchecked), rec.Name, reason, toolLister(ctx))}, nil
+}
+
+// toolLister is where the caller reads a service's tools: list_service_tools in an agent's
+// words, the REST route for a person.
+func toolLister(ctx context.Context) string {
+	return backend.InWordsOf(ctx, "GET /api/v1/services/{service}/tools", backend.ToolFor(ctx, "list_service_tools"))
 }
 
 // CheckService refreshes a service's health by reaching it now. An agent token names the deck

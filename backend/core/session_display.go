@@ -1,6 +1,7 @@
 package core
 
 import (
+	"context"
 	"fmt"
 	"path"
 	"strings"
@@ -11,6 +12,15 @@ import (
 
 // UnboundSummary is the display line of a session (or workspace) with no deck.
 const UnboundSummary = "◆ Unbound — call bind_workspace with a deck"
+
+// unboundSummaryFor is UnboundSummary in the caller's words: a session on the resource profile
+// binds with session action bind.
+func unboundSummaryFor(ctx context.Context) string {
+	if tool := backend.ToolFor(ctx, "bind_workspace"); tool != "bind_workspace" && tool != "" {
+		return "◆ Unbound — call " + tool + " with a deck"
+	}
+	return UnboundSummary
+}
 
 // MaxSummaryChars bounds the display line so it fits a status bar.
 const MaxSummaryChars = 120
