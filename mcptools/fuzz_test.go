@@ -23,7 +23,7 @@ func specNamed(t testing.TB, name string) *ToolSpec {
 // checkDecoded asserts decodeArgs never panics, and fails only with INVALID_ARGUMENT errors that
 // name the tool's parameters.
 func checkDecoded(t *testing.T, spec *ToolSpec, raw []byte) map[string]any {
-	vals, err := decodeArgs(spec, raw)
+	vals, _, err := decodeArgs(spec, raw)
 	if err == nil {
 		return vals
 	}
