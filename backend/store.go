@@ -21,6 +21,9 @@ type Store interface {
 	DeleteDeck(ctx context.Context, id string) error
 	GetDeck(ctx context.Context, ref string) (Deck, error)
 	ListDecks(ctx context.Context) ([]Deck, error)
+	// ListIDsWithPrefix returns up to limit ids of kind that start with prefix, ignoring case,
+	// in id order (ResolveIDPrefix).
+	ListIDsWithPrefix(ctx context.Context, kind IDKind, prefix string, limit int) ([]string, error)
 	// LockDeck takes a row lock on the deck for the rest of the transaction, so concurrent
 	// link/unlink/reorder on one deck serialize.
 	LockDeck(ctx context.Context, id string) error

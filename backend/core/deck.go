@@ -228,6 +228,13 @@ func (s *Hub) deckByRef(ctx context.Context, st backend.Store, ref string) (back
 	if !backend.IsNotFound(err) {
 		return backend.Deck{}, backend.StoreErr("finding a deck", err)
 	}
+	if id, err := backend.ResolveIDPrefix(ctx, st, backend.IDDeck, ref); err != nil || id != "" {
+		if err != nil {
+			return backend.Deck{}, err
+		}
+		d, err := st.GetDeck(ctx, id)
+		return d, backend.StoreErr("finding a deck", err)
+	}
 	decks, lerr := st.ListDecks(ctx)
 	if lerr != nil {
 		return backend.Deck{}, backend.StoreErr("listing decks", lerr)

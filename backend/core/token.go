@@ -80,6 +80,15 @@ func (s *Hub) RevokeToken(ctx context.Context, id string) error {
 	}
 	err := s.store.RevokeToken(ctx, id, s.clock())
 	if backend.IsNotFound(err) {
+		full, perr := backend.ResolveIDPrefix(ctx, s.store, backend.IDToken, id)
+		if perr != nil {
+			return perr
+		}
+		if full != "" {
+			err = s.store.RevokeToken(ctx, full, s.clock())
+		}
+	}
+	if backend.IsNotFound(err) {
 		return backend.Errorf(backend.CodeNotFound, "no token %q", backend.Clip(id, 80)).
 			WithHint("list tokens with: agent-deck token list")
 	}

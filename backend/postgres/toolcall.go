@@ -62,7 +62,11 @@ func (s *Store) ListToolCalls(ctx context.Context, q backend.ToolCallQuery) ([]b
 		p := arg(q.Deck)
 		sql += ` AND (c.deck_id::text = ` + p + ` OR lower(c.deck_name) = lower(` + p + `))`
 	}
-	if q.Session != "" {
+	switch {
+	case len(q.Session) >= backend.MinIDPrefix:
+		// The id, or its start as lists print it: every session whose id starts with it.
+		sql += ` AND starts_with(lower(c.session_id), lower(` + arg(q.Session) + `))`
+	case q.Session != "":
 		sql += ` AND c.session_id = ` + arg(q.Session)
 	}
 	if q.Tool != "" {
