@@ -36,7 +36,7 @@ type ImportReport struct {
 
 // Export returns the bundle (SPEC §8) as JSON. Admin only.
 func (s *Hub) Export(ctx context.Context, in ExportInput) (json.RawMessage, error) {
-	if _, err := backend.RequireAdmin(ctx, "export"); err != nil {
+	if _, err := backend.RequireAdmin(ctx, "export bundles"); err != nil {
 		return nil, err
 	}
 	now := s.clock().UTC().Truncate(time.Second)
@@ -203,7 +203,7 @@ var errDryRun = errors.New("dry run")
 // Import applies a bundle in one transaction, all or nothing. Admin only. A dry run does the
 // same work in a transaction that is rolled back, so its report is the real run's report.
 func (s *Hub) Import(ctx context.Context, raw json.RawMessage, dryRun bool) (ImportReport, error) {
-	if _, err := backend.RequireAdmin(ctx, "import"); err != nil {
+	if _, err := backend.RequireAdmin(ctx, "import bundles"); err != nil {
 		return ImportReport{}, err
 	}
 	b, err := bundle.Parse(raw)

@@ -193,7 +193,7 @@ func (s *Hub) decidable(ctx context.Context, tx backend.Store, a backend.Actor, 
 		return backend.Proposal{}, err
 	}
 	if p.TokenID != "" && p.TokenID == a.TokenID {
-		return backend.Proposal{}, backend.Errorf(backend.CodeForbidden, "a proposal cannot be decided with the token that made it").
+		return backend.Proposal{}, backend.Errorf(backend.CodeForbidden, "the token that made proposal %s may not decide it", p.ID).
 			WithHint("a person reviews it with their own token: agent-deck proposal accept " + p.ID)
 	}
 	if p.Status != backend.ProposalOpen {

@@ -229,8 +229,8 @@ func (s *Hub) requireReadOnlyTool(ctx context.Context, rec backend.ServiceRecord
 	if len(readOnly) > 0 {
 		hint += "; read-only tools of " + rec.Name + ": " + strings.Join(backend.CapList(readOnly), ", ")
 	}
-	return backend.Errorf(backend.CodeForbidden, "scope agent:read may only call read-only tools, and %s of %s is not annotated readOnlyHint: true",
-		name, rec.Name).WithDetail("service_id", rec.ID).WithDetail("tool", name).WithHint(hint)
+	return backend.Refuse(backend.ScopeAgentRead, fmt.Sprintf("call %s of %s, which is not annotated readOnlyHint: true (only read-only tools)",
+		name, rec.Name)).WithDetail("service_id", rec.ID).WithDetail("tool", name).WithHint(hint)
 }
 
 // existingTools returns the names of the service's tools, or why its list cannot be fetched now.
@@ -332,7 +332,7 @@ func (s *Hub) deckNotNamed(ctx context.Context, a backend.Actor) error {
 	if err != nil {
 		return err
 	}
-	return backend.Errorf(backend.CodeForbidden, "scope %q reaches services only through a deck that links them, and no deck was named", a.Scope).
+	return backend.Refuse(a.Scope, "reach a service without naming a deck that links it").
 		WithHint("name the deck with \"deck\" in the body, the "+backend.HeaderDeck+" header or ?deck=; decks: "+backend.KnownList(names)).
 		WithDetail("field", "deck").WithDetail("decks", backend.CapList(names))
 }
