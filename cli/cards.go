@@ -321,6 +321,7 @@ func playbookCommand() *cli.Command {
 			}, err
 		},
 		delete: func(ctx context.Context, cl *client.Client, ref string) error { return cl.DeletePlaybook(ctx, ref) },
+		extra:  []*cli.Command{playbookAddCommand(), playbookEditCommand()},
 	}.command()
 }
 

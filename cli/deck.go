@@ -29,7 +29,8 @@ func deckCommand() *cli.Command {
 			return d, func(w io.Writer) error { return printDeck(w, d) }, err
 		},
 		delete: func(ctx context.Context, cl *client.Client, ref string) error { return cl.DeleteDeck(ctx, ref) },
-		extra:  []*cli.Command{deckCreateCommand(), deckToolsCommand(), deckCredentialCommand(), deckSamplingCommand()},
+		extra: []*cli.Command{deckCreateCommand(), deckRenameCommand(), deckToolsCommand(), deckCredentialCommand(),
+			deckSamplingCommand()},
 	}.command()
 }
 

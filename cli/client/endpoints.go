@@ -222,3 +222,21 @@ func (c *Client) UpdateDeckServiceSettings(ctx context.Context, deck, service st
 	var out core.DeckServiceSettingsResult
 	return out, c.Do(ctx, http.MethodPatch, "/decks/"+esc(deck)+"/services/"+esc(service)+"/settings", nil, in, &out)
 }
+
+// RenameDeck gives a deck a new name.
+func (c *Client) RenameDeck(ctx context.Context, ref, name string) (backend.Deck, error) {
+	var out backend.Deck
+	return out, c.Do(ctx, http.MethodPatch, "/decks/"+esc(ref), nil, core.DeckInput{Name: name}, &out)
+}
+
+// CreatePlaybook stores a new playbook.
+func (c *Client) CreatePlaybook(ctx context.Context, in backend.PlaybookInput) (core.PlaybookResult, error) {
+	var out core.PlaybookResult
+	return out, c.Do(ctx, http.MethodPost, "/playbooks", nil, in, &out)
+}
+
+// UpdatePlaybook changes the fields set in patch (the previous version is kept).
+func (c *Client) UpdatePlaybook(ctx context.Context, ref string, patch core.PlaybookPatch) (core.PlaybookResult, error) {
+	var out core.PlaybookResult
+	return out, c.Do(ctx, http.MethodPatch, "/playbooks/"+esc(ref), nil, patch, &out)
+}
