@@ -142,6 +142,8 @@ type Store interface {
 	SetSamplingAllowed(ctx context.Context, deckID, serviceID string, allowed bool) error
 	// SamplingAllowed reports whether the deck lets the service sample.
 	SamplingAllowed(ctx context.Context, deckID, serviceID string) (bool, error)
+	// ListSamplingServices returns the ids of the services the deck lets sample.
+	ListSamplingServices(ctx context.Context, deckID string) ([]string, error)
 	// InsertToolCalls writes audit entries in one round trip, filling token and deck names
 	// and keeping Arguments only for decks that capture them (audit.go).
 	InsertToolCalls(ctx context.Context, calls []ToolCall) error

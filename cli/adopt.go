@@ -243,7 +243,7 @@ func createAdopted(c *cli.Context, cl *client.Client, a adoption, deck string) a
 	card, err := cl.CreateService(c.Context, a.in)
 	if err != nil {
 		if a.in.CredentialID != "" {
-			_ = cl.DeleteCredential(c.Context, a.in.CredentialID) // nothing half-applied
+			_, _ = cl.DeleteCredential(c.Context, a.in.CredentialID) // nothing half-applied
 		}
 		return failed("the server refused it", err)
 	}

@@ -149,6 +149,8 @@ func TestCmdCredential(t *testing.T) {
 		{name: "delete-without-yes", args: []string{"credential", "delete", "OpenAI"}, code: 1},
 		{name: "delete", args: []string{"credential", "rm", "OpenAI", "--yes"}},
 		{name: "delete-depended-on", args: []string{"credential", "delete", "cred_github", "--yes"}, code: 1},
+		{name: "choose-for-deck", args: []string{"deck", "credential", "dev", "github-mcp", "Search"}},
+		{name: "delete-chosen-by-a-deck", args: []string{"credential", "delete", "Search", "--yes"}},
 	})
 }
 

@@ -28,7 +28,9 @@ func deckCommand() *cli.Command {
 			d, err := cl.GetDeck(ctx, ref)
 			return d, func(w io.Writer) error { return printDeck(w, d) }, err
 		},
-		delete: func(ctx context.Context, cl *client.Client, ref string) error { return cl.DeleteDeck(ctx, ref) },
+		delete: func(ctx context.Context, cl *client.Client, ref string) ([]string, error) {
+			return nil, cl.DeleteDeck(ctx, ref)
+		},
 		extra: []*cli.Command{deckCreateCommand(), deckRenameCommand(), deckToolsCommand(), deckCredentialCommand(),
 			deckSamplingCommand()},
 	}.command()

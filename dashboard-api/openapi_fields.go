@@ -5,6 +5,7 @@ import (
 	"reflect"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 )
 
 // apiLicense is the license object of the OpenAPI document. Agent Deck is not published under an
@@ -94,6 +95,17 @@ var fieldDocs = map[string]string{
 }
 
 var typeFieldDocs = map[reflect.Type]map[string]string{
+	reflect.TypeFor[core.CredentialDeletion](): {
+		"id":                          "The deleted credential's id",
+		"label":                       "The deleted credential's label",
+		"fallbacks":                   "The decks that had chosen it for a service; their calls to that service present the service's own credential now",
+		"services_without_credential": "Services whose own credential it was; their calls go without a credential now",
+	},
+	reflect.TypeFor[core.CredentialFallback](): {
+		"deck":    "Name of the deck that had chosen the credential",
+		"service": "Name of the service it had chosen it for",
+		"now":     "The credential the deck's calls to the service present now (the service's own); absent when there is none",
+	},
 	reflect.TypeFor[backend.ToolCall](): {
 		"id":           "Entry id, increasing with time",
 		"arguments":    "The call's arguments with secrets masked; only for decks that capture arguments",

@@ -278,7 +278,7 @@ func adminSteps(ok, created, gone []int) []step {
 		{"capture arguments", "PUT", "/api/v1/decks/Job/audit", map[string]any{"capture_arguments": true}, ok, nil},
 		{"tool calls", "GET", "/api/v1/tool-calls?deck=Job&since=1h", nil, ok, nil},
 		{"delete playbook", "DELETE", "/api/v1/playbooks/pb_deploy", nil, gone, nil},
-		{"delete credential", "DELETE", "/api/v1/credentials/cred_github", nil, gone, nil},
+		{"delete credential", "DELETE", "/api/v1/credentials/cred_github", nil, ok, nil},
 		{"delete service", "DELETE", "/api/v1/services/Echo", nil, gone, nil},
 		{"delete deck", "DELETE", "/api/v1/decks/Job", nil, gone, nil},
 		{"deck is gone", "GET", "/api/v1/decks/Job", nil, []int{http.StatusNotFound}, nil},

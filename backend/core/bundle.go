@@ -90,7 +90,11 @@ func (s *exporter) collectBundle(ctx context.Context, deckRef string, b *bundle.
 				keep[string(l.CardType)+"\x00"+l.CardID] = true
 			}
 		}
-		bd.ServiceSettings = exportDeckSettings(links, keep)
+		sampling, err := s.store.ListSamplingServices(ctx, d.ID)
+		if err != nil {
+			return backend.StoreErr("reading a deck's sampling grants", err)
+		}
+		bd.ServiceSettings = exportDeckSettings(links, sampling, keep)
 		b.Decks = append(b.Decks, bd)
 	}
 	kept := func(t backend.CardType, id string) bool { return keep == nil || keep[string(t)+"\x00"+id] }

@@ -95,9 +95,11 @@ func (c *Client) RotateCredential(ctx context.Context, ref, value string) (backe
 	return out, c.Do(ctx, http.MethodPost, "/credentials/"+esc(ref)+"/rotate", nil, in, &out)
 }
 
-// DeleteCredential removes a credential unless a playbook depends on it.
-func (c *Client) DeleteCredential(ctx context.Context, ref string) error {
-	return c.Do(ctx, http.MethodDelete, "/credentials/"+esc(ref), nil, nil, nil)
+// DeleteCredential removes a credential unless a playbook depends on it, and says which
+// decks' choices of it fall back and which services lose it.
+func (c *Client) DeleteCredential(ctx context.Context, ref string) (core.CredentialDeletion, error) {
+	var out core.CredentialDeletion
+	return out, c.Do(ctx, http.MethodDelete, "/credentials/"+esc(ref), nil, nil, &out)
 }
 
 // CreateToken makes an API token; its secret is in the answer once.
