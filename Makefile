@@ -15,8 +15,18 @@ BENCH      ?= .
 
 all: build
 
+# The commit, its time and whether the tree was dirty, for `agent-deck version`: read from git
+# here, because the Go toolchain stamps none when GOFLAGS says -buildvcs=false (CI, many images)
+# or when the checkout is a linked git worktree (its .git is a file, which Go does not
+# recognise). Empty outside a git work tree. Recursive (=), so only `build` asks git.
+VCS_PKG      := github.com/agent-deck/agent-deck/cli
+VCS_REVISION  = $(shell git rev-parse HEAD 2>/dev/null)
+VCS_TIME      = $(shell git log -1 --format=%cI 2>/dev/null)
+VCS_MODIFIED  = $(shell git status --porcelain 2>/dev/null | grep -q . && echo true)
+VCS_LDFLAGS   = -X $(VCS_PKG).vcsRevision=$(VCS_REVISION) -X $(VCS_PKG).vcsTime=$(VCS_TIME) -X $(VCS_PKG).vcsModified=$(VCS_MODIFIED)
+
 build:
-	$(GO) build -o $(BIN) ./cmd/agent-deck
+	$(GO) build -ldflags "$(VCS_LDFLAGS)" -o $(BIN) ./cmd/agent-deck
 
 ## install: copy the binary to $(PREFIX)/bin (default ~/.local/bin), which should be on PATH
 PREFIX ?= $(HOME)/.local
