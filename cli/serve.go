@@ -113,10 +113,11 @@ func Start(ctx context.Context, cfg ServeConfig) (srv *Server, err error) {
 	}
 	s.push("database pool", func(context.Context) error { store.Close(); return nil })
 
-	key, err := loadSecretKey(cfg.Home, cfg.SecretKey)
+	key, pendingKey, err := loadSecretKey(cfg.Home, cfg.SecretKey)
 	if err != nil {
 		return nil, err
 	}
+	defer pendingKey.drop()
 	sealer, err := secret.NewSealer(key)
 	if err != nil {
 		return nil, err
@@ -164,6 +165,9 @@ func Start(ctx context.Context, cfg ServeConfig) (srv *Server, err error) {
 	s.metrics.registry.MustRegister(newStateCollector(s.svc, store, audit, s.log.With("component", "metrics")))
 	if err := s.svc.CheckSecretKey(ctx); err != nil {
 		return nil, keyRefusal(err, cfg)
+	}
+	if err := pendingKey.keep(); err != nil {
+		return nil, err
 	}
 	if s.token, err = ensureAdminToken(ctx, s.svc, cfg.Home); err != nil {
 		return nil, err
