@@ -87,8 +87,9 @@ func (p *pendingKey) drop() {
 	}
 }
 
-// ensureAdminToken makes sure <home>/admin.token holds a working admin token, creating one on
-// first start (or when the database no longer knows the stored one).
+// ensureAdminToken makes sure <home>/admin.token holds a working admin token: the one already
+// there, else the cluster's serve admin token (core.ServeAdminToken), made once for every
+// replica that shares the database and the key, however many homes start.
 func ensureAdminToken(ctx context.Context, svc *core.Hub, home string) (string, error) {
 	path := filepath.Join(home, adminTokenFile)
 	if data, err := os.ReadFile(path); err == nil {
@@ -97,15 +98,14 @@ func ensureAdminToken(ctx context.Context, svc *core.Hub, home string) (string, 
 			return secret, nil
 		}
 	}
-	tok, err := svc.CreateToken(backend.WithActor(ctx, backend.SystemActor),
-		core.TokenInput{Name: "admin (created by serve)", Scope: backend.ScopeAdmin})
+	secret, err := svc.ServeAdminToken(ctx)
 	if err != nil {
-		return "", fmt.Errorf("create admin token: %w", err)
+		return "", fmt.Errorf("admin token: %w", err)
 	}
-	if err := writeFileAtomic(path, []byte(tok.Secret+"\n"), 0o600); err != nil {
+	if err := writeFileAtomic(path, []byte(secret+"\n"), 0o600); err != nil {
 		return "", fmt.Errorf("write admin token: %w", err)
 	}
-	return tok.Secret, nil
+	return secret, nil
 }
 
 // writeServerInfo records the running server in <home>/server.json (removed when it stops) and
