@@ -35,7 +35,8 @@ install: build
 	install -d $(PREFIX)/bin
 	install -m 0755 $(BIN) $(PREFIX)/bin/agent-deck
 
-## run: build and serve with the embedded PostgreSQL under $$AGENT_DECK_HOME (default ~/.agent-deck)
+## run: build and serve with the embedded PostgreSQL under $$AGENT_DECK_HOME (default ~/.agent-deck);
+## another port or home: AGENT_DECK_ADDR=127.0.0.1:2220 AGENT_DECK_HOME=/tmp/deck2 make run
 run: build
 	./$(BIN) serve
 
