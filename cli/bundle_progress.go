@@ -19,7 +19,9 @@ func importProgress(w io.Writer, counts bundleTally, size int) (stop func()) {
 	start := time.Now()
 	if !writesToTerminal(w) {
 		fmt.Fprintf(w, "Importing %s (%d bytes)…\n", counts, size)
-		return func() { fmt.Fprintf(w, "The server answered after %s\n", time.Since(start).Round(100*time.Millisecond)) }
+		return func() {
+			fmt.Fprintf(w, "The server answered after %s\n", time.Since(start).Round(100*time.Millisecond))
+		}
 	}
 	bar := progressbar.NewOptions(-1,
 		progressbar.OptionSetWriter(w),
