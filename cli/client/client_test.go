@@ -68,7 +68,7 @@ func TestErrorBodiesFromTheServer(t *testing.T) {
 			hint, _ := details["hint"].(string)
 			delete(details, "hint")
 			want := &backend.Error{Code: code, Message: message, Hint: hint, Details: details}
-			if diff := cmp.Diff(want, se.Err, cmpopts.EquateEmpty()); diff != "" {
+			if diff := cmp.Diff(want, se.Err, cmpopts.EquateEmpty(), cmpopts.IgnoreUnexported(backend.Error{})); diff != "" {
 				t.Errorf("decoded error (-want +got):\n%s", diff)
 			}
 			if hint == "" {
