@@ -65,7 +65,12 @@ type Error struct {
 	Details map[string]any
 	// Err is the underlying cause, for logs only; it never reaches a client.
 	Err error
+	// accepted is the field and rule of an INVALID_ARGUMENT whose hint is still the field's
+	// accepted-values hint, which PublicFor renders again in an agent's words.
+	accepted *acceptedField
 }
+
+type acceptedField struct{ field, rule string }
 
 func (e *Error) Error() string {
 	if e.Err != nil {
@@ -83,7 +88,7 @@ func Errorf(code Code, format string, args ...any) *Error {
 
 // WithHint returns e with a hint telling the caller what to do next.
 func (e *Error) WithHint(hint string) *Error {
-	e.Hint = hint
+	e.Hint, e.accepted = hint, nil
 	return e
 }
 

@@ -15,6 +15,9 @@ type Sealer interface {
 	OpenUnbound(sealed []byte) ([]byte, error)
 	// Fingerprint identifies the key without revealing it (truncated HMAC-SHA256).
 	Fingerprint() []byte
+	// Derive is a secret for label derived from the key (HMAC-SHA256): every replica sharing the
+	// key derives the same one, and nobody without the key can.
+	Derive(label string) []byte
 }
 
 // SealedField names one sealed column. With a row id it is the associated data of the column's

@@ -22,6 +22,9 @@ type Store interface {
 	DeleteDeck(ctx context.Context, id string) error
 	GetDeck(ctx context.Context, ref string) (Deck, error)
 	ListDecks(ctx context.Context) ([]Deck, error)
+	// ListIDsWithPrefix returns up to limit ids of kind that start with prefix, ignoring case,
+	// in id order (ResolveIDPrefix).
+	ListIDsWithPrefix(ctx context.Context, kind IDKind, prefix string, limit int) ([]string, error)
 	// LockDeck takes a row lock on the deck for the rest of the transaction, so concurrent
 	// link/unlink/reorder on one deck serialize.
 	LockDeck(ctx context.Context, id string) error
@@ -164,6 +167,8 @@ type Store interface {
 	SetSamplingAllowed(ctx context.Context, deckID, serviceID string, allowed bool) error
 	// SamplingAllowed reports whether the deck lets the service sample.
 	SamplingAllowed(ctx context.Context, deckID, serviceID string) (bool, error)
+	// ListSamplingServices returns the ids of the services the deck lets sample.
+	ListSamplingServices(ctx context.Context, deckID string) ([]string, error)
 	// InsertToolCalls writes audit entries in one round trip, filling token and deck names
 	// and keeping Arguments only for decks that capture them (audit.go).
 	InsertToolCalls(ctx context.Context, calls []ToolCall) error

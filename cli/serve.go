@@ -115,10 +115,11 @@ func Start(ctx context.Context, cfg ServeConfig) (srv *Server, err error) {
 	}
 	s.push("database pool", func(context.Context) error { store.Close(); return nil })
 
-	key, err := loadSecretKey(cfg.Home, cfg.SecretKey)
+	key, pendingKey, err := loadSecretKey(cfg.Home, cfg.SecretKey)
 	if err != nil {
 		return nil, err
 	}
+	defer pendingKey.drop()
 	sealer, err := secret.NewSealer(key)
 	if err != nil {
 		return nil, err
@@ -181,6 +182,9 @@ func Start(ctx context.Context, cfg ServeConfig) (srv *Server, err error) {
 	// this replica too, not only those of the services it has called.
 	if err := s.svc.LearnHeldSecrets(ctx); err != nil {
 		return nil, fmt.Errorf("loading the secrets to mask: %w", err)
+	}
+	if err := pendingKey.keep(); err != nil {
+		return nil, err
 	}
 	if s.token, err = ensureAdminToken(ctx, s.svc, cfg.Home); err != nil {
 		return nil, err

@@ -5,6 +5,7 @@ import (
 	"reflect"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 )
 
 // fieldDocs describes JSON properties by name, for the OpenAPI document: every request body
@@ -119,6 +120,17 @@ var typeFieldDocs = map[reflect.Type]map[string]string{
 		"title":       "Its title",
 		"status":      "The HTTP status its problems usually have",
 		"description": "What it means and what to do about it",
+	},
+	reflect.TypeFor[core.CredentialDeletion](): {
+		"id":                          "The deleted credential's id",
+		"label":                       "The deleted credential's label",
+		"fallbacks":                   "The decks that had chosen it for a service; their calls to that service present the service's own credential now",
+		"services_without_credential": "Services whose own credential it was; their calls go without a credential now",
+	},
+	reflect.TypeFor[core.CredentialFallback](): {
+		"deck":    "Name of the deck that had chosen the credential",
+		"service": "Name of the service it had chosen it for",
+		"now":     "The credential the deck's calls to the service present now (the service's own); absent when there is none",
 	},
 	reflect.TypeFor[backend.ToolCall](): {
 		"id":           "Entry id, increasing with time",

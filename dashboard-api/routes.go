@@ -90,7 +90,7 @@ func (a *api) routes() []route {
 		withBody(http.MethodPost, v1+"/credentials", "Create a credential with its secret; admin", http.StatusCreated, a.createCredential).adminOnly(),
 		noBody(http.MethodGet, v1+"/credentials/:credential", "Get a credential's metadata by id or label", a.getCredential),
 		withBody(http.MethodPatch, v1+"/credentials/:credential", "Change a credential's metadata; admin", http.StatusOK, a.updateCredential).adminOnly(),
-		noContent(http.MethodDelete, v1+"/credentials/:credential", "Delete a credential unless a playbook depends on it; admin", a.deleteCredential).adminOnly(),
+		noBody(http.MethodDelete, v1+"/credentials/:credential", "Delete a credential unless a playbook depends on it; says which decks' choices of it fall back, and which services lose it; admin", a.deleteCredential).adminOnly(),
 		withBody(http.MethodPost, v1+"/credentials/:credential/rotate", "Replace a credential's secret; admin", http.StatusOK, a.rotateCredential).adminOnly(),
 
 		list(v1+"/playbooks", "List playbooks by title", a.listPlaybooks, "id"),

@@ -344,7 +344,7 @@ func adminSteps(ok, created, gone []int) []step {
 				}
 			}},
 		{"delete playbook", "DELETE", "/api/v1/playbooks/pb_deploy", nil, gone, nil},
-		{"delete credential", "DELETE", "/api/v1/credentials/cred_github", nil, gone, nil},
+		{"delete credential", "DELETE", "/api/v1/credentials/cred_github", nil, ok, nil},
 		{"delete service", "DELETE", "/api/v1/services/Echo", nil, gone, nil},
 		{"delete deck", "DELETE", "/api/v1/decks/Job", nil, gone, nil},
 		{"deck is gone", "GET", "/api/v1/decks/Job", nil, []int{http.StatusNotFound}, nil},

@@ -196,7 +196,7 @@ func (s *Hub) buildPlan(ctx context.Context, d backend.Deck, links []backend.Car
 // (Target.Admit).
 func (s *Hub) admit(ctx context.Context, a backend.Actor, p *callPlan, tool string) (release func(), err error) {
 	checks := []func() error{
-		func() error { return p.rules.admitTool(p.service, tool) },
+		func() error { return p.rules.admitTool(ctx, p.service, tool) },
 		func() error {
 			if a.Scope != backend.ScopeAgentRead {
 				return nil
@@ -219,7 +219,7 @@ func toolNamed(ctx context.Context, tool string) error {
 	}
 	return backend.Invalid("tool_name", "the name of the tool to call is required").
 		WithHint(backend.InWordsOf(ctx, "GET /api/v1/services/{service}/tools lists the service's tools",
-			"list_service_tools shows the service's tools"))
+			backend.ToolFor(ctx, "list_service_tools")+" shows the service's tools"))
 }
 
 // call makes the one downstream call of a plan: once more with a renewed sign-in token if the

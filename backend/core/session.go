@@ -114,7 +114,6 @@ func (s *Hub) newSession(ctx context.Context, a backend.Actor, in OpenSessionInp
 	if !backend.IsProfile(profile) {
 		return backend.MCPSession{}, backend.InvalidEnum("profile", profile, backend.Profiles)
 	}
-	profile = backend.RecordedProfile(profile)
 	ws, err := cleanWorkspace(in.WorkspaceRoot, true)
 	if err != nil {
 		return backend.MCPSession{}, err

@@ -1,6 +1,7 @@
 package core
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strings"
@@ -43,7 +44,7 @@ func (s *Hub) DiscardSignals(ctx context.Context, ids []string) ([]backend.Signa
 		out := make([]backend.Signal, len(ids))
 		clean := make([]string, len(ids))
 		for i, id := range ids {
-			g, err := tx.GetSignal(ctx, strings.TrimSpace(id))
+			g, err := signalByRef(ctx, tx, id)
 			if err != nil {
 				return nil, err
 			}
@@ -100,4 +101,18 @@ func (s *Hub) importedSignal(ctx context.Context, tx backend.Store, i int, x Sig
 		g.PlaybookID = p.ID
 	}
 	return g, nil
+}
+
+// signalByRef loads and locks a signal by its id or the unique start of its id.
+func signalByRef(ctx context.Context, tx backend.Store, ref string) (backend.Signal, error) {
+	ref = strings.TrimSpace(ref)
+	g, err := tx.GetSignal(ctx, ref)
+	if !backend.IsNotFound(err) {
+		return g, err
+	}
+	id, perr := backend.ResolveIDPrefix(ctx, tx, backend.IDSignal, ref)
+	if perr != nil || id == "" {
+		return g, cmp.Or(perr, err)
+	}
+	return tx.GetSignal(ctx, id)
 }

@@ -86,7 +86,11 @@ func (s *Store) ListToolCalls(ctx context.Context, q backend.ToolCallQuery) ([]b
 	var args sqlArgs
 	sql := `SELECT ` + toolCallColumns + ` FROM tool_calls c` +
 		toolCallWhere(&args, q.Service, q.Deck, q.Token, q.Tool, q.Since, q.Until)
-	if q.Session != "" {
+	switch {
+	case len(q.Session) >= backend.MinIDPrefix:
+		// The id, or its start as lists print it: every session whose id starts with it.
+		sql += ` AND starts_with(lower(c.session_id), lower(` + args.add(q.Session) + `))`
+	case q.Session != "":
 		sql += ` AND c.session_id = ` + args.add(q.Session)
 	}
 	if q.Outcome != "" {
