@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"log/slog"
 	"net/http"
+	"strconv"
 
 	"github.com/gin-gonic/gin"
 
@@ -31,6 +32,9 @@ func (a *api) writeError(c *gin.Context, err error) {
 	}
 	if status == http.StatusUnauthorized {
 		c.Header("WWW-Authenticate", `Bearer realm="agent-deck"`)
+	}
+	if secs, ok := pub.Details[backend.DetailRetryAfter].(int); ok && status == http.StatusTooManyRequests {
+		c.Header("Retry-After", strconv.Itoa(secs))
 	}
 	instance := c.Request.URL.EscapedPath()
 	b, err := json.Marshal(problemFor(pub, status, instance))

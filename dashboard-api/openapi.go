@@ -30,6 +30,8 @@ var pathParamDocs = map[string]map[string]any{
 	"code": {"description": "error code", "schema": map[string]any{"type": "string", "enum": codeNames()}},
 
 	"proposal": {"description": "proposal id", "schema": map[string]any{"type": "string", "format": "uuid"}},
+	"session":  {"description": "MCP session id", "schema": map[string]any{"type": "string", "format": "uuid"}},
+	"call":     {"description": "tool-call audit entry id", "schema": map[string]any{"type": "integer", "minimum": 1}},
 	"profile": {"description": "Go runtime profile (serve --pprof): heap, goroutine, profile, trace, …",
 		"schema": map[string]any{"type": "string"}},
 }

@@ -5,12 +5,14 @@ import (
 	"reflect"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 )
 
 // fieldDocs describes JSON properties by name, for the OpenAPI document: every request body
 // field has one (a test checks), and responses that share a name share the text.
 // typeFieldDocs overrides a name for one type where the general text would mislead.
 var fieldDocs = map[string]string{
+	"markdown":          "Markdown text (CommonMark with GitHub's extensions), at most 256 KiB",
 	"name":              "Unique name, case-insensitive; at most 100 characters",
 	"card_type":         "service, credential or playbook",
 	"card_id":           "Card id, or its name (service), label (credential) or title (playbook)",
@@ -81,6 +83,16 @@ var fieldDocs = map[string]string{
 	"allow_tools": "The only tools of the service the deck exposes (on top of its disabled tools); [] removes the allow-list",
 	"deny_tools":  "Tools of the service the deck hides; [] removes the deny-list. At most one of allow_tools and deny_tools is set",
 
+	// Review of agents' playbook writes.
+	"required": "true holds agent tokens' playbook writes on the deck for review, false lets them take effect, null follows the server's default",
+	"proposal": "Set when an agent's write was held for review: the proposal a person accepts; the playbook is unchanged until then",
+	"next":     "What happens next, in a sentence",
+	"edit":     "An agent's direct change held for review: the fields it sets (exec and skill never)",
+
+	// Rate limits of proxied calls.
+	"calls_per_minute": "Calls a minute (a minute's worth may come at once); 0 is no limit, null or absent inherits",
+	"concurrent_calls": "Calls in flight at once; 0 is no limit, null or absent inherits",
+
 	// The tool-call audit trail.
 	"capture_arguments": "Keep the (redacted) arguments of tool calls made through this deck in the audit trail",
 	"next_cursor":       "Pass as cursor to get the next page; absent on the last page",
@@ -111,6 +123,17 @@ var typeFieldDocs = map[reflect.Type]map[string]string{
 		"title":       "Its title",
 		"status":      "The HTTP status its problems usually have",
 		"description": "What it means and what to do about it",
+	},
+	reflect.TypeFor[core.CredentialDeletion](): {
+		"id":                          "The deleted credential's id",
+		"label":                       "The deleted credential's label",
+		"fallbacks":                   "The decks that had chosen it for a service; their calls to that service present the service's own credential now",
+		"services_without_credential": "Services whose own credential it was; their calls go without a credential now",
+	},
+	reflect.TypeFor[core.CredentialFallback](): {
+		"deck":    "Name of the deck that had chosen the credential",
+		"service": "Name of the service it had chosen it for",
+		"now":     "The credential the deck's calls to the service present now (the service's own); absent when there is none",
 	},
 	reflect.TypeFor[backend.ToolCall](): {
 		"id":           "Entry id, increasing with time",

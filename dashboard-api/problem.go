@@ -116,6 +116,10 @@ var problemTypes = map[backend.Code]struct{ title, description string }{
 		"A playbook change names a section or item the playbook does not have; the message lists what it has."},
 	backend.CodePatchNoChange: {"Patch changes nothing",
 		"The playbook change would leave the playbook as it is."},
+	backend.CodeRateLimited: {"Rate limited",
+		"A limit on calls per minute or on calls in flight (of the token, or of the service through the deck) was reached; the hint and the Retry-After header say when to retry, and nothing was spent."},
+	backend.CodeLimitReached: {"Limit reached",
+		"The write would pass a standing bound (open proposals or signals of one token); the message names the bound. Close or let a person review some first."},
 }
 
 // problemTitle is the title of a code's problem type; a code outside the table (a newer server's)

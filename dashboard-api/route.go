@@ -119,13 +119,10 @@ func bodyNoContent[In any](method, path, summary string, fn func(*gin.Context, I
 // adminOnly marks a route that only admin tokens may call.
 func (r route) adminOnly() route { r.scope = backend.ScopeAdmin; return r }
 
-// action is what a route does, for "scope X may not …": its summary without the scope note.
+// action completes "scope X may not …" (backend.Refuse) for a route: calling it, by method and
+// path. A summary reads as a description ("A one-time dashboard sign-in code"), not as a verb.
 func (r route) action() string {
-	s := strings.TrimSuffix(r.summary, "; admin")
-	if s == "" {
-		return r.op
-	}
-	return strings.ToLower(s[:1]) + s[1:]
+	return "call " + r.method + " " + openAPIPath(r.path)
 }
 
 // withLinkNext documents the Link rel="next" header a route with pages of its own sends.

@@ -116,4 +116,22 @@ var routeDescriptions = map[string]string{
 
 	// The audit trail.
 	"listToolCalls": "The tool-call audit trail, newest first: who called which downstream tool through which deck, when, how long it took and how it ended; filters by service, deck, session, tool, outcome and time. Pages with limit and cursor: next_cursor in the body continues it, and the Link header with rel=\"next\" gives the URL of the next page. Admin tokens only.",
+
+	// Rate limits and playbook review.
+	"getDeckLimits":         "The calls-per-minute and calls-in-flight limits that apply to the deck's services, each with where it comes from (the deck, the service, or the server's default). Any token that may read the deck.",
+	"setDeckLimits":         "Overrides the limits for every service reached through the deck; null inherits, 0 means no limit. The body is the new setting; the answer is the limits as they now apply. Admin tokens only.",
+	"getDeckServiceLimits":  "The limits that apply to one service reached through one deck, each with where it comes from.",
+	"setDeckServiceLimits":  "Overrides the limits of one service reached through one deck; null inherits, 0 means no limit. Admin tokens only.",
+	"getServiceLimits":      "The limits of one service through any deck, each with where it comes from.",
+	"setServiceLimits":      "Overrides the limits of one service through every deck; null inherits, 0 means no limit. Admin tokens only.",
+	"getDeckPlaybookReview": "Whether an agent token's playbook writes on the deck become proposals for a person to review, and whether that is the deck's own setting or the server's default.",
+	"setDeckPlaybookReview": "Holds agent tokens' playbook writes on the deck for review (true), lets them take effect (false), or follows the server's default (null). Changes to exec and skill need an admin whatever the setting. Admin tokens only.",
+
+	// Dashboard reads and actions.
+	"previewMarkdown":        "Renders markdown (CommonMark with GitHub's tables, task lists, strikethrough and autolinks) to HTML with every script, handler and unsafe URL removed, for the dashboard's previews. Agents read the markdown itself; nothing is stored. Any reading token.",
+	"getDeckArgumentCapture": "Whether calls made through the deck keep their arguments in the audit trail (redacted of every secret the server holds). Admin tokens only.",
+	"getToolCall":            "One entry of the tool-call audit trail by its id: who called which tool of which service through which deck and session, how long it took, how it ended, and the arguments when the deck captures them. Admin tokens only.",
+	"endSession":             "Ends a live MCP session at once: its next request gets 404 and its client must start a new session (revoke the token to keep it out). Admin tokens only.",
+	"getDeckSampling":        "Whether a service linked to the deck may ask the agent's model for completions (MCP sampling); off unless an admin allowed it. Admin tokens only.",
+	"toolCallStats":          "Calls, failures and latency (median and 95th percentile) per service, or per tool of one service, in time buckets, counted by PostgreSQL over the audit trail; what the dashboard's charts draw. Admin tokens only.",
 }

@@ -90,7 +90,7 @@ func (a *api) routes() []route {
 		withBody(http.MethodPost, v1+"/credentials", "Create a credential with its secret; admin", http.StatusCreated, a.createCredential).adminOnly(),
 		noBody(http.MethodGet, v1+"/credentials/:credential", "Get a credential's metadata by id or label", a.getCredential),
 		withBody(http.MethodPatch, v1+"/credentials/:credential", "Change a credential's metadata; admin", http.StatusOK, a.updateCredential).adminOnly(),
-		noContent(http.MethodDelete, v1+"/credentials/:credential", "Delete a credential unless a playbook depends on it; admin", a.deleteCredential).adminOnly(),
+		noBody(http.MethodDelete, v1+"/credentials/:credential", "Delete a credential unless a playbook depends on it; says which decks' choices of it fall back, and which services lose it; admin", a.deleteCredential).adminOnly(),
 		withBody(http.MethodPost, v1+"/credentials/:credential/rotate", "Replace a credential's secret; admin", http.StatusOK, a.rotateCredential).adminOnly(),
 
 		list(v1+"/playbooks", "List playbooks by title", a.listPlaybooks, "id"),
@@ -100,6 +100,7 @@ func (a *api) routes() []route {
 		noContent(http.MethodDelete, v1+"/playbooks/:playbook", "Delete a playbook and its versions; admin", a.deletePlaybook).adminOnly(),
 		list(v1+"/playbooks/:playbook/versions", "A playbook's earlier versions, newest first", a.listPlaybookVersions, "version"),
 		noBody(http.MethodPost, v1+"/playbooks/:playbook/versions/:version/restore", "Bring back an earlier version", a.restorePlaybookVersion),
+		withBody(http.MethodPost, v1+"/markdown", "Render markdown (CommonMark with GitHub's extensions) as sanitized HTML, for previews; agents read the markdown itself", http.StatusOK, a.previewMarkdown),
 		list(v1+"/dependents", "Playbooks that depend on a card", a.listDependents, "id").withQuery(
 			cardType, queryParam{name: "card_id", required: true, description: "card id or name"}),
 
@@ -107,7 +108,8 @@ func (a *api) routes() []route {
 		withBody(http.MethodPost, v1+"/tokens", "Create an API token (its secret is shown once); admin", http.StatusCreated, a.createToken).adminOnly(),
 		noContent(http.MethodDelete, v1+"/tokens/:token", "Revoke a token; admin", a.revokeToken).adminOnly(),
 
-		list(v1+"/sessions", "Live MCP sessions and their bindings", a.listSessions, "id"),
+		list(v1+"/sessions", "Live MCP sessions and their bindings (for admins, with the token that opened each)", a.listSessions, "id"),
+		noContent(http.MethodDelete, v1+"/sessions/:session", "End a live MCP session: its client must start a new one (revoke the token to keep it out); admin", a.endSession).adminOnly(),
 		noBody(http.MethodGet, v1+"/display", "The status line for a workspace (nearest bound ancestor)", a.display).withQuery(
 			queryParam{name: "workspace", required: true, description: "absolute workspace path"}),
 
@@ -139,10 +141,23 @@ func (a *api) routes() []route {
 		withBody(http.MethodPost, v1+"/signals/import", "Record feedback signals in bulk, all or none; admin", http.StatusCreated, a.importSignals).adminOnly(),
 		list(v1+"/playbook-usage", "How often agents fetched each playbook within the fetch retention; admin", a.playbookUsage, "playbook_id").adminOnly(),
 		withBody(http.MethodPut, v1+"/decks/:deck/services/:service/sampling", "Allow or forbid a service on the deck to ask the agent's model for completions (MCP sampling; off by default); admin", http.StatusOK, a.setDeckSampling).adminOnly(),
+		noBody(http.MethodGet, v1+"/decks/:deck/services/:service/sampling", "Whether a service on the deck may ask the agent's model for completions (MCP sampling); admin", a.getDeckSampling).adminOnly(),
 		noBody(http.MethodGet, v1+"/tool-calls", "The tool-call audit trail, newest first, filtered and paged; admin", a.listToolCalls).
 			withQuery(toolCallQueryParams...).withLinkNext().adminOnly(),
 		noBody(http.MethodGet, v1+"/decks/:deck/projection", "The deck's projected tools: whether bound sessions list its downstream tools as tools of their own, the caps, and what it projects now; admin", a.getDeckProjection).adminOnly(),
 		withBody(http.MethodPut, v1+"/decks/:deck/projection", "Turn the deck's projected tools on (with a cap of tools and of tokens) or off; admin", http.StatusOK, a.setDeckProjection).adminOnly(),
+		noBody(http.MethodGet, v1+"/tool-calls/:call", "One entry of the tool-call audit trail; admin", a.getToolCall).adminOnly(),
+		noBody(http.MethodGet, v1+"/tool-call-stats", "Calls, failures and latency (median, 95th percentile) per service or tool and time bucket, from the audit trail; admin", a.toolCallStats).
+			withQuery(toolCallStatsParams...).adminOnly(),
+		noBody(http.MethodGet, v1+"/decks/:deck/audit", "Whether calls through the deck keep their (redacted) arguments; admin", a.getDeckArgumentCapture).adminOnly(),
+		noBody(http.MethodGet, v1+"/decks/:deck/limits", "The rate limits of calls to the deck's services, and where each comes from", a.getDeckLimits),
+		withBody(http.MethodPut, v1+"/decks/:deck/limits", "Override the rate limits of calls to every service of the deck (null inherits, 0 is no limit); admin", http.StatusOK, a.setDeckLimits).adminOnly(),
+		noBody(http.MethodGet, v1+"/decks/:deck/services/:service/limits", "The rate limits of calls to a service through the deck, and where each comes from", a.getDeckServiceLimits),
+		withBody(http.MethodPut, v1+"/decks/:deck/services/:service/limits", "Override the rate limits of calls to a service through the deck (null inherits, 0 is no limit); admin", http.StatusOK, a.setDeckServiceLimits).adminOnly(),
+		noBody(http.MethodGet, v1+"/services/:service/limits", "The rate limits of calls to a service through any deck, and where each comes from", a.getServiceLimits),
+		withBody(http.MethodPut, v1+"/services/:service/limits", "Override the rate limits of calls to a service through every deck (null inherits, 0 is no limit); admin", http.StatusOK, a.setServiceLimits).adminOnly(),
+		noBody(http.MethodGet, v1+"/decks/:deck/playbook-review", "Whether agent tokens' playbook writes on the deck are held for review (the deck's own setting or the server's default)", a.getDeckPlaybookReview),
+		withBody(http.MethodPut, v1+"/decks/:deck/playbook-review", "Hold agent tokens' playbook writes on the deck for review (true), let them take effect (false), or follow the server's default (null); admin", http.StatusOK, a.setDeckPlaybookReview).adminOnly(),
 		withBody(http.MethodPut, v1+"/decks/:deck/audit", "Turn argument capture on or off for calls through the deck (arguments are redacted); admin", http.StatusOK, a.setDeckArgumentCapture).adminOnly(),
 	}
 	table = append(table, a.authServerRoutes()...)

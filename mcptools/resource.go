@@ -39,10 +39,10 @@ type resourceAction struct {
 // resourceHeads is each resource tool's first description line, in tool order; writes is added
 // when the tool offers a write action (not under agent:read).
 var resourceHeads = []struct{ name, head, writes string }{
-	{"session", "Start every chat with bind (id: deck id or name); tell the user its display_summary once.", ""},
+	{"session", "Start every chat with bind (id: deck id or name); tell the user its display_summary once. " + casingNote, ""},
 	{"deck", "The bound deck and the collection; check get before saying something is missing.",
 		"link/unlink/reorder edit the bound deck."},
-	{"service", "MCP servers (id: id or name). search finds tools of all by purpose; call runs one with the deck's credentials.", ""},
+	{"service", "MCP servers (id: id or name). call runs a tool with the deck's credentials.", ""},
 	{"playbook", "Markdown runbooks (id: id or title). Get and follow one when a task matches its triggers.",
 		"Fix one with propose."},
 }
@@ -67,7 +67,7 @@ func resourceTable() []resourceAction {
 		{resource: "service", name: "tools", canonical: "list_service_tools", id: "serviceId", fields: []string{},
 			needs: []string{"serviceId"}},
 		{resource: "service", name: "search", canonical: "list_service_tools", id: "serviceId",
-			fields: []string{"query", "limit"}, needs: []string{"query"}},
+			fields: []string{"query"}, needs: []string{"query"}},
 		{resource: "service", name: "call", canonical: "call_service_tool", id: "serviceId"},
 		{resource: "service", name: "register", canonical: "register_service"},
 		{resource: "service", name: "update", canonical: "update_service", id: "service_id"},
@@ -257,6 +257,14 @@ func runResource(ctx context.Context, c *call, canonical map[string]ToolSpec,
 		accepted[i] = p.Name
 		byName[p.Name] = true
 	}
+	respelled, both := respell(fields, func(f string) bool { return byName[f] })
+	if both != "" {
+		return nil, backend.Errorf(backend.CodeInvalidArgument, "%s: field %q is given twice, in both casings; send %s only",
+			tool, both, both).WithHint(hint)
+	}
+	for _, r := range respelled {
+		c.respelled = append(c.respelled, "fields."+r)
+	}
 	var unknown []string
 	for f := range fields {
 		if !byName[f] {
@@ -291,7 +299,7 @@ func runResource(ctx context.Context, c *call, canonical map[string]ToolSpec,
 			andList(missing)).WithHint(hint)
 	}
 	// Type-check the fields under the resource's own name, so an error names this tool.
-	if _, err := decodeArgs(&ToolSpec{Name: tool + " " + a.name, Params: a.params}, mustJSON(fields)); err != nil {
+	if _, _, err := decodeArgs(&ToolSpec{Name: tool + " " + a.name, Params: a.params}, mustJSON(fields)); err != nil {
 		return nil, err
 	}
 	args := fields
@@ -302,7 +310,7 @@ func runResource(ctx context.Context, c *call, canonical map[string]ToolSpec,
 		args[k] = mustJSON(v)
 	}
 	target := canonical[a.canonical]
-	vals, err := decodeArgs(&target, mustJSON(args))
+	vals, _, err := decodeArgs(&target, mustJSON(args))
 	if err != nil {
 		return nil, err
 	}

@@ -21,5 +21,10 @@ func TestAttacksMCP(t *testing.T) {
 		{"agent erases its calls from the audit trail with a NUL in a tool name", attackAuditNULErasesTrail},
 		{"agent reads resources, prompts and completions of a service and playbook off its deck", attackMCPResourcesOffDeck},
 		{"agent calls projected tools of another deck's service, or beyond agent:read", attackMCPProjectedOffDeck},
+		{"agent register_playbook or update_playbook sets the exec or skill later agents run", attackMCPRegisterRunnablePlaybook},
+		{"agent writes a playbook on a deck that requires review without review", attackSkipReviewOfPlaybook},
+		{"agent stores other cards' secrets in clear through another replica", attackHeldSecretsStoredInClear},
+		{"one agent token floods the review queue with signals and proposals", attackReviewQueueFlood},
+		{"an agent in a loop spends a paid service's quota with the person's key", attackQuotaLoop},
 	})
 }

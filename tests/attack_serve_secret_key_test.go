@@ -160,6 +160,18 @@ func attackWrongKeyRefused(t *testing.T) {
 		t.Errorf("serve with a wrong key file exited %d; want 1 naming %s and saying to restore it\n%s", code, keyFile, out)
 	}
 
+	// A new home with no key at all: serve makes one, the database refuses it, and the home is
+	// left without a key file, so the next start is not refused for a key nobody chose (issue
+	// 27 item 16).
+	fresh := t.TempDir()
+	code, out = serveOnce(t, fresh, "AGENT_DECK_DATABASE_URL="+dbURL)
+	if code != 1 || !strings.Contains(out, "does not match this database") {
+		t.Errorf("serve with a new key on this database exited %d, want 1 refusing the key\n%s", code, out)
+	}
+	if left, _ := filepath.Glob(filepath.Join(fresh, "secret.key*")); len(left) != 0 {
+		t.Errorf("the refused start left %v in the home", left)
+	}
+
 	// The right key still starts: a refusal changed nothing.
 	startServe(t, t.TempDir(), "AGENT_DECK_DATABASE_URL="+dbURL, "AGENT_DECK_SECRET_KEY="+keyA).stop(t)
 }

@@ -6,23 +6,30 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
+
+// versionedApp finds the page's script under its version prefix.
+var versionedApp = regexp.MustCompile(`src="/web/(v-[0-9a-f]{12})/app\.js"`)
 
 // TestDashboardServedFromBinary: serve answers / and /signin with the dashboard page and its
 // files from the binary, locked down by a CSP that allows only its own origin; every JS module
 // is served and the whole is under the size budget.
 func TestDashboardServedFromBinary(t *testing.T) {
 	srv := startFrontDoor(t, nil)
+	var version string
 	for _, path := range []string{"/", "/signin"} {
 		resp, err := http.Get(srv.URL() + path)
 		must(t, err)
 		body, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
-		if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), `src="/web/app.js"`) {
+		m := versionedApp.FindSubmatch(body)
+		if resp.StatusCode != http.StatusOK || m == nil {
 			t.Fatalf("GET %s: %d %.200s", path, resp.StatusCode, body)
 		}
+		version = string(m[1])
 		csp := resp.Header.Get("Content-Security-Policy")
 		if !strings.Contains(csp, "script-src 'self'") || !strings.Contains(csp, "frame-ancestors 'none'") {
 			t.Errorf("GET %s: CSP %q", path, csp)
@@ -55,12 +62,57 @@ func TestDashboardServedFromBinary(t *testing.T) {
 	if total == 0 || total > 150<<10 {
 		t.Errorf("the dashboard's JavaScript is %d bytes; the budget is 150 KiB", total)
 	}
-	for _, path := range []string{"/web/nope.js", "/index.html"} {
+	// The page's own prefix is cached for good; plain paths and another version's are revalidated.
+	for path, want := range map[string]string{
+		"/web/" + version + "/screens/collection.js": "public, max-age=31536000, immutable",
+		"/web/screens/collection.js":                 "no-cache",
+		"/web/v-000000000000/screens/collection.js":  "no-cache",
+	} {
+		resp, err := http.Get(srv.URL() + path)
+		must(t, err)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK || resp.Header.Get("Cache-Control") != want || resp.Header.Get("ETag") == "" {
+			t.Errorf("GET %s: %d, Cache-Control %q, ETag %q; want 200, %q and a tag", path, resp.StatusCode,
+				resp.Header.Get("Cache-Control"), resp.Header.Get("ETag"), want)
+		}
+	}
+	for _, path := range []string{"/web/nope.js", "/index.html", "/web/" + version + "/nope.js"} {
 		resp, err := http.Get(srv.URL() + path)
 		must(t, err)
 		resp.Body.Close()
 		if resp.StatusCode != http.StatusNotFound {
 			t.Errorf("GET %s: %d, want 404", path, resp.StatusCode)
+		}
+	}
+}
+
+// TestDashboardLandingReadsStartWithThePage: a page at / that carries a session cookie asks the
+// browser to start the collection's reads while the modules load; the sign-in page, and a page
+// without a cookie, do not (a session check answered before signing in would be stale).
+func TestDashboardLandingReadsStartWithThePage(t *testing.T) {
+	srv := startFrontDoor(t, nil)
+	const preload = `<link rel="preload" href="/api/v1/services" as="fetch" crossorigin>`
+	for _, c := range []struct {
+		path   string
+		cookie bool
+		want   bool
+	}{
+		{"/", true, true},
+		{"/", false, false},
+		{"/signin", true, false},
+		{"/signin", false, false},
+	} {
+		req, err := http.NewRequest(http.MethodGet, srv.URL()+c.path, nil)
+		must(t, err)
+		if c.cookie {
+			req.AddCookie(&http.Cookie{Name: "agent_deck_session", Value: "anything"})
+		}
+		resp, err := http.DefaultClient.Do(req)
+		must(t, err)
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if got := strings.Contains(string(body), preload); got != c.want || resp.StatusCode != http.StatusOK {
+			t.Errorf("GET %s (cookie %v): %d, preloads the reads %v; want 200, %v", c.path, c.cookie, resp.StatusCode, got, c.want)
 		}
 	}
 }

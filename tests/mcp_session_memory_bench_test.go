@@ -45,12 +45,14 @@ type benchServer struct {
 }
 
 // startServeBench runs `agent-deck serve` with env added and waits until /readyz answers; it is
-// stopped with SIGTERM when the benchmark ends.
+// stopped with SIGTERM when the benchmark ends. Its token limits are far above what a benchmark
+// makes, so the rate limiter's path is paid for on every call and never refuses one.
 func startServeBench(tb testing.TB, env ...string) *benchServer {
 	tb.Helper()
 	home := filepath.Join(tb.TempDir(), "home")
 	cmd := exec.Command(agentDeckBinary(tb), "serve", "--addr", "127.0.0.1:0")
-	cmd.Env = append(os.Environ(), append([]string{"AGENT_DECK_HOME=" + home}, env...)...)
+	cmd.Env = append(os.Environ(), append([]string{"AGENT_DECK_HOME=" + home,
+		"AGENT_DECK_TOKEN_CALLS_PER_MINUTE=100000000", "AGENT_DECK_TOKEN_CONCURRENT_CALLS=10000"}, env...)...)
 	s := &benchServer{cmd: cmd, stderr: &syncBuffer{}}
 	cmd.Stderr = s.stderr
 	if err := cmd.Start(); err != nil {

@@ -299,8 +299,8 @@ func TestToolSearchFollowsTheDeck(t *testing.T) {
 		res.ok("session", map[string]any{"action": "bind", "id": d.deck.Name,
 			"fields": map[string]any{"workspaceRoot": "/w/fifty"}}, nil)
 		var a searchAnswer
-		res.ok("service", map[string]any{"action": "search", "fields": map[string]any{"query": "refund a stripe payment", "limit": 3}}, &a)
-		if a.rankOf("stripe", "refund_payment") != 1 || len(a.Tools) != 3 {
+		res.ok("service", map[string]any{"action": "search", "fields": map[string]any{"query": "refund a stripe payment"}}, &a)
+		if a.rankOf("stripe", "refund_payment") != 1 || len(a.Tools) != core.DefaultSearchLimit {
 			t.Errorf("service search answered %+v", a.Tools)
 		}
 		if e := res.fails("service", map[string]any{"action": "search"}); e.Code != string(backend.CodeInvalidArgument) ||

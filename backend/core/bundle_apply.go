@@ -121,6 +121,7 @@ func (im *importer) playbooks(ctx context.Context) error {
 		if p.ID, err = im.freeID(backend.CardPlaybook, bp.ID, backend.DerivePlaybookID(p.Title)); err != nil {
 			return bundle.AtPath(err, path)
 		}
+		maskPlaybook(im.svc.heldMask(), &p)
 		p.CreatedAt, p.UpdatedAt = im.svc.clock(), im.svc.clock()
 		im.idx[backend.CardPlaybook].add(p.ID, p.Title)
 		pbs, from = append(pbs, &p), append(from, i)

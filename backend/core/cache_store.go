@@ -66,6 +66,10 @@ func (s *invalidatingStore) SetDeckServiceSettings(ctx context.Context, deckID, 
 func (s *invalidatingStore) SetDeckProjection(ctx context.Context, deckID string, p *backend.DeckProjection) error {
 	return s.after(s.Store.SetDeckProjection(ctx, deckID, p), "deck_cards", deckID)
 }
+
+func (s *invalidatingStore) SetRateLimitSetting(ctx context.Context, st backend.RateLimitSetting) error {
+	return s.after(s.Store.SetRateLimitSetting(ctx, st), "rate_limit_settings", st.DeckID+"/"+st.ServiceID)
+}
 func (s *invalidatingStore) SetSamplingAllowed(ctx context.Context, deckID, serviceID string, allowed bool) error {
 	return s.after(s.Store.SetSamplingAllowed(ctx, deckID, serviceID, allowed), "deck_cards", deckID)
 }

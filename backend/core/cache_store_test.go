@@ -29,9 +29,13 @@ var storeReads = map[string]string{
 	"DeckProjection":        "lookup, cached with the deck (caches.projections)",
 	"ResourceSubscribers":   "lookup",
 
-	"LockPlaybook":       "takes a row lock, writes nothing",
-	"SignalsOfProposal":  "lookup",
-	"PlaybookFetchStats": "lookup",
+	"LockPlaybook":           "takes a row lock, writes nothing",
+	"PlaybookReviewRequired": "lookup, read uncached by agents' playbook writes",
+	"DeckPlaybookReview":     "lookup",
+	"SignalsOfProposal":      "lookup",
+	"OpenByToken":            "lookup",
+	"RateLimitSettings":      "lookup, read once per call plan",
+	"PlaybookFetchStats":     "lookup",
 }
 
 // unwrappedWrites are the writes invalidatingStore may leave to the embedded Store, each with
@@ -50,14 +54,15 @@ var unwrappedWrites = map[string]string{
 	"PruneToolCalls":         "tool-call audit entries are not cached",
 	"SetDeckArgumentCapture": "audit settings are read by the audit insert only, never cached",
 
-	"CreateProposal":       "proposals are not cached",
-	"UpdateProposal":       "proposals are not cached",
-	"CreateSignal":         "feedback signals are not cached",
-	"SetSignals":           "feedback signals are not cached",
-	"RecordPlaybookFetch":  "fetch events are not cached",
-	"SubscribeResource":    "resource subscriptions are not cached",
-	"UnsubscribeResource":  "resource subscriptions are not cached",
-	"PrunePlaybookFetches": "fetch events are not cached",
+	"CreateProposal":        "proposals are not cached",
+	"SetDeckPlaybookReview": "review settings are read uncached by agents' playbook writes",
+	"UpdateProposal":        "proposals are not cached",
+	"CreateSignal":          "feedback signals are not cached",
+	"SetSignals":            "feedback signals are not cached",
+	"RecordPlaybookFetch":   "fetch events are not cached",
+	"SubscribeResource":     "resource subscriptions are not cached",
+	"UnsubscribeResource":   "resource subscriptions are not cached",
+	"PrunePlaybookFetches":  "fetch events are not cached",
 }
 
 // TestInvalidatingStoreWrapsEveryWrite: invalidatingStore embeds Store, so a new write method

@@ -66,7 +66,7 @@ func TestErrorBodiesFromTheServer(t *testing.T) {
 				t.Fatalf("err = %#v, want a StatusError with status %d", err, g.Status)
 			}
 			want := &backend.Error{Code: p.Code, Message: p.Detail, Hint: p.Hint, Details: p.Details}
-			if diff := cmp.Diff(want, se.Err, cmpopts.EquateEmpty()); diff != "" {
+			if diff := cmp.Diff(want, se.Err, cmpopts.EquateEmpty(), cmpopts.IgnoreUnexported(backend.Error{})); diff != "" {
 				t.Errorf("decoded error (-want +got):\n%s", diff)
 			}
 			if p.Hint == "" {
@@ -94,7 +94,7 @@ func TestErrorBodyOfAnOlderServer(t *testing.T) {
 		t.Fatalf("err = %#v, want a StatusError", err)
 	}
 	want := &backend.Error{Code: backend.CodeNotFound, Message: `no service "x"`, Hint: "list them", Details: map[string]any{"near": "y"}}
-	if diff := cmp.Diff(want, se.Err); diff != "" {
+	if diff := cmp.Diff(want, se.Err, cmpopts.IgnoreUnexported(backend.Error{})); diff != "" {
 		t.Errorf("decoded error (-want +got):\n%s", diff)
 	}
 }

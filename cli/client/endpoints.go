@@ -91,9 +91,11 @@ func (c *Client) RotateCredential(ctx context.Context, ref, value string) (backe
 	return out, c.Do(ctx, http.MethodPost, "/credentials/"+esc(ref)+"/rotate", nil, in, &out)
 }
 
-// DeleteCredential removes a credential unless a playbook depends on it.
-func (c *Client) DeleteCredential(ctx context.Context, ref string) error {
-	return c.Do(ctx, http.MethodDelete, "/credentials/"+esc(ref), nil, nil, nil)
+// DeleteCredential removes a credential unless a playbook depends on it, and says which
+// decks' choices of it fall back and which services lose it.
+func (c *Client) DeleteCredential(ctx context.Context, ref string) (core.CredentialDeletion, error) {
+	var out core.CredentialDeletion
+	return out, c.Do(ctx, http.MethodDelete, "/credentials/"+esc(ref), nil, nil, &out)
 }
 
 // CreateToken makes an API token; its secret is in the answer once.
@@ -215,4 +217,22 @@ func (c *Client) DeckServiceSettings(ctx context.Context, deck, service string) 
 func (c *Client) UpdateDeckServiceSettings(ctx context.Context, deck, service string, in core.DeckServiceSettingsInput) (core.DeckServiceSettingsResult, error) {
 	var out core.DeckServiceSettingsResult
 	return out, c.Do(ctx, http.MethodPatch, "/decks/"+esc(deck)+"/services/"+esc(service)+"/settings", nil, in, &out)
+}
+
+// RenameDeck gives a deck a new name.
+func (c *Client) RenameDeck(ctx context.Context, ref, name string) (backend.Deck, error) {
+	var out backend.Deck
+	return out, c.Do(ctx, http.MethodPatch, "/decks/"+esc(ref), nil, core.DeckInput{Name: name}, &out)
+}
+
+// CreatePlaybook stores a new playbook.
+func (c *Client) CreatePlaybook(ctx context.Context, in backend.PlaybookInput) (core.PlaybookResult, error) {
+	var out core.PlaybookResult
+	return out, c.Do(ctx, http.MethodPost, "/playbooks", nil, in, &out)
+}
+
+// UpdatePlaybook changes the fields set in patch (the previous version is kept).
+func (c *Client) UpdatePlaybook(ctx context.Context, ref string, patch core.PlaybookPatch) (core.PlaybookResult, error) {
+	var out core.PlaybookResult
+	return out, c.Do(ctx, http.MethodPatch, "/playbooks/"+esc(ref), nil, patch, &out)
 }
