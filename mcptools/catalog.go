@@ -157,13 +157,7 @@ func (h *Handler) serveCatalog(ctx context.Context, w http.ResponseWriter, r *ht
 	var body []byte
 	if err != nil {
 		p := h.public(ctx, err)
-		code := mcp.INVALID_PARAMS
-		switch {
-		case (p.Code == backend.CodeNotFound || p.Code == backend.CodeNotOnBoundDeck) && m.notFound != 0:
-			code = m.notFound
-		case p.Code == backend.CodeInternal || p.Code == backend.CodeUnavailable:
-			code = mcp.INTERNAL_ERROR
-		}
+		code := catalogErrorCode(p, m.notFound)
 		data := map[string]any{"code": p.Code, "message": p.Message}
 		if p.Hint != "" {
 			data["hint"] = p.Hint
@@ -180,4 +174,26 @@ func (h *Handler) serveCatalog(ctx context.Context, w http.ResponseWriter, r *ht
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(body)
 	return true
+}
+
+// catalogErrorCode is the JSON-RPC code of a refused catalog request: "no such resource" for one
+// the deck does not have, the downstream's own code when it refused the request as not found or
+// as bad params, an internal error for a failure of the hub or of the service, and invalid
+// params for the rest (the caller's request).
+func catalogErrorCode(p backend.PublicError, notFound int) int {
+	switch p.Code {
+	case backend.CodeNotFound, backend.CodeNotOnBoundDeck:
+		if notFound != 0 {
+			return notFound
+		}
+	case backend.CodeDownstreamError:
+		if c, ok := p.Details["downstream_code"].(int); ok && (c == codeResourceNotFound || c == mcp.INVALID_PARAMS) {
+			return c
+		}
+		return mcp.INTERNAL_ERROR
+	case backend.CodeInternal, backend.CodeUnavailable, backend.CodeDownstreamUnreachable, backend.CodeDownstreamTimeout,
+		backend.CodeDownstreamAuth, backend.CodeDownstreamResultTooLarge:
+		return mcp.INTERNAL_ERROR
+	}
+	return mcp.INVALID_PARAMS
 }
