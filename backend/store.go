@@ -161,7 +161,8 @@ type Store interface {
 	DeckProjection(ctx context.Context, deckID string) (p DeckProjection, ok bool, err error)
 	// SetDeckProjection turns projection on with its caps, or off when p is nil.
 	SetDeckProjection(ctx context.Context, deckID string, p *DeckProjection) error
-	// SubscribeResource records a session's subscription to a playbook's resource (again: no-op).
+	// SubscribeResource records a session's subscription to a playbook's resource: one per session
+	// and playbook, by the URI last subscribed with.
 	SubscribeResource(ctx context.Context, sub ResourceSubscription) error
 	// UnsubscribeResource drops a session's subscription to uri; an unknown one is fine.
 	UnsubscribeResource(ctx context.Context, sessionID, uri string) error

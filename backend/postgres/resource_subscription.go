@@ -6,10 +6,11 @@ import (
 	"github.com/agent-deck/agent-deck/backend"
 )
 
-// SubscribeResource records a session's subscription to a playbook's resource.
+// SubscribeResource records a session's subscription to a playbook's resource; subscribing again
+// to the same playbook, by any URI, keeps one subscription by the latest URI.
 func (s *Store) SubscribeResource(ctx context.Context, sub backend.ResourceSubscription) error {
 	_, err := s.db.Exec(ctx, `INSERT INTO mcp_resource_subscriptions (session_id, uri, playbook_id) VALUES ($1, $2, $3)
-		ON CONFLICT (session_id, uri) DO UPDATE SET playbook_id = $3`, sub.SessionID, sub.URI, sub.PlaybookID)
+		ON CONFLICT (session_id, playbook_id) DO UPDATE SET uri = $2`, sub.SessionID, sub.URI, sub.PlaybookID)
 	return classify("subscribe to a resource", err)
 }
 
