@@ -71,6 +71,10 @@ type Downstream interface {
 	Status(serviceID string) (DownstreamStatus, bool)
 	// Forget closes the service's connection and drops its caches (service changed or deleted).
 	Forget(serviceID string)
+	// SessionEnded tells the proxy that an agent session ended (closed, expired or evicted, on
+	// any replica): it lets go of what it kept for the session, and a local server that only
+	// ended sessions were using is stopped shortly after.
+	SessionEnded(sessionID string)
 }
 
 // DownstreamStatus is the proxy's in-memory view of one service.

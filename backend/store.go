@@ -120,6 +120,8 @@ type Store interface {
 	// BindUnboundSession binds a session only while it has no deck; false when it had one.
 	BindUnboundSession(ctx context.Context, s *MCPSession) (bool, error)
 	TouchSession(ctx context.Context, id string, at time.Time) error
+	// SetSessionLogLevel records the level a live session's client set with logging/setLevel.
+	SetSessionLogLevel(ctx context.Context, id, level string) error
 	TerminateSession(ctx context.Context, id string, at time.Time) error
 	// ListLiveSessions returns sessions not terminated and seen since the given time.
 	ListLiveSessions(ctx context.Context, seenSince time.Time) ([]MCPSession, error)

@@ -224,7 +224,51 @@ type MCPSession struct {
 	TerminatedAt  *time.Time `json:"terminated_at,omitempty"`
 	// TokenID is the token that opened the session; only it may use the session.
 	TokenID string `json:"-"`
+	// Caps is what the session's client declared at initialize that a downstream may use.
+	Caps ClientCaps `json:"-"`
+	// LogLevel is the level the client set with logging/setLevel; "" when it set none.
+	LogLevel string `json:"-"`
 }
+
+// ClientCaps are the client capabilities of an MCP session a downstream server may use.
+type ClientCaps struct {
+	Elicitation bool
+	Sampling    bool
+	Roots       bool
+}
+
+// Names lists the capabilities declared, as stored.
+func (c ClientCaps) Names() []string {
+	out := []string{}
+	for _, x := range []struct {
+		on   bool
+		name string
+	}{{c.Elicitation, "elicitation"}, {c.Sampling, "sampling"}, {c.Roots, "roots"}} {
+		if x.on {
+			out = append(out, x.name)
+		}
+	}
+	return out
+}
+
+// ClientCapsOf reads capabilities as stored; unknown names are ignored.
+func ClientCapsOf(names []string) ClientCaps {
+	var c ClientCaps
+	for _, n := range names {
+		switch n {
+		case "elicitation":
+			c.Elicitation = true
+		case "sampling":
+			c.Sampling = true
+		case "roots":
+			c.Roots = true
+		}
+	}
+	return c
+}
+
+// LogLevels are the MCP log levels, from the most verbose.
+var LogLevels = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
 
 // ExecAudit records one `agent-deck exec`: which credentials, which command, how it ended.
 // It never holds a secret value.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -290,5 +291,40 @@ func TestReplicaSeesDeckRename(t *testing.T) {
 	eventually(t, "B no longer finds the old name", func() bool { return backend.ErrorCode(byName("old")) == backend.CodeNotFound })
 	if err := byName("new"); err != nil {
 		t.Errorf("B by the new name: %v", err)
+	}
+}
+
+// TestReplicaSeesSessionEnd: a session that made a proxied call through replica B and is then
+// closed on A, expired, or evicted is announced as ended to B's proxy (and to B's front end),
+// once; a session that never called through B is not.
+func TestReplicaSeesSessionEnd(t *testing.T) {
+	r := newReplicas(t)
+	d := coreMust[backend.Deck](t)(r.a.CreateDeck(r.admin, core.DeckInput{Name: "d"}))
+	pinTools := false
+	svc := coreMust[backend.ServiceCard](t)(r.a.CreateService(r.admin, core.ServiceInput{
+		Name: "remote", Type: backend.ServiceRemote, URL: "http://127.0.0.1:1/mcp", PinTools: &pinTools}))
+	coreMust[core.CardsResult](t)(r.a.LinkCard(r.admin, core.LinkCardInput{CardRef: core.CardRef{
+		Deck: d.ID, CardType: backend.CardService, CardID: svc.ID}}))
+	var mu sync.Mutex
+	var told []string
+	r.b.OnSessionEnded(func(id string) { mu.Lock(); told = append(told, id); mu.Unlock() })
+	open := func(id string) backend.MCPSession {
+		return coreMust[backend.MCPSession](t)(r.a.OpenSession(r.agent, core.OpenSessionInput{
+			ID: id, Profile: "standard", Deck: d.ID}))
+	}
+	called, idle := open("6f1c1a52-8a54-4a58-9d7e-0c39f4f1a101"), open("6f1c1a52-8a54-4a58-9d7e-0c39f4f1a102")
+	coreMust[backend.CallResult](t)(r.b.CallBoundServiceTool(r.agent, called.ID, svc.ID, core.CallInput{ToolName: "echo"}))
+	for _, id := range []string{idle.ID, called.ID} {
+		if err := r.a.TerminateSession(r.agent, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	eventually(t, "B's proxy is told the session ended", func() bool {
+		return slices.Equal(r.dsB.sessionsEnded(), []string{called.ID})
+	})
+	mu.Lock()
+	defer mu.Unlock()
+	if !slices.Equal(told, []string{called.ID}) || len(r.dsA.sessionsEnded()) != 0 {
+		t.Errorf("told B's front end %v, A's proxy %v", told, r.dsA.sessionsEnded())
 	}
 }
