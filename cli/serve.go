@@ -66,6 +66,8 @@ type Server struct {
 	tracing tracing
 	lock    *homeLock
 	dataDir string // the embedded cluster's data directory, "" with an external database
+	// answers carries clients' answers between replicas (the database).
+	answers backend.RelayAnswers
 	closers []closer
 }
 
@@ -112,6 +114,7 @@ func Start(ctx context.Context, cfg ServeConfig) (srv *Server, err error) {
 		return nil, fmt.Errorf("open database: %w", err)
 	}
 	s.push("database pool", func(context.Context) error { store.Close(); return nil })
+	s.answers = store
 
 	key, err := loadSecretKey(cfg.Home, cfg.SecretKey)
 	if err != nil {
@@ -135,6 +138,7 @@ func Start(ctx context.Context, cfg ServeConfig) (srv *Server, err error) {
 		Home:            cfg.Home,
 		Logger:          s.log.With("component", "proxy"),
 		IdleTimeout:     cfg.LocalIdleTimeout,
+		SessionLinger:   cfg.LocalSessionLinger,
 		MaxResultBytes:  cfg.ResultCap,
 		ResultRetention: cfg.ResultRetention,
 		ResultHardCap:   cfg.ResultHardCap,
@@ -243,6 +247,7 @@ func (s *Server) listen(ctx context.Context) error {
 		Origins: origins,
 		Version: ReadBuildInfo().Version,
 		Tracer:  s.tracing.mcp(),
+		Answers: s.answers,
 	})
 	if err != nil {
 		ln.Close()

@@ -41,6 +41,9 @@ type Options struct {
 	Origins backend.OriginPolicy
 	// Tracer makes a span of every tool call; nil traces nothing (tracing.go).
 	Tracer trace.TracerProvider
+	// Answers carries clients' answers to Agent Deck's requests between the replicas sharing
+	// the database (asks.go); nil serves one replica only.
+	Answers backend.RelayAnswers
 }
 
 // Handler is the /mcp endpoint: Streamable HTTP with sessions kept in Postgres.
@@ -54,7 +57,8 @@ type Handler struct {
 	http      *server.StreamableHTTPServer
 	visible   map[visibility]map[string]bool
 	roots     *rootsBinder
-	levels    logLevels
+	asks      *asks
+	stopBus   context.CancelFunc
 	tracer    trace.Tracer
 	buffers   bufferPool                        // JSON answers held to be sent in one write (response.go)
 	fast      map[string]server.ToolHandlerFunc // handlers of fastTools (fastpath.go)
@@ -104,8 +108,15 @@ func NewHandler(svc *core.Hub, opts Options) (*Handler, error) {
 			h.readOnlyTools[t.Name] = v.MCPTool()
 		}
 	}
-	h.roots = newRootsBinder(svc, h.log)
+	h.asks = newAsks(opts.Answers)
+	h.roots = newRootsBinder(svc, h.log, h.asks)
 	h.mcp = h.newMCPServer(opts.Version)
+	svc.OnSessionEnded(h.asks.sessionEnded)
+	busCtx, stopBus := context.WithCancel(context.Background())
+	h.stopBus = stopBus
+	if opts.Answers != nil {
+		opts.Answers.ListenRelayAnswers(busCtx, h.asks.replica, h.fromBus)
+	}
 	idle := opts.IdleTimeout
 	if idle <= 0 {
 		idle = 30 * time.Minute
@@ -141,12 +152,12 @@ func (h *Handler) newMCPServer(version string) *server.MCPServer {
 		}
 	})
 	hooks.AddAfterSetLevel(func(ctx context.Context, _ any, req *mcp.SetLevelRequest, _ *mcp.EmptyResult) {
-		if cs := server.ClientSessionFromContext(ctx); cs != nil {
-			h.levels.set(cs.SessionID(), req.Params.Level)
+		// Kept in the session row, so every replica relays log messages at this level.
+		if id := sessionIDFrom(ctx); id != "" {
+			if err := h.svc.SetSessionLogLevel(ctx, id, string(req.Params.Level)); err != nil {
+				h.log.WarnContext(ctx, "a session's log level could not be recorded", "code", backend.ErrorCode(err))
+			}
 		}
-	})
-	hooks.AddOnUnregisterSession(func(_ context.Context, cs server.ClientSession) {
-		h.levels.drop(cs.SessionID())
 	})
 	h.roots.track(hooks)
 	s := server.NewMCPServer("agent-deck", version,
@@ -170,6 +181,7 @@ func (h *Handler) newMCPServer(version string) *server.MCPServer {
 // Close drops this process's in-memory session state and stops its sweeper. Session rows stay:
 // clients continue on the next start or on another replica.
 func (h *Handler) Close(ctx context.Context) error {
+	defer h.stopBus()
 	defer h.roots.close()
 	return h.http.Shutdown(ctx)
 }

@@ -51,6 +51,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.writeUnknownTool(w, st)
 		return
 	}
+	if st.answerID != "" && st.session != nil && r.Method == http.MethodPost {
+		h.takeAnswer(w, r, st)
+		return
+	}
 	ctx := withState(backend.WithActor(r.Context(), st.actor), st)
 	if h.serveFast(ctx, w, r, st) {
 		return
@@ -64,10 +68,12 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}()
 	if r.Method != http.MethodPost {
-		h.http.ServeHTTP(w, r.WithContext(ctx)) // GET is the SSE stream; DELETE has no body
+		// GET is the SSE stream; DELETE has no body.
+		h.http.ServeHTTP(streamWriter{w}, r.WithContext(ctx))
 		return
 	}
 	jw := &jsonResponse{ResponseWriter: w, buffers: &h.buffers}
+	st.stream = jw
 	defer jw.finish()
 	h.http.ServeHTTP(jw, r.WithContext(ctx))
 }
@@ -231,6 +237,11 @@ func (h *Handler) peekBody(w http.ResponseWriter, r *http.Request, st *reqState)
 			ClientInfo struct {
 				Name string `json:"name"`
 			} `json:"clientInfo"`
+			Capabilities struct { // of initialize
+				Elicitation json.RawMessage `json:"elicitation"`
+				Sampling    json.RawMessage `json:"sampling"`
+				Roots       json.RawMessage `json:"roots"`
+			} `json:"capabilities"`
 			// Present, these need the transport (fastpath.go).
 			Meta           json.RawMessage `json:"_meta"`
 			Task           json.RawMessage `json:"task"`
@@ -241,6 +252,19 @@ func (h *Handler) peekBody(w http.ResponseWriter, r *http.Request, st *reqState)
 	if t := bytes.TrimSpace(body); len(t) > 0 && t[0] == '{' && json.Unmarshal(t, &peek) == nil {
 		p := &peek.Params
 		st.method, st.clientName, st.requestID = peek.Method, p.ClientInfo.Name, peek.ID
+		if st.method == string(mcp.MethodInitialize) {
+			declared := func(raw json.RawMessage) bool { return len(raw) > 0 && string(raw) != "null" }
+			st.caps = backend.ClientCaps{Elicitation: declared(p.Capabilities.Elicitation),
+				Sampling: declared(p.Capabilities.Sampling), Roots: declared(p.Capabilities.Roots)}
+		}
+		if st.method == "" && (peek.Result != nil || peek.Error != nil) {
+			var id string
+			if json.Unmarshal(peek.ID, &id) == nil {
+				if _, ours := replicaOf(id); ours {
+					st.answerID, st.answer = id, body
+				}
+			}
+		}
 		if st.method == string(mcp.MethodNotificationCancelled) && p.RequestID != nil {
 			_ = json.Unmarshal(p.RequestID, &st.cancelOf)
 		}

@@ -2,6 +2,7 @@ package mcptools
 
 import (
 	"context"
+	"encoding/json"
 	"log/slog"
 	"net/url"
 	"path/filepath"
@@ -20,13 +21,17 @@ import (
 // only over its standalone GET stream, which a client may never open.
 const rootsTimeout = 30 * time.Second
 
-// rootsBinder binds sessions to the deck their client's workspace roots name. When a client that
-// declared the roots capability finishes initializing (or says its roots changed), it asks the
-// client for its roots in a goroutine it owns, and binds the session if it has no deck yet.
+// rootsBinder binds sessions to the deck their client's workspace roots name. When mcp-go
+// registers a session whose client declared the roots capability (at initialize, or when the
+// client opens its GET stream on this replica) and the session has no deck yet, or when a client
+// says its roots changed, it asks the client for its roots in a goroutine it owns, and binds the
+// session if it has no deck yet. The question travels as asks.go describes, so the answer may
+// reach any replica.
 type rootsBinder struct {
 	svc    *core.Hub
 	mcp    *server.MCPServer
 	log    *slog.Logger
+	asks   *asks
 	ctx    context.Context
 	cancel context.CancelFunc
 	mu     sync.Mutex
@@ -39,34 +44,31 @@ type rootsBinder struct {
 	changed chan struct{}
 }
 
-func newRootsBinder(svc *core.Hub, log *slog.Logger) *rootsBinder {
+func newRootsBinder(svc *core.Hub, log *slog.Logger, asks *asks) *rootsBinder {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &rootsBinder{svc: svc, log: log, ctx: ctx, cancel: cancel,
+	return &rootsBinder{svc: svc, log: log, asks: asks, ctx: ctx, cancel: cancel,
 		live: map[string]server.ClientSession{}, changed: make(chan struct{})}
 }
 
-// track follows the sessions mcp-go registers and unregisters.
+// track follows the sessions mcp-go registers and unregisters, and asks a registered session
+// with roots and no deck for its roots.
 func (r *rootsBinder) track(hooks *server.Hooks) {
-	hooks.AddOnRegisterSession(func(_ context.Context, cs server.ClientSession) {
+	hooks.AddOnRegisterSession(func(ctx context.Context, cs server.ClientSession) {
 		r.mu.Lock()
-		defer r.mu.Unlock()
 		r.live[cs.SessionID()] = cs
 		close(r.changed)
 		r.changed = make(chan struct{})
+		r.mu.Unlock()
+		if st := stateFrom(ctx); st != nil && st.session != nil && st.session.ID == cs.SessionID() &&
+			st.session.Caps.Roots && st.session.DeckID == "" {
+			r.start(ctx, cs.SessionID(), "registered")
+		}
 	})
 	hooks.AddOnUnregisterSession(func(_ context.Context, cs server.ClientSession) {
 		r.mu.Lock()
 		defer r.mu.Unlock()
 		delete(r.live, cs.SessionID())
 	})
-}
-
-// session returns the session mcp-go registered under id, if any.
-func (r *rootsBinder) session(id string) (server.ClientSession, bool) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	cs, ok := r.live[id]
-	return cs, ok
 }
 
 // registered waits until mcp-go has registered the session. A POST that comes before the
@@ -90,26 +92,25 @@ func (r *rootsBinder) registered(ctx context.Context, sessionID string) (server.
 	}
 }
 
-// register hooks the binder to the notifications that start it.
+// register hooks the binder to the notification that starts it again.
 func (r *rootsBinder) register(s *server.MCPServer) {
 	r.mcp = s
-	s.AddNotificationHandler(string(mcp.MethodNotificationInitialized), r.ask)
 	s.AddNotificationHandler(mcp.MethodNotificationRootsListChanged, r.ask)
 }
 
 // ask starts asking the client of ctx's session for its roots, when it declared the capability.
 func (r *rootsBinder) ask(ctx context.Context, n mcp.JSONRPCNotification) {
-	cs := server.ClientSessionFromContext(ctx)
-	info, ok := cs.(server.SessionWithClientInfo)
-	if !ok || info.GetClientCapabilities().Roots == nil {
+	st := stateFrom(ctx)
+	if st == nil || st.session == nil || !st.session.Caps.Roots {
 		return
 	}
-	sessionID := sessionIDFrom(ctx)
-	if sessionID == "" {
-		return
-	}
-	// The notification's request ends now; the question outlives it, carrying its values (the
-	// caller's actor and session) until the binder closes or the client is too slow.
+	r.start(ctx, st.session.ID, n.Method)
+}
+
+// start asks in a goroutine of the binder's own.
+func (r *rootsBinder) start(ctx context.Context, sessionID, why string) {
+	// The request ends now; the question outlives it, carrying its values (the caller's actor and
+	// session) until the binder closes or the client is too slow.
 	base := context.WithoutCancel(ctx)
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -123,7 +124,7 @@ func (r *rootsBinder) ask(ctx context.Context, n mcp.JSONRPCNotification) {
 		defer cancel()
 		stop := context.AfterFunc(r.ctx, cancel)
 		defer stop()
-		r.bind(ctx, sessionID, n.Method)
+		r.bind(ctx, sessionID, why)
 	}()
 }
 
@@ -139,10 +140,20 @@ func (r *rootsBinder) askRegistered(ctx context.Context, sessionID string) (*mcp
 			return nil, err
 		}
 		actx, cancel := context.WithTimeout(ctx, rootsAttempt)
-		res, err := r.mcp.RequestRoots(r.mcp.WithContext(actx, cs), mcp.ListRootsRequest{})
+		raw, err := r.asks.ask(actx, sessionID, func(id string) error {
+			return r.mcp.SendNotificationToClient(r.mcp.WithContext(actx, cs), askMethod,
+				map[string]any{"id": id, "method": backend.MethodRoots})
+		})
 		cancel()
-		if err == nil || ctx.Err() != nil {
-			return res, err
+		if err == nil {
+			var res mcp.ListRootsResult
+			if err := json.Unmarshal(raw, &res); err != nil {
+				return nil, err
+			}
+			return &res, nil
+		}
+		if ctx.Err() != nil {
+			return nil, err
 		}
 		select { // a client that answers with an error is not asked in a tight loop
 		case <-ctx.Done():

@@ -20,7 +20,10 @@ import (
 //
 //   - one party: it is the one, whatever the downstream sent;
 //   - none: a request is refused ("no call … is in progress"); a log message trailing the last
-//     call's result (within lateGrace) goes to that call's session, anything later is dropped;
+//     call's result (within lateGrace) goes to that call's session, anything later is dropped.
+//     Such a message also shows that the downstream writes after its results: from then on a
+//     log message that comes within trailWindow of the end of another session's call is
+//     dropped, since it may be that call's;
 //   - several: a request waits, up to ownerWait, for all but one party's calls to end, and is
 //     refused if they do not; from then on the service is known to talk back and its calls take
 //     turns, one party at a time (serial), so the question never comes up again. A log message
@@ -45,6 +48,8 @@ type floor struct {
 	queue []*turn // waiting their turn (serial), in arrival order
 	last  *turn   // the call that ended last
 	ended time.Time
+	// trails says the downstream was seen writing a log message after its call's result.
+	trails bool
 	// moved is closed and replaced whenever calls change; made only while someone waits on it.
 	moved chan struct{}
 	// users are the agent sessions that called through the connection and have not ended;
@@ -219,9 +224,9 @@ func (f *floor) owner(ctx context.Context, onSerial func()) (backend.Relay, stri
 	}
 }
 
-// noteOwner attributes a log message: the one party in flight unless a call of another ended
-// within trailWindow, or the last call's party within lateGrace when none is in flight; nil
-// when it cannot tell.
+// noteOwner attributes a log message: the one party in flight (unless the downstream trails and
+// a call of another party ended within trailWindow), or the last call's party within lateGrace
+// when none is in flight; nil when it cannot tell.
 func (f *floor) noteOwner() backend.Relay {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -230,11 +235,12 @@ func (f *floor) noteOwner() backend.Relay {
 	switch n {
 	case 0:
 		if f.last != nil && since < lateGrace {
+			f.trails = true
 			return f.last.relay
 		}
 		return nil
 	case 1:
-		if f.last != nil && f.last.party != party && since < trailWindow {
+		if f.trails && f.last != nil && f.last.party != party && since < trailWindow {
 			return nil // perhaps the last words of the call that just ended
 		}
 		return r

@@ -109,8 +109,8 @@ func TestFloorTakesTurns(t *testing.T) {
 }
 
 // TestFloorLogMessages: a log message goes to the one session in flight, or to the last call's
-// session shortly after it ended; never when another session's call just ended or several are
-// in flight.
+// session shortly after it ended; never when several are in flight, nor, once the downstream
+// was seen writing after a result, when another session's call just ended.
 func TestFloorLogMessages(t *testing.T) {
 	var f floor
 	if f.noteOwner() != nil {
@@ -125,13 +125,18 @@ func TestFloorLogMessages(t *testing.T) {
 		t.Errorf("A and B in flight: went to %v", r.SessionID())
 	}
 	leaveA()
-	if r := f.noteOwner(); r != nil {
-		t.Errorf("A just ended, B in flight: went to %v", r.SessionID())
+	if r := f.noteOwner(); r == nil || r.SessionID() != "B" {
+		t.Errorf("A just ended, B in flight, nothing ever trailed: %v", r)
 	}
 	leaveB()
-	if r := f.noteOwner(); r == nil || r.SessionID() != "B" {
+	if r := f.noteOwner(); r == nil || r.SessionID() != "B" { // B's result came before it
 		t.Errorf("B just ended: %v", r)
 	}
+	leaveA = enterNow(t, &f, namedRelay("A"), false)
+	if r := f.noteOwner(); r != nil {
+		t.Errorf("B just ended and the downstream trails, A in flight: went to %v", r.SessionID())
+	}
+	leaveA()
 }
 
 // TestFloorUsers: the connection knows which sessions used it, until they end.

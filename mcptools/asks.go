@@ -1,0 +1,249 @@
+package mcptools
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/agent-deck/agent-deck/backend"
+)
+
+// This file is how Agent Deck asks an agent's client something on a downstream's behalf
+// (elicitation/create, sampling/createMessage, roots/list) and how the answer finds its way
+// back, whichever replica the client sends it to.
+//
+// The request goes out on the stream of the call it serves (the client's POST), so a client
+// needs no GET stream for it. A request that serves no call (the roots a session is bound by,
+// roots.go) goes to the session's streams through mcp-go, as a notification of askMethod that
+// the response writers turn into the request as they write it (rewriteAsks). Its id names this
+// replica: "adk-<replica>-<n>". The client's answer is a POST of a JSON-RPC
+// response with that id. The replica that receives it hands it to the waiting request when the
+// id is its own, and otherwise leaves it in PostgreSQL for the replica the id names
+// (backend.RelayAnswers), which takes it. The answer must come in the session the request was
+// sent to: an answer posted in another session is dropped.
+
+// askMethod is the notification a request to the client travels as through mcp-go.
+const askMethod = "notifications/agent-deck/ask"
+
+// askPrefix starts the id of every request Agent Deck sends a client.
+const askPrefix = "adk-"
+
+// errSessionEnded refuses a downstream's request whose agent session ended while it waited.
+var errSessionEnded = backend.RelayRefusal("the agent session ended before its client answered")
+
+// asks are the requests this replica sent to clients and awaits answers to.
+type asks struct {
+	replica string
+	seq     atomic.Int64
+	bus     backend.RelayAnswers
+
+	mu      sync.Mutex
+	pending map[string]*pendingAsk
+}
+
+type pendingAsk struct {
+	session string
+	answer  chan json.RawMessage // the client's JSON-RPC response, buffered
+	gone    chan struct{}        // closed when the session ends
+}
+
+func newAsks(bus backend.RelayAnswers) *asks {
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	return &asks{replica: hex.EncodeToString(b[:]), bus: bus, pending: map[string]*pendingAsk{}}
+}
+
+// ask sends a request to session's client with send (given the request's id) and waits for the
+// answer's result. A JSON-RPC error from the client becomes a refusal quoting it.
+func (a *asks) ask(ctx context.Context, session string, send func(id string) error) (json.RawMessage, error) {
+	id := askPrefix + a.replica + "-" + strconv.FormatInt(a.seq.Add(1), 10)
+	p := &pendingAsk{session: session, answer: make(chan json.RawMessage, 1), gone: make(chan struct{})}
+	a.mu.Lock()
+	a.pending[id] = p
+	a.mu.Unlock()
+	defer func() {
+		a.mu.Lock()
+		delete(a.pending, id)
+		a.mu.Unlock()
+	}()
+	if err := send(id); err != nil {
+		return nil, backend.RelayRefusal("the agent's client could not be reached: it has no stream open")
+	}
+	select {
+	case body := <-p.answer:
+		return answerResult(body)
+	case <-p.gone:
+		return nil, errSessionEnded
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// answerResult is the result of a client's JSON-RPC response, or its error as a refusal.
+func answerResult(body json.RawMessage) (json.RawMessage, error) {
+	var resp struct {
+		Result json.RawMessage `json:"result"`
+		Error  *struct {
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal(body, &resp); err != nil {
+		return nil, backend.RelayRefusal("the agent's client answered with malformed JSON")
+	}
+	if resp.Error != nil {
+		return nil, backend.RelayRefusal("the agent's client refused: " + backend.Clip(resp.Error.Message, 300))
+	}
+	if len(resp.Result) == 0 {
+		return nil, backend.RelayRefusal("the agent's client answered with neither a result nor an error")
+	}
+	return resp.Result, nil
+}
+
+// deliver hands an answer to the request it answers, if this replica waits for it in session.
+func (a *asks) deliver(session, id string, body json.RawMessage) bool {
+	a.mu.Lock()
+	p := a.pending[id]
+	if p == nil || p.session != session {
+		a.mu.Unlock()
+		return false
+	}
+	delete(a.pending, id)
+	a.mu.Unlock()
+	p.answer <- body
+	return true
+}
+
+// sessionEnded refuses every request still waiting for the session's client.
+func (a *asks) sessionEnded(session string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for id, p := range a.pending {
+		if p.session == session {
+			close(p.gone)
+			delete(a.pending, id)
+		}
+	}
+}
+
+// replicaOf is the replica an ask id names; ok is false for ids Agent Deck did not make.
+func replicaOf(id string) (string, bool) {
+	rest, ok := strings.CutPrefix(id, askPrefix)
+	if !ok {
+		return "", false
+	}
+	replica, _, ok := strings.Cut(rest, "-")
+	return replica, ok && replica != ""
+}
+
+// takeAnswer answers a client's POST of a response to one of Agent Deck's requests: 202, and the
+// answer goes to the request, here or on the replica its id names.
+func (h *Handler) takeAnswer(w http.ResponseWriter, r *http.Request, st *reqState) {
+	id, session := st.answerID, st.session.ID
+	replica, _ := replicaOf(id)
+	switch {
+	case replica == h.asks.replica:
+		if !h.asks.deliver(session, id, st.answer) {
+			h.log.DebugContext(r.Context(), "an answer nobody here waits for was dropped", "session_id", session)
+		}
+	case h.asks.bus != nil:
+		err := h.asks.bus.PostRelayAnswer(r.Context(), backend.RelayAnswer{Replica: replica, SessionID: session,
+			RequestID: id, Body: st.answer})
+		if err != nil {
+			h.writeError(w, r, http.StatusServiceUnavailable, backend.StoreErr("passing an answer to another replica", err))
+			return
+		}
+	default:
+		h.log.DebugContext(r.Context(), "an answer for another replica was dropped: no database to pass it on",
+			"session_id", session)
+	}
+	w.WriteHeader(http.StatusAccepted)
+}
+
+// fromBus takes an answer another replica received for one of this replica's requests.
+func (h *Handler) fromBus(a backend.RelayAnswer) {
+	if !h.asks.deliver(a.SessionID, a.RequestID, a.Body) {
+		h.log.Debug("an answer passed on by another replica found no request waiting", "session_id", a.SessionID)
+	}
+}
+
+// askMarker finds a request travelling as a notification in what the transport writes.
+var askMarker = []byte(`"method":"` + askMethod + `"`)
+
+// rewriteAsks turns a request travelling as a notification into the request, in one SSE event
+// as mcp-go writes it ("event: message\ndata: <json>\n\n", in one Write); ok is false, and
+// nothing is made, for anything else.
+func rewriteAsks(p []byte) (out []byte, ok bool) {
+	if !bytes.Contains(p, askMarker) {
+		return nil, false
+	}
+	i := bytes.Index(p, []byte("data: "))
+	if i < 0 {
+		return nil, false
+	}
+	start := i + len("data: ")
+	end := bytes.IndexByte(p[start:], '\n')
+	if end < 0 {
+		return nil, false
+	}
+	end += start
+	var n struct {
+		Params struct {
+			ID     string          `json:"id"`
+			Method string          `json:"method"`
+			Params json.RawMessage `json:"params"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(p[start:end], &n) != nil || n.Params.ID == "" {
+		return nil, false
+	}
+	req := struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      string          `json:"id"`
+		Method  string          `json:"method"`
+		Params  json.RawMessage `json:"params,omitempty"`
+	}{"2.0", n.Params.ID, n.Params.Method, n.Params.Params}
+	b, err := json.Marshal(req)
+	if err != nil {
+		return nil, false
+	}
+	out = make([]byte, 0, len(p)+len(b))
+	out = append(out, p[:start]...)
+	out = append(out, b...)
+	return append(out, p[end:]...), true
+}
+
+// writeAsks writes p to w, a request travelling as a notification turned into the request.
+func writeAsks(w http.ResponseWriter, p []byte) (int, error) {
+	q, ok := rewriteAsks(p)
+	if !ok {
+		return w.Write(p)
+	}
+	if _, err := w.Write(q); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// streamWriter is the writer of a GET stream: requests travelling as notifications become
+// requests (rewriteAsks).
+type streamWriter struct {
+	http.ResponseWriter
+}
+
+func (s streamWriter) Write(p []byte) (int, error) { return writeAsks(s.ResponseWriter, p) }
+
+func (s streamWriter) Flush() {
+	if f, ok := s.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (s streamWriter) Unwrap() http.ResponseWriter { return s.ResponseWriter }
