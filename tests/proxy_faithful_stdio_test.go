@@ -13,13 +13,21 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 	"github.com/agent-deck/agent-deck/cli"
 )
 
 // TestProxyFaithfulStdio: through `agent-deck mcp-stdio`, a stdio client that declared
-// elicitation gets a downstream's progress, log messages and elicitation request, and answers it.
+// elicitation and sampling gets a downstream's progress, log messages, elicitation and sampling
+// requests, and answers them: the sampled answer comes back to the downstream.
 func TestProxyFaithfulStdio(t *testing.T) {
 	s, services := startFaithfulDeck(t)
+	allowed := true
+	for _, svc := range services {
+		if _, err := s.svc.SetDeckSampling(s.adminCtx(), core.DeckSamplingInput{Deck: "faithful", Service: svc, Allowed: &allowed}); err != nil {
+			t.Fatal(err)
+		}
+	}
 	a := &faithfulAgent{t: t, name: "stdio"}
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
@@ -31,7 +39,8 @@ func TestProxyFaithfulStdio(t *testing.T) {
 		outW.Close()
 	})
 	t.Cleanup(func() { cancel(); inW.Close(); wg.Wait() })
-	a.c = client.NewClient(transport.NewIO(outR, inW, io.NopCloser(strings.NewReader(""))), client.WithElicitationHandler(a))
+	a.c = client.NewClient(transport.NewIO(outR, inW, io.NopCloser(strings.NewReader(""))),
+		client.WithElicitationHandler(a), client.WithSamplingHandler(a))
 	if err := a.c.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -71,6 +80,10 @@ func TestProxyFaithfulStdio(t *testing.T) {
 			res := a.peer(service, "elicit", map[string]any{"message": "Through the bridge?"}, nil)
 			if res.IsError || !strings.Contains(mcpText(res), "user of stdio") {
 				t.Errorf("elicitation through the bridge = %s", mcpText(res))
+			}
+			res = a.peer(service, "sample", map[string]any{"prompt": "Through the bridge?"}, nil)
+			if res.IsError || !strings.Contains(mcpText(res), "the model of stdio answers") {
+				t.Errorf("sampling through the bridge = %s", mcpText(res))
 			}
 		})
 	}
