@@ -84,13 +84,18 @@ type RelayAnswer struct {
 	Body json.RawMessage
 }
 
-// RelayAnswers carries answers between the replicas sharing one database; backend/postgres
-// implements it with a table and NOTIFY.
-type RelayAnswers interface {
+// RelayBus carries what one replica receives for another between the replicas sharing one
+// database: clients' answers to the requests a replica sent, and messages for a session whose
+// stream another replica holds. backend/postgres implements it with a table and NOTIFY.
+type RelayBus interface {
 	// PostRelayAnswer leaves an answer for its replica and wakes that replica.
 	PostRelayAnswer(ctx context.Context, a RelayAnswer) error
-	// ListenRelayAnswers hands fn each answer left for replica, once, until ctx ends or the
-	// store closes. It returns at once; answers left while it was not listening are handed
-	// over when it listens again.
-	ListenRelayAnswers(ctx context.Context, replica string, fn func(RelayAnswer))
+	// PostSessionMessage hands a message for a session's client to every replica; it is for
+	// the one that holds a stream of the session. A message over a few KB is refused.
+	PostSessionMessage(ctx context.Context, sessionID string, msg json.RawMessage) error
+	// ListenRelay hands onAnswer each answer left for replica, once, and onMessage each
+	// session message, until ctx ends or the store closes. It returns at once; answers left
+	// while it was not listening are handed over when it listens again (messages are not).
+	ListenRelay(ctx context.Context, replica string, onAnswer func(RelayAnswer),
+		onMessage func(sessionID string, msg json.RawMessage))
 }

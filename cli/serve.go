@@ -66,8 +66,8 @@ type Server struct {
 	tracing tracing
 	lock    *homeLock
 	dataDir string // the embedded cluster's data directory, "" with an external database
-	// answers carries clients' answers between replicas (the database).
-	answers backend.RelayAnswers
+	// bus carries clients' answers and session messages between replicas (the database).
+	bus     backend.RelayBus
 	closers []closer
 }
 
@@ -114,7 +114,7 @@ func Start(ctx context.Context, cfg ServeConfig) (srv *Server, err error) {
 		return nil, fmt.Errorf("open database: %w", err)
 	}
 	s.push("database pool", func(context.Context) error { store.Close(); return nil })
-	s.answers = store
+	s.bus = store
 
 	key, err := loadSecretKey(cfg.Home, cfg.SecretKey)
 	if err != nil {
@@ -247,7 +247,7 @@ func (s *Server) listen(ctx context.Context) error {
 		Origins: origins,
 		Version: ReadBuildInfo().Version,
 		Tracer:  s.tracing.mcp(),
-		Answers: s.answers,
+		Bus:     s.bus,
 	})
 	if err != nil {
 		ln.Close()

@@ -1,16 +1,17 @@
 package mcptools
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/agent-deck/agent-deck/backend"
 )
@@ -20,17 +21,14 @@ import (
 // back, whichever replica the client sends it to.
 //
 // The request goes out on the stream of the call it serves (the client's POST), so a client
-// needs no GET stream for it. A request that serves no call (the roots a session is bound by,
-// roots.go) goes to the session's streams through mcp-go, as a notification of askMethod that
-// the response writers turn into the request as they write it (rewriteAsks). Its id names this
-// replica: "adk-<replica>-<n>". The client's answer is a POST of a JSON-RPC
+// needs no GET stream for it; one that serves no call (the roots a session is bound by,
+// roots.go) goes out on the session's GET stream, on this replica or, through the bus, on the
+// one that holds it. Agent Deck writes them itself (jsonResponse.send), beside mcp-go. Its id
+// names this replica: "adk-<replica>-<n>". The client's answer is a POST of a JSON-RPC
 // response with that id. The replica that receives it hands it to the waiting request when the
 // id is its own, and otherwise leaves it in PostgreSQL for the replica the id names
-// (backend.RelayAnswers), which takes it. The answer must come in the session the request was
+// (backend.RelayBus), which takes it. The answer must come in the session the request was
 // sent to: an answer posted in another session is dropped.
-
-// askMethod is the notification a request to the client travels as through mcp-go.
-const askMethod = "notifications/agent-deck/ask"
 
 // askPrefix starts the id of every request Agent Deck sends a client.
 const askPrefix = "adk-"
@@ -42,7 +40,7 @@ var errSessionEnded = backend.RelayRefusal("the agent session ended before its c
 type asks struct {
 	replica string
 	seq     atomic.Int64
-	bus     backend.RelayAnswers
+	bus     backend.RelayBus
 
 	mu      sync.Mutex
 	pending map[string]*pendingAsk
@@ -54,7 +52,7 @@ type pendingAsk struct {
 	gone    chan struct{}        // closed when the session ends
 }
 
-func newAsks(bus backend.RelayAnswers) *asks {
+func newAsks(bus backend.RelayBus) *asks {
 	var b [6]byte
 	_, _ = rand.Read(b[:])
 	return &asks{replica: hex.EncodeToString(b[:]), bus: bus, pending: map[string]*pendingAsk{}}
@@ -173,77 +171,77 @@ func (h *Handler) fromBus(a backend.RelayAnswer) {
 	}
 }
 
-// askMarker finds a request travelling as a notification in what the transport writes.
-var askMarker = []byte(`"method":"` + askMethod + `"`)
-
-// rewriteAsks turns a request travelling as a notification into the request, in one SSE event
-// as mcp-go writes it ("event: message\ndata: <json>\n\n", in one Write); ok is false, and
-// nothing is made, for anything else.
-func rewriteAsks(p []byte) (out []byte, ok bool) {
-	if !bytes.Contains(p, askMarker) {
-		return nil, false
-	}
-	i := bytes.Index(p, []byte("data: "))
-	if i < 0 {
-		return nil, false
-	}
-	start := i + len("data: ")
-	end := bytes.IndexByte(p[start:], '\n')
-	if end < 0 {
-		return nil, false
-	}
-	end += start
-	var n struct {
-		Params struct {
-			ID     string          `json:"id"`
-			Method string          `json:"method"`
-			Params json.RawMessage `json:"params"`
-		} `json:"params"`
-	}
-	if json.Unmarshal(p[start:end], &n) != nil || n.Params.ID == "" {
-		return nil, false
-	}
-	req := struct {
-		JSONRPC string          `json:"jsonrpc"`
-		ID      string          `json:"id"`
-		Method  string          `json:"method"`
-		Params  json.RawMessage `json:"params,omitempty"`
-	}{"2.0", n.Params.ID, n.Params.Method, n.Params.Params}
-	b, err := json.Marshal(req)
-	if err != nil {
-		return nil, false
-	}
-	out = make([]byte, 0, len(p)+len(b))
-	out = append(out, p[:start]...)
-	out = append(out, b...)
-	return append(out, p[end:]...), true
+// getStreams are the GET streams of one session open on this replica, newest last.
+type getStreams struct {
+	mu sync.Mutex
+	ws []*jsonResponse
 }
 
-// writeAsks writes p to w, a request travelling as a notification turned into the request.
-func writeAsks(w http.ResponseWriter, p []byte) (int, error) {
-	q, ok := rewriteAsks(p)
+// streaming notes a GET stream of session open on this replica; the returned func ends it.
+func (h *Handler) streaming(session string, w *jsonResponse) func() {
+	v, _ := h.streams.LoadOrStore(session, &getStreams{})
+	gs := v.(*getStreams)
+	gs.mu.Lock()
+	gs.ws = append(gs.ws, w)
+	gs.mu.Unlock()
+	return func() {
+		gs.mu.Lock()
+		defer gs.mu.Unlock()
+		if i := slices.Index(gs.ws, w); i >= 0 {
+			gs.ws = slices.Delete(gs.ws, i, i+1)
+		}
+	}
+}
+
+// sendHere writes msg on the newest GET stream of session open on this replica; false when
+// there is none (or it just closed).
+func (h *Handler) sendHere(session string, msg []byte) bool {
+	v, ok := h.streams.Load(session)
 	if !ok {
-		return w.Write(p)
+		return false
 	}
-	if _, err := w.Write(q); err != nil {
-		return 0, err
+	gs := v.(*getStreams)
+	gs.mu.Lock()
+	ws := slices.Clone(gs.ws)
+	gs.mu.Unlock()
+	for i := len(ws) - 1; i >= 0; i-- {
+		if ws[i].send(msg) == nil {
+			return true
+		}
 	}
-	return len(p), nil
+	return false
 }
 
-// streamWriter is the writer of a GET stream: requests travelling as notifications become
-// requests (rewriteAsks).
-type streamWriter struct {
-	http.ResponseWriter
-}
-
-func (s streamWriter) Write(p []byte) (int, error) { return writeAsks(s.ResponseWriter, p) }
-
-func (s streamWriter) Flush() {
-	if f, ok := s.ResponseWriter.(http.Flusher); ok {
-		f.Flush()
+// toSession sends a message to session's client outside any call: on its GET stream when this
+// replica holds one; else, for a notification, in the session as this replica registered it,
+// for the client's next stream here (its next call); else, through the bus, on the GET stream
+// another replica holds. With no stream anywhere it is dropped.
+func (h *Handler) toSession(ctx context.Context, session string, msg []byte) {
+	if h.sendHere(session, msg) {
+		return
+	}
+	var n struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+		Params map[string]any  `json:"params"`
+	}
+	if json.Unmarshal(msg, &n) == nil && n.ID == nil && n.Method != "" &&
+		h.mcp.SendNotificationToSpecificClient(session, n.Method, n.Params) == nil {
+		return
+	}
+	if h.asks.bus == nil {
+		return
+	}
+	// The caller's request may end before the message is passed on.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	if err := h.asks.bus.PostSessionMessage(ctx, session, msg); err != nil {
+		h.log.Debug("a message for a session could not be passed to another replica", "error", err)
 	}
 }
 
-// Unwrap lets http.ResponseController reach the connection.
-func (s streamWriter) Unwrap() http.ResponseWriter { return s.ResponseWriter }
+// sessionMessage takes a message another replica passed on for a session whose GET stream this
+// replica may hold.
+func (h *Handler) sessionMessage(session string, msg json.RawMessage) {
+	h.sendHere(session, msg)
+}

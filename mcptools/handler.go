@@ -41,9 +41,10 @@ type Options struct {
 	Origins backend.OriginPolicy
 	// Tracer makes a span of every tool call; nil traces nothing (tracing.go).
 	Tracer trace.TracerProvider
-	// Answers carries clients' answers to Agent Deck's requests between the replicas sharing
-	// the database (asks.go); nil serves one replica only.
-	Answers backend.RelayAnswers
+	// Bus carries clients' answers to Agent Deck's requests, and messages for a session whose
+	// stream another replica holds, between the replicas sharing the database (asks.go); nil
+	// serves one replica only.
+	Bus backend.RelayBus
 }
 
 // Handler is the /mcp endpoint: Streamable HTTP with sessions kept in Postgres.
@@ -63,6 +64,7 @@ type Handler struct {
 	buffers   bufferPool                        // JSON answers held to be sent in one write (response.go)
 	fast      map[string]server.ToolHandlerFunc // handlers of fastTools (fastpath.go)
 	idleClock idleClock                         // when the transport last saw each session
+	streams   sync.Map                          // session id -> *atomic.Int32: its GET streams open here
 	inflight  sync.Map                          // fast-path calls in flight: inflightKey -> *inflightCall
 
 	// readOnlyTools are the resource tools as agent:read lists them: action enums narrowed.
@@ -108,14 +110,14 @@ func NewHandler(svc *core.Hub, opts Options) (*Handler, error) {
 			h.readOnlyTools[t.Name] = v.MCPTool()
 		}
 	}
-	h.asks = newAsks(opts.Answers)
-	h.roots = newRootsBinder(svc, h.log, h.asks)
+	h.asks = newAsks(opts.Bus)
+	h.roots = newRootsBinder(svc, h.log, h.asks, h.toSession)
 	h.mcp = h.newMCPServer(opts.Version)
 	svc.OnSessionEnded(h.asks.sessionEnded)
 	busCtx, stopBus := context.WithCancel(context.Background())
 	h.stopBus = stopBus
-	if opts.Answers != nil {
-		opts.Answers.ListenRelayAnswers(busCtx, h.asks.replica, h.fromBus)
+	if opts.Bus != nil {
+		opts.Bus.ListenRelay(busCtx, h.asks.replica, h.fromBus, h.sessionMessage)
 	}
 	idle := opts.IdleTimeout
 	if idle <= 0 {
@@ -159,7 +161,6 @@ func (h *Handler) newMCPServer(version string) *server.MCPServer {
 			}
 		}
 	})
-	h.roots.track(hooks)
 	s := server.NewMCPServer("agent-deck", version,
 		server.WithToolCapabilities(false),
 		server.WithLogging(),

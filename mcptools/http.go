@@ -67,12 +67,20 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			h.idleClock.saw(st.session.ID)
 		}
 	}()
-	if r.Method != http.MethodPost {
-		// GET is the SSE stream; DELETE has no body.
-		h.http.ServeHTTP(streamWriter{w}, r.WithContext(ctx))
+	if r.Method == http.MethodGet && st.session != nil {
+		// The session's GET stream: Agent Deck writes on it too (asks.go).
+		gw := newJSONResponse(w, &h.buffers)
+		defer gw.finish()
+		defer h.streaming(st.session.ID, gw)()
+		h.roots.streamOpened(ctx, st.session)
+		h.http.ServeHTTP(gw, r.WithContext(ctx))
 		return
 	}
-	jw := &jsonResponse{ResponseWriter: w, buffers: &h.buffers}
+	if r.Method != http.MethodPost {
+		h.http.ServeHTTP(w, r.WithContext(ctx)) // DELETE has no body
+		return
+	}
+	jw := newJSONResponse(w, &h.buffers)
 	st.stream = jw
 	defer jw.finish()
 	h.http.ServeHTTP(jw, r.WithContext(ctx))

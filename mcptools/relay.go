@@ -79,15 +79,14 @@ func (r *sessionRelay) Notify(_ context.Context, method string, params json.RawM
 			return
 		}
 	}
-	if msg, err := json.Marshal(mcp.JSONRPCNotification{JSONRPC: mcp.JSONRPC_VERSION,
-		Notification: mcp.Notification{Method: method, Params: mcp.NotificationParams{AdditionalFields: fields}}}); err == nil &&
-		r.send(msg) == nil {
+	msg, err := json.Marshal(mcp.JSONRPCNotification{JSONRPC: mcp.JSONRPC_VERSION,
+		Notification: mcp.Notification{Method: method, Params: mcp.NotificationParams{AdditionalFields: fields}}})
+	if err != nil || r.send(msg) == nil {
 		return
 	}
-	// The call has answered already: the session's next stream carries it.
-	if err := r.h.mcp.SendNotificationToClient(r.ctx, method, fields); err != nil {
-		r.h.log.Debug("a downstream notification could not reach its session", "method", method, "error", err)
-	}
+	// The call has answered already: the session's GET stream carries it, here or on the
+	// replica that holds it.
+	r.h.toSession(r.ctx, r.id, msg)
 }
 
 // send writes a message on the call's own stream.

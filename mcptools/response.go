@@ -42,12 +42,15 @@ var errStreamGone = errors.New("the call's response stream is closed")
 // It is also the call's own stream for the requests Agent Deck sends the client during the call
 // (send, asks.go): the first one turns the answer into an SSE stream if mcp-go has not, and the
 // JSON answer mcp-go then writes goes out as the stream's last event. Every method holds mu:
-// mcp-go and the relay write from different goroutines.
+// mcp-go and the relay write from different goroutines. mcp-go sets its headers in a map of its
+// own (hdr), copied out when it writes its header, so a send never reads a map mcp-go writes.
 type jsonResponse struct {
 	http.ResponseWriter
 	buffers *bufferPool
+	hdr     http.Header
 
 	mu      sync.Mutex
+	ctype   string        // the Content-Type of the answer as sent
 	status  int           // held while buf is in use
 	buf     *bytes.Buffer // non-nil while holding a JSON answer
 	through bool          // passing everything through
@@ -59,6 +62,23 @@ type jsonResponse struct {
 	mid    bool
 	queued [][]byte
 	done   bool
+}
+
+func newJSONResponse(w http.ResponseWriter, buffers *bufferPool) *jsonResponse {
+	return &jsonResponse{ResponseWriter: w, buffers: buffers, hdr: http.Header{}}
+}
+
+// Header is mcp-go's header map.
+func (j *jsonResponse) Header() http.Header { return j.hdr }
+
+// sendHeaderLocked copies mcp-go's headers out and sends them with code.
+func (j *jsonResponse) sendHeaderLocked(code int) {
+	out := j.ResponseWriter.Header()
+	for k, v := range j.hdr {
+		out[k] = v
+	}
+	j.ctype = out.Get("Content-Type")
+	j.ResponseWriter.WriteHeader(code)
 }
 
 // WriteHeader holds a 200 JSON answer's header; anything else goes straight out.
@@ -77,7 +97,7 @@ func (j *jsonResponse) writeHeaderLocked(code int) {
 	}
 	if j.through || j.buf != nil {
 		if j.through {
-			j.ResponseWriter.WriteHeader(code)
+			j.sendHeaderLocked(code)
 		}
 		return
 	}
@@ -86,7 +106,7 @@ func (j *jsonResponse) writeHeaderLocked(code int) {
 		return
 	}
 	j.through = true
-	j.ResponseWriter.WriteHeader(code)
+	j.sendHeaderLocked(code)
 }
 
 func (j *jsonResponse) Write(p []byte) (int, error) {
@@ -105,7 +125,7 @@ func (j *jsonResponse) Write(p []byte) (int, error) {
 	if j.buf != nil {
 		return j.buf.Write(p)
 	}
-	n, err := writeAsks(j.ResponseWriter, p)
+	n, err := j.ResponseWriter.Write(p)
 	j.mid = len(p) > 0 && !bytes.HasSuffix(p, []byte("\n\n"))
 	if !j.mid && len(j.queued) > 0 {
 		for _, ev := range j.queued {
@@ -126,16 +146,17 @@ func (j *jsonResponse) send(msg []byte) error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	switch {
-	case j.done || j.buf != nil:
+	case j.done:
 		return errStreamGone
+	case j.buf != nil:
+		// The JSON answer is being held: it goes out as the stream's last event instead.
+		j.wrapped = append([]byte{}, j.buf.Bytes()...)
+		j.buffers.put(j.buf)
+		j.buf = nil
+		j.openStreamLocked()
 	case !j.through:
-		h := j.Header()
-		h.Set("Content-Type", "text/event-stream")
-		h.Set("Cache-Control", "no-cache")
-		h.Set("Connection", "keep-alive")
-		j.ResponseWriter.WriteHeader(http.StatusOK)
-		j.through, j.own = true, true
-	case !j.own && !strings.HasPrefix(j.Header().Get("Content-Type"), "text/event-stream"):
+		j.openStreamLocked()
+	case !j.own && !strings.HasPrefix(j.ctype, "text/event-stream"):
 		return errStreamGone // a large plain answer is streaming out
 	}
 	if j.mid {
@@ -149,6 +170,18 @@ func (j *jsonResponse) send(msg []byte) error {
 		f.Flush()
 	}
 	return nil
+}
+
+// openStreamLocked turns the answer into an SSE stream: mcp-go's own headers are not sent.
+func (j *jsonResponse) openStreamLocked() {
+	h := j.ResponseWriter.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("Connection", "keep-alive")
+	h.Del("Content-Length")
+	j.ctype = "text/event-stream"
+	j.ResponseWriter.WriteHeader(http.StatusOK)
+	j.through, j.own = true, true
 }
 
 // Flush sends what is held and passes everything through from now on (a stream began).
@@ -172,7 +205,7 @@ func (j *jsonResponse) releaseLocked() {
 	}
 	buf := j.buf
 	j.buf, j.through = nil, true
-	j.ResponseWriter.WriteHeader(j.status)
+	j.sendHeaderLocked(j.status)
 	_, _ = j.ResponseWriter.Write(buf.Bytes())
 	j.buffers.put(buf)
 }
@@ -198,8 +231,8 @@ func (j *jsonResponse) finish() {
 	}
 	buf := j.buf
 	j.buf, j.through = nil, true
-	j.Header().Set("Content-Length", strconv.Itoa(buf.Len()))
-	j.ResponseWriter.WriteHeader(j.status)
+	j.hdr.Set("Content-Length", strconv.Itoa(buf.Len()))
+	j.sendHeaderLocked(j.status)
 	_, _ = j.ResponseWriter.Write(buf.Bytes())
 	j.buffers.put(buf)
 }

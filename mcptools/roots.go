@@ -18,77 +18,39 @@ import (
 )
 
 // rootsTimeout bounds one wait for a client's roots/list answer: the request reaches the client
-// only over its standalone GET stream, which a client may never open.
+// only over one of its streams, which a client may never open.
 const rootsTimeout = 30 * time.Second
 
-// rootsBinder binds sessions to the deck their client's workspace roots name. When mcp-go
-// registers a session whose client declared the roots capability (at initialize, or when the
-// client opens its GET stream on this replica) and the session has no deck yet, or when a client
-// says its roots changed, it asks the client for its roots in a goroutine it owns, and binds the
-// session if it has no deck yet. The question travels as asks.go describes, so the answer may
-// reach any replica.
+// rootsBinder binds sessions to the deck their client's workspace roots name. When a client that
+// declared the roots capability opens its GET stream while the session has no deck, or says its
+// roots changed, it asks the client for its roots in a goroutine it owns, and binds the session
+// if it has no deck yet. The question goes out on the session's GET stream, wherever it is open,
+// and the answer may reach any replica (asks.go).
 type rootsBinder struct {
-	svc    *core.Hub
-	mcp    *server.MCPServer
-	log    *slog.Logger
-	asks   *asks
+	svc  *core.Hub
+	mcp  *server.MCPServer
+	log  *slog.Logger
+	asks *asks
+	// send sends a message to a session's client outside any call (Handler.toSession).
+	send   func(ctx context.Context, session string, msg []byte)
 	ctx    context.Context
 	cancel context.CancelFunc
 	mu     sync.Mutex
 	closed bool
 	wg     sync.WaitGroup
-	// live are the sessions mcp-go registered (the client's GET stream, or its initialize):
-	// only a registered session's roots question reaches the client. changed is closed and
-	// replaced whenever live grows.
-	live    map[string]server.ClientSession
-	changed chan struct{}
 }
 
-func newRootsBinder(svc *core.Hub, log *slog.Logger, asks *asks) *rootsBinder {
+func newRootsBinder(svc *core.Hub, log *slog.Logger, asks *asks,
+	send func(ctx context.Context, session string, msg []byte)) *rootsBinder {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &rootsBinder{svc: svc, log: log, asks: asks, ctx: ctx, cancel: cancel,
-		live: map[string]server.ClientSession{}, changed: make(chan struct{})}
+	return &rootsBinder{svc: svc, log: log, asks: asks, send: send, ctx: ctx, cancel: cancel}
 }
 
-// track follows the sessions mcp-go registers and unregisters, and asks a registered session
-// with roots and no deck for its roots.
-func (r *rootsBinder) track(hooks *server.Hooks) {
-	hooks.AddOnRegisterSession(func(ctx context.Context, cs server.ClientSession) {
-		r.mu.Lock()
-		r.live[cs.SessionID()] = cs
-		close(r.changed)
-		r.changed = make(chan struct{})
-		r.mu.Unlock()
-		if st := stateFrom(ctx); st != nil && st.session != nil && st.session.ID == cs.SessionID() &&
-			st.session.Caps.Roots && st.session.DeckID == "" {
-			r.start(ctx, cs.SessionID(), "registered")
-		}
-	})
-	hooks.AddOnUnregisterSession(func(_ context.Context, cs server.ClientSession) {
-		r.mu.Lock()
-		defer r.mu.Unlock()
-		delete(r.live, cs.SessionID())
-	})
-}
-
-// registered waits until mcp-go has registered the session. A POST that comes before the
-// client's GET stream is handled on a throwaway copy of the session: a roots question asked
-// through that copy waits on a queue no stream reads, so the question must go through the
-// registered session, however late the client opens its stream.
-func (r *rootsBinder) registered(ctx context.Context, sessionID string) (server.ClientSession, error) {
-	for {
-		r.mu.Lock()
-		cs, ok := r.live[sessionID]
-		changed := r.changed
-		r.mu.Unlock()
-		if ok {
-			return cs, nil
-		}
-		select {
-		case <-changed:
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
+// streamOpened asks the client of a session that opened its GET stream, when it declared roots
+// and the session has no deck yet: the question goes out on that stream.
+func (r *rootsBinder) streamOpened(ctx context.Context, sess *backend.MCPSession) {
+	if sess.Caps.Roots && sess.DeckID == "" {
+		r.start(ctx, sess.ID, "stream opened")
 	}
 }
 
@@ -128,21 +90,20 @@ func (r *rootsBinder) start(ctx context.Context, sessionID, why string) {
 	}()
 }
 
-// rootsAttempt bounds one question: a question that went to a session copy no stream reads is
-// asked again through the session registered then, until rootsTimeout.
+// rootsAttempt bounds one question: a question sent before the client opened a stream to take
+// it is asked again, until rootsTimeout.
 const rootsAttempt = 3 * time.Second
 
-// askRegistered asks the client for its roots through the session mcp-go registered.
-func (r *rootsBinder) askRegistered(ctx context.Context, sessionID string) (*mcp.ListRootsResult, error) {
+// askRoots asks the client for its roots.
+func (r *rootsBinder) askRoots(ctx context.Context, sessionID string) (*mcp.ListRootsResult, error) {
 	for {
-		cs, err := r.registered(ctx, sessionID)
-		if err != nil {
-			return nil, err
-		}
 		actx, cancel := context.WithTimeout(ctx, rootsAttempt)
 		raw, err := r.asks.ask(actx, sessionID, func(id string) error {
-			return r.mcp.SendNotificationToClient(r.mcp.WithContext(actx, cs), askMethod,
-				map[string]any{"id": id, "method": backend.MethodRoots})
+			msg, err := json.Marshal(askRequest{JSONRPC: mcp.JSONRPC_VERSION, ID: id, Method: backend.MethodRoots})
+			if err == nil {
+				r.send(actx, sessionID, msg)
+			}
+			return err
 		})
 		cancel()
 		if err == nil {
@@ -165,7 +126,7 @@ func (r *rootsBinder) askRegistered(ctx context.Context, sessionID string) (*mcp
 
 // bind asks for the roots and hands the usable ones to the core.
 func (r *rootsBinder) bind(ctx context.Context, sessionID, why string) {
-	res, err := r.askRegistered(ctx, sessionID)
+	res, err := r.askRoots(ctx, sessionID)
 	if err != nil {
 		r.log.DebugContext(ctx, "the client did not list its roots", "session_id", sessionID, "after", why,
 			"error", err)

@@ -59,9 +59,10 @@ type floor struct {
 
 	// roots: asked says the downstream asked for roots at least once; of is the party whose
 	// roots it got last; got is closed when an answer is given (made only while awaited); lazy
-	// says the downstream did not ask again when told the roots changed.
+	// says the downstream did not ask again, misses times in a row, when told the roots changed.
 	roots struct {
 		asked, lazy bool
+		misses      int
 		of          string
 		got         chan struct{}
 	}
@@ -312,9 +313,18 @@ func (f *floor) rootsOf() string {
 	return f.roots.of
 }
 
-// rootsIgnored records that the downstream did not ask again when told its roots changed.
-func (f *floor) rootsIgnored() {
+// rootsIgnored records that the downstream did not ask again when told its roots changed; after
+// lazyAfter times in a row it is not waited for any more.
+func (f *floor) rootsIgnored(lazyAfter int) {
 	f.mu.Lock()
-	f.roots.lazy = true
+	defer f.mu.Unlock()
+	f.roots.misses++
+	f.roots.lazy = f.roots.misses >= lazyAfter
+}
+
+// rootsAnswered records that the downstream asked again when told its roots changed.
+func (f *floor) rootsAnswered() {
+	f.mu.Lock()
+	f.roots.misses = 0
 	f.mu.Unlock()
 }

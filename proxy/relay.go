@@ -224,8 +224,12 @@ func refusal(err error) string {
 }
 
 // rootsRefreshWait bounds the wait for a downstream to ask for roots again once told they
-// changed; one that does not ask in time is not waited for again.
-const rootsRefreshWait = time.Second
+// changed (the question goes to the agent's client and back); one that lets rootsLazyAfter
+// such waits in a row pass without asking is not waited for again.
+const (
+	rootsRefreshWait = 10 * time.Second
+	rootsLazyAfter   = 3
+)
 
 // beforeCall readies the connection for a call of relay r, on the floor already: the downstream
 // gets the log level the session asked for (levels only ever get more verbose: each session's
@@ -250,13 +254,14 @@ func (c *conn) beforeCall(ctx context.Context, r backend.Relay) {
 	defer t.Stop()
 	select {
 	case <-got:
+		c.floor.rootsAnswered()
 		if c.floor.rootsOf() == party {
 			// A ping answered after the roots were given means the downstream has read them
 			// before it reads the call.
 			_, _ = c.request(ctx, string(mcp.MethodPing), nil)
 		}
 	case <-t.C:
-		c.floor.rootsIgnored()
+		c.floor.rootsIgnored(rootsLazyAfter)
 	case <-ctx.Done():
 	}
 }

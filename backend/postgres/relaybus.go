@@ -2,6 +2,8 @@ package postgres
 
 import (
 	"context"
+	"encoding/json"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -10,14 +12,21 @@ import (
 )
 
 // relayChannel is the channel a replica is woken on when an answer is left for it; the payload
-// names the replica.
-const relayChannel = "agent_deck_relay"
+// names the replica. sessionChannel carries messages for a session's client: the session id,
+// a space, the message.
+const (
+	relayChannel   = "agent_deck_relay"
+	sessionChannel = "agent_deck_session"
+)
+
+// maxSessionMessage bounds a session message: a NOTIFY payload holds under 8,000 bytes.
+const maxSessionMessage = 7000
 
 // relayAnswerTTL is how long an answer nobody took is kept: its replica has died, and the
 // request it answers with it.
 const relayAnswerTTL = time.Minute
 
-var _ backend.RelayAnswers = (*Store)(nil)
+var _ backend.RelayBus = (*Store)(nil)
 
 // PostRelayAnswer leaves an answer for its replica and wakes it, in one transaction.
 func (s *Store) PostRelayAnswer(ctx context.Context, a backend.RelayAnswer) error {
@@ -31,9 +40,20 @@ func (s *Store) PostRelayAnswer(ctx context.Context, a backend.RelayAnswer) erro
 	})
 }
 
-// ListenRelayAnswers hands fn each answer left for replica, on a listening connection of its
-// own, reconnecting with backoff; every (re)connection first takes what was left meanwhile.
-func (s *Store) ListenRelayAnswers(ctx context.Context, replica string, fn func(backend.RelayAnswer)) {
+// PostSessionMessage hands a message for a session's client to every listening replica.
+func (s *Store) PostSessionMessage(ctx context.Context, sessionID string, msg json.RawMessage) error {
+	if len(sessionID)+1+len(msg) > maxSessionMessage {
+		return backend.Errorf(backend.CodeInvalidArgument, "a message for another replica is over %d bytes", maxSessionMessage)
+	}
+	_, err := s.db.Exec(ctx, `SELECT pg_notify($1, $2)`, sessionChannel, sessionID+" "+string(msg))
+	return classify("pass a message to another replica", err)
+}
+
+// ListenRelay hands onAnswer each answer left for replica and onMessage each session message,
+// on a listening connection of its own, reconnecting with backoff; every (re)connection first
+// takes the answers left meanwhile.
+func (s *Store) ListenRelay(ctx context.Context, replica string, onAnswer func(backend.RelayAnswer),
+	onMessage func(string, json.RawMessage)) {
 	s.listeners.Add(1)
 	go func() {
 		defer s.listeners.Done()
@@ -43,7 +63,7 @@ func (s *Store) ListenRelayAnswers(ctx context.Context, replica string, fn func(
 		defer stop()
 		wait := listenRetryMin
 		for ctx.Err() == nil {
-			if listened, _ := s.listenAnswers(ctx, replica, fn); listened {
+			if listened, _ := s.listenRelay(ctx, replica, onAnswer, onMessage); listened {
 				wait = listenRetryMin
 			}
 			select {
@@ -55,8 +75,9 @@ func (s *Store) ListenRelayAnswers(ctx context.Context, replica string, fn func(
 	}()
 }
 
-// listenAnswers runs one listening connection until it fails.
-func (s *Store) listenAnswers(ctx context.Context, replica string, fn func(backend.RelayAnswer)) (bool, error) {
+// listenRelay runs one listening connection until it fails.
+func (s *Store) listenRelay(ctx context.Context, replica string, onAnswer func(backend.RelayAnswer),
+	onMessage func(string, json.RawMessage)) (bool, error) {
 	conn, err := pgx.ConnectConfig(ctx, s.pool.Config().ConnConfig)
 	if err != nil {
 		return false, err
@@ -66,17 +87,23 @@ func (s *Store) listenAnswers(ctx context.Context, replica string, fn func(backe
 		defer cancel()
 		_ = conn.Close(cctx)
 	}()
-	if _, err := conn.Exec(ctx, "LISTEN "+relayChannel); err != nil {
+	if _, err := conn.Exec(ctx, "LISTEN "+relayChannel+"; LISTEN "+sessionChannel); err != nil {
 		return false, err
 	}
 	for {
-		if err := s.takeAnswers(ctx, replica, fn); err != nil {
+		if err := s.takeAnswers(ctx, replica, onAnswer); err != nil {
 			return true, err
 		}
 		for {
 			n, err := conn.WaitForNotification(ctx)
 			if err != nil {
 				return true, err
+			}
+			if n.Channel == sessionChannel {
+				if id, msg, ok := strings.Cut(n.Payload, " "); ok {
+					onMessage(id, json.RawMessage(msg))
+				}
+				continue
 			}
 			if n.Payload == replica {
 				break

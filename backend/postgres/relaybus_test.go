@@ -12,9 +12,10 @@ import (
 	"github.com/agent-deck/agent-deck/backend/postgres/pgtest"
 )
 
-// TestRelayAnswers: an answer left by one replica reaches the replica it names, once, whether
-// that replica listened already or starts listening later; other replicas' answers stay.
-func TestRelayAnswers(t *testing.T) {
+// TestRelayBus: an answer left by one replica reaches the replica it names, once, whether that
+// replica listened already or starts listening later; other replicas' answers stay. A session
+// message reaches every listener.
+func TestRelayBus(t *testing.T) {
 	t.Parallel()
 	url := pgtest.NewDB(t)
 	open := func() *postgres.Store {
@@ -36,10 +37,14 @@ func TestRelayAnswers(t *testing.T) {
 	got := map[string]string{}
 	lctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	b.ListenRelayAnswers(lctx, "b", func(ans backend.RelayAnswer) {
+	b.ListenRelay(lctx, "b", func(ans backend.RelayAnswer) {
 		mu.Lock()
 		defer mu.Unlock()
 		got[ans.RequestID] += ans.SessionID + " " + string(ans.Body) + ";"
+	}, func(session string, msg json.RawMessage) {
+		mu.Lock()
+		defer mu.Unlock()
+		got["message"] += session + " " + string(msg) + ";"
 	})
 	post("c", "other")
 	post("b", "late")
@@ -53,13 +58,24 @@ func TestRelayAnswers(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+	mustOK(t, a.PostSessionMessage(ctx, "s-2", json.RawMessage(`{"jsonrpc":"2.0","method":"notifications/message"}`)))
+	for {
+		mu.Lock()
+		n := len(got)
+		mu.Unlock()
+		if n >= 3 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 	mu.Lock()
 	defer mu.Unlock()
 	want := map[string]string{
-		"early": `s-1 {"jsonrpc":"2.0","id":"early","result":{}};`,
-		"late":  `s-1 {"jsonrpc":"2.0","id":"late","result":{}};`,
+		"early":   `s-1 {"jsonrpc":"2.0","id":"early","result":{}};`,
+		"late":    `s-1 {"jsonrpc":"2.0","id":"late","result":{}};`,
+		"message": `s-2 {"jsonrpc":"2.0","method":"notifications/message"};`,
 	}
-	if len(got) != 2 || got["early"] != want["early"] || got["late"] != want["late"] {
+	if len(got) != 3 || got["early"] != want["early"] || got["late"] != want["late"] || got["message"] != want["message"] {
 		t.Errorf("replica b got %v", got)
 	}
 }
