@@ -38,6 +38,8 @@ type Store interface {
 	CreateService(ctx context.Context, s *ServiceRecord) error
 	UpdateService(ctx context.Context, s *ServiceRecord) error
 	UpdateServiceHealth(ctx context.Context, id string, h Health) error
+	// MarkServiceTalksBack records that the service's downstream talks back (ServiceRecord.TalksBack).
+	MarkServiceTalksBack(ctx context.Context, id string) error
 	DeleteService(ctx context.Context, id string) error
 	GetService(ctx context.Context, ref string) (ServiceRecord, error)
 	ListServices(ctx context.Context) ([]ServiceRecord, error)

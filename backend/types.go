@@ -108,6 +108,9 @@ type ServiceRecord struct {
 	// DeckSettings are the rules of the deck a snapshot was loaded for (Store.LinkedCards); nil
 	// elsewhere and when the deck has none.
 	DeckSettings *DeckServiceSettings
+	// TalksBack says the downstream was seen asking something no single call could be told
+	// apart for, or asking for roots: its calls from different sessions take turns.
+	TalksBack bool
 }
 
 // AuthScheme says how a credential's secret is presented to a downstream server.

@@ -155,3 +155,20 @@ func TestFloorUsers(t *testing.T) {
 		t.Error("a new session's call did not take the connection back")
 	}
 }
+
+// TestTalksBackKnownFromTheTarget: a service the core knows to talk back takes turns from its
+// first call, and the proxy reports what it learned.
+func TestTalksBackKnownFromTheTarget(t *testing.T) {
+	p := New(Options{})
+	t.Cleanup(func() { _ = p.Close(context.Background()) })
+	o, err := p.begin(backend.Target{ServiceID: "svc-known", ServiceName: "known", Type: backend.ServiceLocal, TalksBack: true}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !o.s.talksBack.Load() {
+		t.Error("the target's TalksBack did not reach the service")
+	}
+	if st, ok := p.Status("svc-known"); !ok || !st.TalksBack {
+		t.Errorf("status = %+v %v", st, ok)
+	}
+}

@@ -64,6 +64,9 @@ func newService(p *Proxy, id, name string) *service {
 // scrubbing) and its disabled tools. It returns the connection fingerprint and scrubber.
 func (s *service) note(t backend.Target) (string, *scrubber) {
 	fp := fingerprint(t)
+	if t.TalksBack && !s.talksBack.Load() {
+		s.talksBack.Store(true)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if t.ServiceName != "" {

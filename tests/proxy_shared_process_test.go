@@ -184,6 +184,19 @@ func TestProxySharedProcessTypeScript(t *testing.T) {
 			}
 		}
 	}
+	// server-everything asked for roots: every replica and restart now knows it talks back.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		rec, err := s.store.GetService(context.Background(), every)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rec.TalksBack {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the service was not recorded as talking back")
+		}
+	}
 	if _, err := stdin.Write([]byte("close\n")); err != nil {
 		t.Fatal(err)
 	}
