@@ -44,7 +44,8 @@ type conn struct {
 	// inbound cancels the agent-side request a downstream's request caused, by its id.
 	inboundMu sync.Mutex
 	inbound   map[string]context.CancelFunc
-	// level is the log level set on the downstream: its index in logLevels plus one, 0 for none.
+	// level is the log level set on the downstream: its index in backend.LogLevels plus one, 0
+	// for none.
 	level atomic.Int32
 
 	client *client.Client

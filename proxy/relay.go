@@ -266,13 +266,10 @@ func (c *conn) beforeCall(ctx context.Context, r backend.Relay) {
 	}
 }
 
-// logLevels ranks MCP log levels from the most verbose.
-var logLevels = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
-
 // raiseLevel sets logging/setLevel on a downstream that offers logging when a session asks for
 // more than it was set to.
 func (c *conn) raiseLevel(ctx context.Context, level string) {
-	want := slices.Index(logLevels, level)
+	want := slices.Index(backend.LogLevels, level)
 	if want < 0 || c.client == nil || c.client.GetServerCapabilities().Logging == nil {
 		return
 	}
