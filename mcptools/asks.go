@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mark3labs/mcp-go/mcp"
+
 	"github.com/agent-deck/agent-deck/backend"
 )
 
@@ -240,8 +242,34 @@ func (h *Handler) toSession(ctx context.Context, session string, msg []byte) {
 	}
 }
 
-// sessionMessage takes a message another replica passed on for a session whose GET stream this
-// replica may hold.
+// sessionMessage takes a message another replica passed on for a session: a cancellation of a
+// call this replica may run, or a message for the client on the GET stream it may hold.
 func (h *Handler) sessionMessage(session string, msg json.RawMessage) {
+	var c struct {
+		Method string `json:"method"`
+		Params struct {
+			RequestID any `json:"requestId"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(msg, &c) == nil && c.Method == string(mcp.MethodNotificationCancelled) {
+		h.cancelInflight(session, c.Params.RequestID)
+		return
+	}
 	h.sendHere(session, msg)
+}
+
+// cancelElsewhere passes a client's cancellation of a call this replica does not run to the
+// others: the client may have sent it to any replica.
+func (h *Handler) cancelElsewhere(ctx context.Context, session string, id any) {
+	if h.asks.bus == nil || id == nil {
+		return
+	}
+	msg, err := json.Marshal(map[string]any{"method": string(mcp.MethodNotificationCancelled),
+		"params": map[string]any{"requestId": id}})
+	if err != nil {
+		return
+	}
+	if err := h.asks.bus.PostSessionMessage(ctx, session, msg); err != nil {
+		h.log.Debug("a cancellation could not be passed to the other replicas", "error", err)
+	}
 }

@@ -82,6 +82,7 @@ func (h *Handler) serveFast(ctx context.Context, w http.ResponseWriter, r *http.
 	defer cancel()
 	key, call := inflightKey(st.session.ID, fc.id), &inflightCall{cancel}
 	h.inflight.Store(key, call)
+	st.fast = true
 	defer h.inflight.CompareAndDelete(key, call)
 	res, _ := handler(ctx, mcp.CallToolRequest{
 		Request: mcp.Request{Method: string(mcp.MethodToolsCall)}, Params: params})
@@ -203,19 +204,39 @@ func inflightKey(session string, id any) string {
 	return fmt.Sprintf("%s %T %v", session, id, id)
 }
 
-// cancelInflight cancels the fast-path call of session named by a notifications/cancelled; the
-// notification then goes on to the transport, which cancels its own calls of that id.
-func (h *Handler) cancelInflight(session string, id any) {
+// cancelInflight cancels the tool call of session named by a notifications/cancelled, if this
+// replica runs it; the notification then goes on to the transport, which cancels its own
+// requests of that id too.
+func (h *Handler) cancelInflight(session string, id any) bool {
 	if id == nil {
-		return
+		return false
 	}
-	if call, ok := h.inflight.Load(inflightKey(session, id)); ok {
+	call, ok := h.inflight.Load(inflightKey(session, id))
+	if ok {
 		call.(*inflightCall).cancel()
 	}
+	return ok
 }
 
-// inflightCall is one fast-path call that notifications/cancelled can stop.
+// inflightCall is one tool call that notifications/cancelled can stop.
 type inflightCall struct{ cancel context.CancelFunc }
+
+// trackCall makes a tool call of the transport cancellable by notifications/cancelled received
+// on any replica (the fast path tracks its own); the returned func ends the tracking.
+func (h *Handler) trackCall(ctx context.Context) (context.Context, func()) {
+	st := stateFrom(ctx)
+	if st == nil || st.fast || st.session == nil || len(st.requestID) == 0 {
+		return ctx, func() {}
+	}
+	var id any
+	if json.Unmarshal(st.requestID, &id) != nil || id == nil {
+		return ctx, func() {}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	key, call := inflightKey(st.session.ID, id), &inflightCall{cancel}
+	h.inflight.Store(key, call)
+	return ctx, func() { h.inflight.CompareAndDelete(key, call); cancel() }
+}
 
 // passesRebindingGuard is the transport's DNS-rebinding guard: on a loopback listener, only a
 // request whose Host names a loopback address gets through.

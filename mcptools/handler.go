@@ -65,7 +65,7 @@ type Handler struct {
 	fast      map[string]server.ToolHandlerFunc // handlers of fastTools (fastpath.go)
 	idleClock idleClock                         // when the transport last saw each session
 	streams   sync.Map                          // session id -> *atomic.Int32: its GET streams open here
-	inflight  sync.Map                          // fast-path calls in flight: inflightKey -> *inflightCall
+	inflight  sync.Map                          // tool calls in flight: inflightKey -> *inflightCall
 
 	// readOnlyTools are the resource tools as agent:read lists them: action enums narrowed.
 	readOnlyTools map[string]mcp.Tool
@@ -246,6 +246,8 @@ func (h *Handler) toolHandler(spec ToolSpec) server.ToolHandlerFunc {
 		if err != nil {
 			return errorResult(ctx, h.log, spec.Name, err), nil
 		}
+		ctx, untrack := h.trackCall(ctx)
+		defer untrack()
 		ctx = h.withRelay(ctx, req)
 		c := &call{svc: h.svc, sessionID: sessionIDFrom(ctx), spec: &spec, vals: vals}
 		out, err := spec.run(ctx, c)

@@ -59,8 +59,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if h.serveFast(ctx, w, r, st) {
 		return
 	}
-	if st.method == string(mcp.MethodNotificationCancelled) && st.session != nil {
-		h.cancelInflight(st.session.ID, st.cancelOf)
+	if st.method == string(mcp.MethodNotificationCancelled) && st.session != nil &&
+		!h.cancelInflight(st.session.ID, st.cancelOf) {
+		h.cancelElsewhere(ctx, st.session.ID, st.cancelOf)
 	}
 	defer func() {
 		if st.session != nil {

@@ -29,6 +29,8 @@ type reqState struct {
 	answer     json.RawMessage    // that answer, as sent
 	session    *backend.MCPSession
 	openErr    error
+	// fast says the fast path serves the request (it tracks the call for cancellation itself).
+	fast bool
 	// stream is the POST's answer: the call's own stream for what Agent Deck sends the client
 	// during the call (relay.go); nil outside the transport.
 	stream *jsonResponse

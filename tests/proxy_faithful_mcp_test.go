@@ -280,7 +280,7 @@ func TestProxyFaithfulMCP(t *testing.T) {
 func (a *faithfulAgent) cancelBlock(t *testing.T, service string) {
 	count := func() string { return mcpText(a.peer(service, "cancellations", nil, nil)) }
 	before := count()
-	token := "block-" + a.name + "-" + service
+	token := "block-" + a.name + "-" + service + "-" + randHex(4)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {

@@ -33,13 +33,17 @@ type roundRobin struct {
 	mu      sync.Mutex
 	sent    map[string]int // ask id → replica whose answer stream carried it
 	crossed int            // answers that reached another replica than their request's
+	calls   map[string]int // JSON-RPC id of a tools/call → replica it went to
 }
 
-var askID = regexp.MustCompile(`"id":"(adk-[0-9a-f]+-[0-9]+)"`)
+var (
+	askID  = regexp.MustCompile(`"id":"(adk-[0-9a-f]+-[0-9]+)"`)
+	callID = regexp.MustCompile(`^\{"jsonrpc":"2.0","id":"(cx-[0-9]+)","method":"tools/call"`)
+)
 
 func startRoundRobin(t *testing.T, replicas ...*mcpStack) (string, *roundRobin) {
 	t.Helper()
-	rr := &roundRobin{sent: map[string]int{}}
+	rr := &roundRobin{sent: map[string]int{}, calls: map[string]int{}}
 	for i, s := range replicas {
 		target, _ := url.Parse(s.URL)
 		rr.proxies = append(rr.proxies, &httputil.ReverseProxy{
@@ -66,6 +70,11 @@ func startRoundRobin(t *testing.T, replicas ...*mcpStack) (string, *roundRobin) 
 				if from, ok := rr.sent[string(m[1])]; ok && from != i {
 					rr.crossed++
 				}
+				rr.mu.Unlock()
+			}
+			if m := callID.FindSubmatch(body); m != nil {
+				rr.mu.Lock()
+				rr.calls[string(m[1])] = i
 				rr.mu.Unlock()
 			}
 		}
@@ -100,8 +109,9 @@ func (a *askTap) Close() error { return a.rc.Close() }
 // TestProxyAcrossReplicas: two serve replicas on one PostgreSQL behind a round-robin front. A
 // session that declared elicitation and sampling, whose requests alternate between the replicas,
 // gets progress, log messages, elicitation and sampling from a downstream over stdio and over
-// Streamable HTTP, 20 times in a row: the client's answers that reach the replica that does not
-// wait for them are carried to the one that does through the database.
+// Streamable HTTP, and its cancellations reach its calls, 20 times in a row: the client's answers
+// and cancellations that reach the replica that does not wait for them are carried to the one
+// that does through the database.
 func TestProxyAcrossReplicas(t *testing.T) {
 	a, services := startFaithfulDeck(t)
 	b := startMCPReplica(t, a)
@@ -138,6 +148,10 @@ func TestProxyAcrossReplicas(t *testing.T) {
 				t.Fatalf("round %d %s: sampling = %s", round, service, mcpText(res))
 			}
 		}
+		// A cancellation reaches the call whichever replica runs it (the HTTP peer is one process
+		// both replicas share, so its count of cancelled calls is one).
+		ag.cancelBlock(t, services[1])
+		cancelAcross(t, rr, front, []*mcpStack{a, b}, ag, services[1], round)
 		// Log messages over HTTP: the stdio peer may write them after its result, and what
 		// trails a call answered by a replica holding no stream of the session is dropped
 		// (docs/architecture.md).
@@ -178,4 +192,71 @@ func (a *faithfulAgent) waitSeenWith(method, needle string, want int) int {
 		time.Sleep(10 * time.Millisecond)
 	}
 	return count()
+}
+
+// cancelAcross starts the peer's block tool in a plain POST that stays open, as the mcp-stdio
+// bridge's does, and sends the client's notifications/cancelled straight to the replica that does
+// not run the call: the call ends, and the downstream counts the cancellation.
+func cancelAcross(t *testing.T, rr *roundRobin, front string, replicas []*mcpStack, ag *faithfulAgent, service string, round int) {
+	t.Helper()
+	count := func() string { return mcpText(ag.peer(service, "cancellations", nil, nil)) }
+	before := count()
+	session := ag.c.GetSessionId()
+	id := fmt.Sprintf("cx-%d", round)
+	post := func(url, body string) *http.Response {
+		req, _ := http.NewRequest(http.MethodPost, url+"/mcp", strings.NewReader(body))
+		for k, v := range map[string]string{"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+			"Authorization": "Bearer " + ag.token, "Mcp-Session-Id": session, "Mcp-Protocol-Version": "2025-11-25"} {
+			req.Header.Set(k, v)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp
+	}
+	resp := post(front, fmt.Sprintf(`{"jsonrpc":"2.0","id":%q,"method":"tools/call","params":{"name":"call_service_tool",`+
+		`"_meta":{"progressToken":"p-%s"},"arguments":{"serviceId":%q,"toolName":"block"}}}`, id, id, service))
+	defer resp.Body.Close()
+	lines := make(chan string, 16)
+	go func() {
+		defer close(lines)
+		buf := make([]byte, 64<<10)
+		var text strings.Builder
+		for {
+			n, err := resp.Body.Read(buf)
+			text.Write(buf[:n])
+			if strings.Contains(text.String(), `"blocking"`) {
+				lines <- "blocking"
+				text.Reset()
+			}
+			if err != nil {
+				lines <- "end " + text.String()
+				return
+			}
+		}
+	}()
+	if got := <-lines; got != "blocking" {
+		t.Fatalf("round %d: the block call never started: %s", round, got)
+	}
+	rr.mu.Lock()
+	runs := rr.calls[id]
+	rr.mu.Unlock()
+	other := replicas[1-runs]
+	c := post(other.URL, fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":%q,"reason":"test"}}`, id))
+	c.Body.Close()
+	var end string
+	for l := range lines { // the call ends
+		end = l
+	}
+	if !strings.Contains(end, "was cancelled") {
+		t.Fatalf("round %d: the call sent to one replica and cancelled on the other ended with %s", round, end)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for count() == before {
+		if time.Now().After(deadline) {
+			t.Fatalf("round %d: the downstream never saw the cancellation sent to the other replica", round)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
