@@ -231,6 +231,15 @@ type MCPSession struct {
 	Caps ClientCaps `json:"-"`
 	// LogLevel is the level the client set with logging/setLevel; "" when it set none.
 	LogLevel string `json:"-"`
+	// Token names that token; only admins are shown it (the session list).
+	Token *SessionToken `json:"token,omitempty"`
+}
+
+// SessionToken is the token a session was opened with, as the session list shows it to admins.
+type SessionToken struct {
+	ID   string    `json:"id"`
+	Name string    `json:"name"`
+	Kind TokenKind `json:"kind"`
 }
 
 // ClientCaps are the client capabilities of an MCP session a downstream server may use.

@@ -25,5 +25,8 @@ func TestAttacksREST(t *testing.T) {
 		{"a cross-origin form post rides the dashboard cookie", attackDashboardCrossOriginFormPost},
 		{"a dashboard request from its own origin without the CSRF header", attackDashboardMissingCSRF},
 		{"a used dashboard sign-in code is exchanged again", attackDashboardReusedCode},
+		{"agent PATCH, POST or restore sets the exec or skill later agents run", attackRESTRunnablePlaybook},
+		{"an agent ends another client's MCP session", attackRESTEndOthersSession},
+		{"a playbook's markup runs in the dashboard's preview", attackRESTMarkdownPreviewMarkup},
 	})
 }

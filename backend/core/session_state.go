@@ -120,6 +120,26 @@ func (s *Hub) SetSessionLogLevel(ctx context.Context, id, level string) error {
 	return backend.StoreErr("setting a session's log level", err)
 }
 
+// EndSession ends another client's session from the outside (the dashboard's Sessions screen):
+// its next request gets NOT_FOUND and the client must start a new session, with its token. Admin
+// only; to stop a client for good, revoke its token.
+func (s *Hub) EndSession(ctx context.Context, id string) error {
+	if _, err := backend.RequireAdmin(ctx, "end an MCP session"); err != nil {
+		return err
+	}
+	if !backend.IsUUIDText(id) {
+		return backend.Invalid("session", "the id of a live MCP session (a UUID), got %s", backend.QuoteClip(id))
+	}
+	err := s.store.TerminateSession(ctx, id, s.clock())
+	if backend.IsNotFound(err) {
+		return sessionGone()
+	}
+	if err == nil {
+		s.ends.ended(id)
+	}
+	return backend.StoreErr("ending a session", err)
+}
+
 // ExpireIdleSessions terminates sessions idle longer than the configured timeout and returns
 // how many it ended.
 func (s *Hub) ExpireIdleSessions(ctx context.Context) (int, error) {
