@@ -1,6 +1,7 @@
 package mcptools
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,46 +10,51 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
-
-	"github.com/agent-deck/agent-deck/backend"
 )
 
 // fastTools are the tools whose plain calls skip mcp-go's transport: get_bound_deck, on the
-// path of every agent turn, answered from a pre-rendered, pre-escaped page. For it the
-// transport's own work — parsing the body three more times, a notification forwarder goroutine
-// per request, encoding the answer and scanning its 20 KB text again — cost more CPU than the
-// call. A tool joins only if it never talks back to the client during the call (no relayed
-// sampling, elicitation, logging or progress, which need the transport's session and stream);
-// a call in flight is cancelled by notifications/cancelled as on the transport (cancelInflight).
+// path of every agent turn, answered from a pre-rendered, pre-escaped page, and
+// call_service_tool, the proxied call. For them the transport's own work — parsing the body
+// three more times, a notification forwarder goroutine per request, encoding the answer and
+// scanning it again — cost more CPU than the call. A call in flight is cancelled by
+// notifications/cancelled as on the transport (cancelInflight).
 //
-// call_service_tool joins on the same terms, checked per call (quiet): what a downstream sends
-// back during a call can reach only a session that passed a progress token, set a log level, or
-// declared elicitation, sampling or roots. For any other session the relay would carry nothing.
+// Whatever the session declared, a call is answered as plain JSON unless something must reach
+// the client before its result: what a downstream sends back during the call (progress, a log
+// message, elicitation, sampling, roots; relay.go) goes out on the call's own stream, the
+// jsonResponse the transport would write through too, which becomes an SSE stream at the first
+// such message, with the answer as its last event. The response's headers are written only once
+// the first thing to send is known, so the bytes are the transport's in both cases.
 var fastTools = map[string]bool{"get_bound_deck": true, "call_service_tool": true}
-
-// relayedTools are the fast tools a downstream can talk back through (relay.go).
-var relayedTools = map[string]bool{"call_service_tool": true}
-
-// quiet reports whether nothing a downstream sends during a call could reach the session: its
-// row says it set no log level and its client declared neither elicitation, sampling nor roots.
-func quiet(sess *backend.MCPSession) bool {
-	return wantsOf(sess).Quiet()
-}
 
 // fastCall is what peekBody keeps of a tools/call body for the fast path, from its one decode.
 type fastCall struct {
 	jsonrpc string
 	id      any             // decoded as mcp-go decodes it, so the answer's id is the same
 	args    json.RawMessage // params.arguments as sent, nil when absent
+	meta    json.RawMessage // params._meta as sent (a progress token), nil when absent
 	other   bool            // the message also carries result or error: not a plain request
-	extra   bool            // params carry _meta (a progress token), a task or multi-round-trip fields
+	extra   bool            // params carry a task or multi-round-trip fields
+}
+
+// requestMeta decodes a call's _meta as mcp-go does; ok is false for one that is not an object
+// (or null), which the transport answers with its error.
+func requestMeta(raw json.RawMessage) (meta *mcp.Meta, ok bool) {
+	t := bytes.TrimSpace(raw)
+	if len(t) == 0 || string(t) == "null" {
+		return nil, true
+	}
+	if t[0] != '{' {
+		return nil, false
+	}
+	meta = &mcp.Meta{}
+	return meta, json.Unmarshal(t, meta) == nil
 }
 
 // serveFast answers a plain JSON-RPC tools/call of a fast tool on a live session: it runs the
@@ -64,17 +70,18 @@ func (h *Handler) serveFast(ctx context.Context, w http.ResponseWriter, r *http.
 	if fc.jsonrpc != mcp.JSONRPC_VERSION || fc.id == nil || fc.other || fc.extra {
 		return false
 	}
-	if relayedTools[st.toolName] && !quiet(st.session) {
-		return false // the relay needs the transport's session and stream
-	}
 	if !passesRebindingGuard(r) {
 		return false // the transport refuses it
 	}
 	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
 		return false // the transport answers with its error
 	}
+	meta, ok := requestMeta(fc.meta)
+	if !ok {
+		return false
+	}
 	// The tool handler reads the arguments as sent (RawArguments), as it does on the transport.
-	params := mcp.CallToolParams{Name: st.toolName, RawArguments: fc.args}
+	params := mcp.CallToolParams{Name: st.toolName, RawArguments: fc.args, Meta: meta}
 	if !h.idleClock.fresh(st.session.ID) {
 		return false // let the transport see the session now and then, or it sweeps it as idle
 	}
@@ -84,12 +91,16 @@ func (h *Handler) serveFast(ctx context.Context, w http.ResponseWriter, r *http.
 	h.inflight.Store(key, call)
 	st.fast = true
 	defer h.inflight.CompareAndDelete(key, call)
+	// The call's own stream: what the relay sends during the call goes out on it (relay.go).
+	jw := newJSONResponse(w, &h.buffers)
+	st.stream = jw
 	res, _ := handler(ctx, mcp.CallToolRequest{
 		Request: mcp.Request{Method: string(mcp.MethodToolsCall)}, Params: params})
 	// From here the call has run: the request is answered here whatever happens, as the
 	// transport answers it — nothing when the client is gone, an empty body when the answer
 	// cannot be encoded.
 	if r.Context().Err() != nil {
+		jw.close()
 		return true
 	}
 	buf := answerBuffers.Get().(*[]byte)
@@ -98,10 +109,7 @@ func (h *Handler) serveFast(ctx context.Context, w http.ResponseWriter, r *http.
 		h.log.ErrorContext(ctx, "MCP answer could not be encoded", "tool", st.toolName, "error", err)
 		body = nil
 	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
-	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(body)
+	jw.answer(body)
 	if cap(body) <= 256<<10 {
 		*buf = body[:0]
 		answerBuffers.Put(buf)
