@@ -6,10 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"mime"
 	"net"
 	"net/http"
 	"net/netip"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -123,22 +125,27 @@ var answerBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 32<<10); re
 
 // appendResponse appends the JSON-RPC answer to request id with result res, as mcp-go's
 // transport encodes it (json.Encoder: a trailing newline). A result of one pre-escaped text block
-// is copied in, not encoded and scanned again.
+// is copied in, not encoded and scanned again; a downstream's result passed through is written
+// from its raw blocks, compacted and escaped as encoding/json would, without the map and the
+// reflection of mcp-go's encoder.
 func appendResponse(dst []byte, id any, res *mcp.CallToolResult) ([]byte, error) {
 	if res == nil {
 		return nil, errors.New("no result")
 	}
-	env, err := json.Marshal(mcp.NewJSONRPCResultResponse(mcp.NewRequestId(id), json.RawMessage("0")))
+	dst = append(dst, `{"jsonrpc":"2.0","id":`...)
+	dst, err := appendID(dst, id)
 	if err != nil {
 		return nil, err
 	}
-	dst = append(dst, env[:len(env)-2]...) // `{"jsonrpc":"2.0","id":...,"result":`
+	dst = append(dst, `,"result":`...)
 	if q, ok := plainQuoted(res); ok {
 		dst = append(dst, `{"content":[`...)
 		if dst, err = q.appendJSON(dst); err != nil {
 			return nil, err
 		}
 		dst = append(dst, "]}"...)
+	} else if passedThrough(res) {
+		dst = appendPassedThrough(dst, res)
 	} else {
 		b, err := json.Marshal(res)
 		if err != nil {
@@ -147,6 +154,92 @@ func appendResponse(dst []byte, id any, res *mcp.CallToolResult) ([]byte, error)
 		dst = append(dst, b...)
 	}
 	return append(dst, "}\n"...), nil
+}
+
+// appendID appends a request id as mcp-go encodes it: a string or a number as decoded into any
+// (float64), so an integer id within float64's exact range is written as its digits.
+func appendID(dst []byte, id any) ([]byte, error) {
+	if f, ok := id.(float64); ok && f == math.Trunc(f) && math.Abs(f) < 1<<53 {
+		return strconv.AppendInt(dst, int64(f), 10), nil
+	}
+	b, err := json.Marshal(id)
+	if err != nil {
+		return nil, err
+	}
+	return append(dst, b...), nil
+}
+
+// passedThrough reports whether res is a downstream's result as passThrough made it (raw
+// blocks, raw structured content, isError) with nothing else to encode.
+func passedThrough(res *mcp.CallToolResult) bool {
+	if res.Meta != nil || res.ResultType != "" || res.StructuredContent != nil ||
+		len(res.InputRequests) > 0 || res.RequestState != "" {
+		return false
+	}
+	for _, c := range res.Content {
+		if _, ok := c.(rawContent); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// appendPassedThrough writes what encoding/json writes for mcp-go's encoding of res (a map, so
+// its keys sorted: content, isError, structuredContent), raw values compacted and HTML-escaped.
+func appendPassedThrough(dst []byte, res *mcp.CallToolResult) []byte {
+	dst = append(dst, `{"content":[`...)
+	for i, c := range res.Content {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendCompactHTML(dst, c.(rawContent).raw)
+	}
+	dst = append(dst, ']')
+	if res.IsError {
+		dst = append(dst, `,"isError":true`...)
+	}
+	if len(res.RawStructuredContent) > 0 {
+		dst = append(dst, `,"structuredContent":`...)
+		dst = appendCompactHTML(dst, res.RawStructuredContent)
+	}
+	return append(dst, '}')
+}
+
+// appendCompactHTML appends valid JSON src as encoding/json writes a json.RawMessage: without
+// insignificant space, and with <, >, & and U+2028/U+2029 in strings escaped.
+func appendCompactHTML(dst, src []byte) []byte {
+	const hex = "0123456789abcdef"
+	inString, escaped := false, false
+	for i := 0; i < len(src); i++ {
+		c := src[i]
+		if !inString {
+			switch c {
+			case ' ', '\t', '\n', '\r':
+				continue
+			case '"':
+				inString = true
+			}
+			dst = append(dst, c)
+			continue
+		}
+		switch {
+		case escaped:
+			escaped = false
+		case c == '\\':
+			escaped = true
+		case c == '"':
+			inString = false
+		case c == '<' || c == '>' || c == '&':
+			dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			continue
+		case c == 0xe2 && i+2 < len(src) && src[i+1] == 0x80 && src[i+2]&^1 == 0xa8:
+			dst = append(dst, '\\', 'u', '2', '0', '2', hex[src[i+2]&0xf])
+			i += 2
+			continue
+		}
+		dst = append(dst, c)
+	}
+	return dst
 }
 
 // plainQuoted is res's one pre-escaped text block when res has nothing else to encode.
@@ -209,6 +302,12 @@ func (c *idleClock) forgetOld(now int64) {
 // inflightKey names a request of a session the way notifications/cancelled names it: by its
 // JSON-RPC id, decoded as mcp-go decodes it (a number and a string of the same digits differ).
 func inflightKey(session string, id any) string {
+	switch v := id.(type) {
+	case string:
+		return session + " string " + v
+	case float64:
+		return session + " float64 " + strconv.FormatFloat(v, 'g', -1, 64)
+	}
 	return fmt.Sprintf("%s %T %v", session, id, id)
 }
 

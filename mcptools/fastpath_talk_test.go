@@ -2,6 +2,7 @@ package mcptools
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"regexp"
@@ -193,5 +194,75 @@ func TestFastPathTalksBack(t *testing.T) {
 				rest = rest[i+len(w):]
 			}
 		})
+	}
+}
+
+// BenchmarkComponentFastPathCall is one proxied call of a client that declared elicitation,
+// sampling and roots, through the whole ServeHTTP of /mcp in process, over a downstream that
+// answers at once: the hub's own allocations per call (make bench reports allocs/op and B/op).
+// BenchmarkMCPProxyOverhead measures the same call end to end.
+func BenchmarkComponentFastPathCall(b *testing.B) {
+	f := newFastFixture(b)
+	session := f.openWith(b, "fast", hostCaps)
+	body := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"call_service_tool",` +
+		`"arguments":{"serviceId":"peer","toolName":"echo","arguments":{"message":"bench"}}}}`
+	reqs := make([]*http.Request, 0, 64)
+	w := &discardWriter{hdr: http.Header{}}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if len(reqs) == 0 {
+			b.StopTimer()
+			for range cap(reqs) {
+				reqs = append(reqs, f.request(session, body, "application/json"))
+			}
+			b.StartTimer()
+		}
+		r := reqs[len(reqs)-1]
+		reqs = reqs[:len(reqs)-1]
+		clear(w.hdr)
+		f.h.ServeHTTP(w, r)
+		if w.code != http.StatusOK {
+			b.Fatalf("answered %d", w.code)
+		}
+	}
+}
+
+// discardWriter is a ResponseWriter that keeps the status and drops the body.
+type discardWriter struct {
+	hdr  http.Header
+	code int
+}
+
+func (d *discardWriter) Header() http.Header         { return d.hdr }
+func (d *discardWriter) WriteHeader(code int)        { d.code = code }
+func (d *discardWriter) Write(p []byte) (int, error) { return len(p), nil }
+func (d *discardWriter) Flush()                      {}
+
+// TestFastPathEncodesAsEncodingJSON: the fast path's own encoders write what encoding/json
+// writes — raw downstream values compacted and HTML-escaped, request ids as decoded into any.
+func TestFastPathEncodesAsEncodingJSON(t *testing.T) {
+	for _, raw := range []string{
+		`{"type":"text","text":"echo: <hi> & \u00e9"}`,
+		"{ \"a\" : [ 1 , 2 ,\n\t{\"b\" : \"x y\\\" <z>\" } ] , \"c\":\"\u2028\u2029 & \\\\\" }",
+		`"plain"`, `[ ]`, `{"k":"\\u003c already \" escaped"}`, `{"s":"é 中文 😀"}`, `  12.5e3 `, `null`,
+	} {
+		want, err := json.Marshal(json.RawMessage(raw))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := appendCompactHTML(nil, []byte(raw)); string(got) != string(want) {
+			t.Errorf("%q: got %s, encoding/json %s", raw, got, want)
+		}
+	}
+	for _, raw := range []string{`7`, `0`, `-3`, `1.5`, `12345678901234567890`, `9007199254740993`, `1e3`, `"a\"<b>"`, `""`} {
+		var id any
+		if err := json.Unmarshal([]byte(raw), &id); err != nil {
+			t.Fatal(err)
+		}
+		want, _ := json.Marshal(id)
+		if got, err := appendID(nil, id); err != nil || string(got) != string(want) {
+			t.Errorf("id %s: got %s (%v), encoding/json %s", raw, got, err, want)
+		}
 	}
 }

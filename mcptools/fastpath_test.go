@@ -75,7 +75,7 @@ type fastFixture struct {
 	token string
 }
 
-func newFastFixture(t *testing.T) *fastFixture {
+func newFastFixture(t testing.TB) *fastFixture {
 	t.Helper()
 	key, err := secret.GenerateKey()
 	if err != nil {
@@ -126,7 +126,7 @@ func newFastFixture(t *testing.T) *fastFixture {
 }
 
 // post sends body to the handler through its whole ServeHTTP.
-func (f *fastFixture) post(t *testing.T, session, body string) *httptest.ResponseRecorder {
+func (f *fastFixture) post(t testing.TB, session, body string) *httptest.ResponseRecorder {
 	t.Helper()
 	rec := httptest.NewRecorder()
 	f.h.ServeHTTP(rec, f.request(session, body, "application/json"))
@@ -146,13 +146,13 @@ func (f *fastFixture) request(session, body, contentType string) *http.Request {
 }
 
 // open initializes a session and, with deck set, binds it through the transport.
-func (f *fastFixture) open(t *testing.T, deck string) string {
+func (f *fastFixture) open(t testing.TB, deck string) string {
 	t.Helper()
 	return f.openWith(t, deck, `{}`)
 }
 
 // openWith is open for a client declaring capabilities caps (a JSON object).
-func (f *fastFixture) openWith(t *testing.T, deck, caps string) string {
+func (f *fastFixture) openWith(t testing.TB, deck, caps string) string {
 	t.Helper()
 	rec := f.post(t, "", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"`+
 		SessionProtocolVersions[0]+`","capabilities":`+caps+`,"clientInfo":{"name":"parity","version":"1"}}}`)
@@ -176,7 +176,7 @@ func (f *fastFixture) openWith(t *testing.T, deck, caps string) string {
 const hostCaps = `{"elicitation":{"form":{}},"sampling":{},"roots":{"listChanged":true}}`
 
 // setLevel sets the session's log level through the transport.
-func (f *fastFixture) setLevel(t *testing.T, session, level string) {
+func (f *fastFixture) setLevel(t testing.TB, session, level string) {
 	t.Helper()
 	rec := f.post(t, session, `{"jsonrpc":"2.0","id":3,"method":"logging/setLevel","params":{"level":"`+level+`"}}`)
 	if rec.Code != http.StatusOK {
