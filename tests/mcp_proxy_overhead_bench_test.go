@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -114,10 +115,22 @@ func BenchmarkMCPProxyOverhead(b *testing.B) {
 					side.measure(b, k, 50) // warm connections and caches
 					n := max(b.N, 500)
 					b.ResetTimer()
+					var heap0 hubHeap
+					var allocs, allocBytes float64
+					if side.path == "hub" {
+						heap0 = srv.heap(b)
+					}
 					cpu := startHopCPU(b, side.client, side.hop, peerPID, side.dbURL)
 					r := side.measure(b, k, n)
 					got := cpu.perCall(b, n)
 					b.StopTimer()
+					if side.path == "hub" {
+						// The hub's own allocations per call, from its Go runtime (/metrics).
+						heap1 := srv.heap(b)
+						allocs, allocBytes = (heap1.mallocs-heap0.mallocs)/float64(n), (heap1.bytes-heap0.bytes)/float64(n)
+						b.ReportMetric(allocs, "hub-allocs/call")
+						b.ReportMetric(allocBytes, "hub-B/call")
+					}
 					b.ReportMetric(float64(r.p50.Microseconds()), "p50-µs")
 					b.ReportMetric(float64(r.p99.Microseconds()), "p99-µs")
 					b.ReportMetric(r.perSec, "calls/s")
@@ -136,7 +149,7 @@ func BenchmarkMCPProxyOverhead(b *testing.B) {
 					case "hub":
 						b.ReportMetric(got.hop, "hub-cpu-ms/call")
 						b.ReportMetric(got.pg, "pg-cpu-ms/call")
-						line += fmt.Sprintf(" hub %.3f pg %.3f", got.hop, got.pg)
+						line += fmt.Sprintf(" hub %.3f (%.0f allocs, %.0f B) pg %.3f", got.hop, allocs, allocBytes, got.pg)
 					}
 					line += fmt.Sprintf(" downstream %.3f", got.downstream)
 					if d, ok := hc.direct[k]; ok && side.path != "direct" {
@@ -174,6 +187,44 @@ func BenchmarkMCPProxyOverhead(b *testing.B) {
 		sum.WriteString("\n" + lines[row])
 	}
 	b.Log(sum.String())
+}
+
+// hubHeap is what the hub's Go runtime has allocated so far.
+type hubHeap struct{ mallocs, bytes float64 }
+
+// heap reads the hub's allocation counters from its /metrics.
+func (s *benchServer) heap(b *testing.B) hubHeap {
+	b.Helper()
+	a := s.api().Do(b, s.token, http.MethodGet, "/metrics", nil)
+	if a.Status != http.StatusOK {
+		b.Fatalf("/metrics: %d %s", a.Status, a.Body)
+	}
+	var h hubHeap
+	found := 0
+	for _, line := range strings.Split(string(a.Body), "\n") {
+		name, v, ok := strings.Cut(line, " ")
+		if !ok {
+			continue
+		}
+		var dst *float64
+		switch name {
+		case "go_memstats_mallocs_total":
+			dst = &h.mallocs
+		case "go_memstats_alloc_bytes_total":
+			dst = &h.bytes
+		default:
+			continue
+		}
+		x, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+		if err != nil {
+			b.Fatalf("/metrics: %q", line)
+		}
+		*dst, found = x, found+1
+	}
+	if found != 2 {
+		b.Fatal("/metrics lacks the Go runtime's allocation counters")
+	}
+	return h
 }
 
 // hopCPU reads the CPU time of every process a call crosses, before and after a measurement.
