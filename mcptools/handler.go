@@ -61,6 +61,7 @@ type Handler struct {
 	asks      *asks
 	stopBus   context.CancelFunc
 	tracer    trace.Tracer
+	tracing   bool                              // a tracer provider was given (tracing.go)
 	buffers   bufferPool                        // JSON answers held to be sent in one write (response.go)
 	fast      map[string]server.ToolHandlerFunc // handlers of fastTools (fastpath.go)
 	idleClock idleClock                         // when the transport last saw each session
@@ -90,7 +91,8 @@ func NewHandler(svc *core.Hub, opts Options) (*Handler, error) {
 	}
 	h := &Handler{svc: svc, log: opts.Logger, profile: profile, maxBody: opts.MaxBodyBytes,
 		origins: opts.Origins, visible: map[visibility]map[string]bool{}, tracer: newTracer(opts.Tracer),
-		fast: map[string]server.ToolHandlerFunc{}, words: map[visibility]sessionWords{}}
+		tracing: opts.Tracer != nil,
+		fast:    map[string]server.ToolHandlerFunc{}, words: map[visibility]sessionWords{}}
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
 	}

@@ -251,8 +251,8 @@ func (h *Handler) peekBody(w http.ResponseWriter, r *http.Request, st *reqState)
 				Sampling    json.RawMessage `json:"sampling"`
 				Roots       json.RawMessage `json:"roots"`
 			} `json:"capabilities"`
+			Meta json.RawMessage `json:"_meta"` // a progress token (fastpath.go)
 			// Present, these need the transport (fastpath.go).
-			Meta           json.RawMessage `json:"_meta"`
 			Task           json.RawMessage `json:"task"`
 			InputResponses json.RawMessage `json:"inputResponses"`
 			RequestState   json.RawMessage `json:"requestState"`
@@ -280,9 +280,9 @@ func (h *Handler) peekBody(w http.ResponseWriter, r *http.Request, st *reqState)
 		if st.method == string(mcp.MethodToolsCall) {
 			_ = json.Unmarshal(p.Name, &st.toolName)
 			if fastTools[st.toolName] {
-				st.call = &fastCall{jsonrpc: peek.JSONRPC, args: p.Arguments,
+				st.call = &fastCall{jsonrpc: peek.JSONRPC, args: p.Arguments, meta: p.Meta,
 					other: peek.Result != nil || peek.Error != nil,
-					extra: p.Meta != nil || p.Task != nil || p.InputResponses != nil || p.RequestState != nil}
+					extra: p.Task != nil || p.InputResponses != nil || p.RequestState != nil}
 				_ = json.Unmarshal(peek.ID, &st.call.id)
 			}
 		}
