@@ -2,7 +2,7 @@ package mcptools
 
 import (
 	"context"
-	"errors"
+	"encoding/json"
 	"sync"
 	"time"
 
@@ -203,9 +203,17 @@ func (n *notifier) playbookUpdated(playbookID string) {
 	}
 }
 
+// send passes a notification to a session's client the way Agent Deck reaches it outside a call
+// (Handler.toSession): on its GET stream here, else in its session here, else through the bus.
 func (n *notifier) send(sessionID, method string, params map[string]any) {
-	if err := n.h.mcp.SendNotificationToSpecificClient(sessionID, method, params); err != nil &&
-		!errors.Is(err, server.ErrSessionNotFound) {
-		n.h.log.Debug("a notification could not be sent", "method", method, "error", err)
+	msg := map[string]any{"jsonrpc": mcp.JSONRPC_VERSION, "method": method}
+	if params != nil {
+		msg["params"] = params
 	}
+	b, err := json.Marshal(msg)
+	if err != nil {
+		n.h.log.Debug("a notification could not be encoded", "method", method, "error", err)
+		return
+	}
+	n.h.toSession(n.ctx, sessionID, b)
 }

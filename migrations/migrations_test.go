@@ -4,7 +4,9 @@ import (
 	"context"
 	"io/fs"
 	"regexp"
+	"slices"
 	"sort"
+	"strconv"
 	"sync"
 	"testing"
 
@@ -51,6 +53,32 @@ func TestMigrationPairs(t *testing.T) {
 	}
 }
 
+// released lists the versions of every migration in a release of main. A database of a release
+// is at its highest version, and golang-migrate never applies a file numbered below that: a new
+// migration must be numbered above every released one. Add a release's new versions here.
+var released = []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 40}
+
+// TestNewMigrationsComeAfterTheReleased: a migration that is not released is numbered above the
+// last released one, so an upgraded database applies it.
+func TestNewMigrationsComeAfterTheReleased(t *testing.T) {
+	entries, err := fs.ReadDir(migrations.FS, ".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := slices.Max(released)
+	for _, e := range entries {
+		m := fileName.FindStringSubmatch(e.Name())
+		if m == nil {
+			continue
+		}
+		v, _ := strconv.Atoi(m[1])
+		if v < last && !slices.Contains(released, v) {
+			t.Errorf("%s: version %d is below the released %04d; a database already at %d would never apply it: number it above %d",
+				e.Name(), v, last, last, last)
+		}
+	}
+}
+
 func tables(t *testing.T, url string) []string {
 	t.Helper()
 	ctx := context.Background()
@@ -70,7 +98,7 @@ func tables(t *testing.T, url string) []string {
 
 var wantTables = []string{"credentials", "dashboard_signin_codes", "deck_audit_settings", "deck_cards",
 	"deck_playbook_review", "deck_sampling", "deck_service_settings", "deck_tool_projection", "decks", "exec_audit", "feedback_signals",
-	"mcp_badge_levels", "mcp_resource_subscriptions", "mcp_sessions", "mcp_token_live", "oauth_clients", "oauth_codes", "oauth_refresh_tokens", "playbook_fetches",
+	"mcp_badge_levels", "mcp_relay_answers", "mcp_resource_subscriptions", "mcp_sessions", "mcp_token_live", "oauth_clients", "oauth_codes", "oauth_refresh_tokens", "playbook_fetches",
 	"playbook_proposals", "playbook_versions", "playbooks", "rate_buckets", "rate_inflight", "rate_limit_settings",
 	"secret_key_state", "service_oauth", "service_tool_pins", "services", "tokens", "tool_calls"}
 

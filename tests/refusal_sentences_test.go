@@ -21,7 +21,7 @@ import (
 var refusalVerbs = []string{"accept", "allow", "approve", "bind", "call", "change", "check", "choose",
 	"complete", "connect", "create", "delete", "disconnect", "discard", "end", "export", "finish", "get", "import",
 	"link", "list", "open", "preview", "propose", "reach", "read", "register", "reject", "rename", "reorder", "resolve",
-	"restore", "review", "revoke", "rotate", "search", "sign", "subscribe", "switch", "turn", "unlink", "unsubscribe",
+	"restore", "review", "revoke", "rotate", "search", "set", "sign", "subscribe", "switch", "turn", "unlink", "unsubscribe",
 	"use", "widen"}
 
 // TestRefusalsAreSentences holds issue 27 item 11: every refusal for want of scope is one

@@ -80,6 +80,8 @@ type Hub struct {
 	oauth *oauthStates
 	// indexes are the tool search indexes in use (service_search.go).
 	indexes *indexCache
+	// ends announces the end of sessions that made proxied calls here (session_ends.go).
+	ends *sessionEnds
 }
 
 // NewService wires the core. downstream may be nil until the proxy exists; calls that need it
@@ -111,7 +113,11 @@ func NewHub(store backend.Store, downstream backend.Downstream, sealer backend.S
 	s.cache.changed = s.relearnHeld
 	s.oauth = s.cache.oauth
 	s.store = &invalidatingStore{Store: store, c: s.cache}
-	store.Subscribe(context.Background(), s.cache.apply)
+	s.ends = &sessionEnds{hub: s}
+	store.Subscribe(context.Background(), func(ch backend.Change) {
+		s.cache.apply(ch)
+		s.ends.apply(ch)
+	})
 	return s
 }
 
