@@ -273,8 +273,8 @@ func isConnFailure(err error) bool {
 	if errors.Is(err, transport.ErrSessionTerminated) {
 		return true
 	}
-	if errors.Is(err, errResultTooLarge) {
-		return false // only the answer was cut; the session goes on
+	if errors.Is(err, errResultTooLarge) || errors.Is(err, errWrongID) {
+		return false // only this answer is refused; the session goes on
 	}
 	var (
 		rpc *rpcError

@@ -203,6 +203,10 @@ func (c *conn) request(ctx context.Context, method string, params any) (json.Raw
 		}
 		return nil, err
 	}
+	if got, ok := resp.ID.Value().(string); !ok || got != idText {
+		// The answer of another request (or of none): nothing in it belongs to this call.
+		return nil, errWrongID
+	}
 	if resp.Error != nil {
 		if resp.Error.Code == codeResultTooLarge && c.cut.take(quote(idText)) {
 			return nil, errResultTooLarge

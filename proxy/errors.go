@@ -55,6 +55,10 @@ var errConnectTimeout = errors.New("connect timed out")
 // caller giving up: only the first says something about the service's health.
 var errCallTimeout = errors.New("call timed out")
 
+// errWrongID is an answer whose JSON-RPC id is not the request's: the server is confused or
+// something between it and Agent Deck forged it, and it answers nothing that was asked.
+var errWrongID = errors.New("answer with another request's id")
+
 // errClosed is returned once the proxy is shutting down.
 var errClosed = errors.New("proxy closed")
 
@@ -119,6 +123,9 @@ func describe(name string, err error, ph phase, timeout time.Duration) *backend.
 	case isAuthFailure(err):
 		return backend.Errorf(backend.CodeDownstreamAuth, "%s rejected the credentials%s", name, statusSuffix(err)).
 			WithHint("check the credential linked to the service (rotate its secret) and the service's headers")
+	case errors.Is(err, errWrongID):
+		return backend.Errorf(backend.CodeDownstreamError, "%s answered with the JSON-RPC id of another request; the answer was refused", name).
+			WithHint("the server, or a proxy in front of it, mixes up answers; check it before retrying")
 	case errors.As(err, &rpc):
 		return backend.Errorf(backend.CodeDownstreamError, "%s returned an error: %s", name, truncate(rpc.message, 300)).
 			WithDetail("downstream_code", rpc.code).

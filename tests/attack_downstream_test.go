@@ -20,6 +20,7 @@ func TestAttacksDownstream(t *testing.T) {
 		{"200 MB result exhausts the server's memory", attackHugeResult},
 		{"spilled results fill the disk", attackSpillFolder},
 		{"a server that times out every call stays healthy", attackRepeatedTimeouts},
+		{"a server answers a call with another request's JSON-RPC id", attackAnswerWithOtherID},
 		{"rug pull: a tool's description changes after first use and is still called", func(t *testing.T) {
 			w := newPinWorld(t)
 			w.peerTool(t, "mutate", map[string]any{"tool": "echo", "description": poisonedEcho})
@@ -219,5 +220,25 @@ func attackRepeatedTimeouts(t *testing.T) {
 	}
 	if h := s.serviceHealth(t, svc.ID); h.Status != backend.HealthUnhealthy || !strings.Contains(h.LastError, "in a row timed out") {
 		t.Errorf("after 3 timeouts in a row health = %+v, want unhealthy saying so", h)
+	}
+}
+
+// attackAnswerWithOtherID: a server (or whatever sits in front of it) answers a tools/call with
+// a JSON-RPC id that is not the request's. The answer belongs to no call of ours: it is refused
+// as DOWNSTREAM_ERROR, and a call whose answer carries the right id still works.
+func attackAnswerWithOtherID(t *testing.T) {
+	s := startHostileStack(t, nil)
+	peer := startHTTPPeer(t)
+	svc := s.addService(t, core.ServiceInput{Name: "swapper", Type: backend.ServiceRemote,
+		URL: idSwappingProxy(t, peer, "forged"), Transport: backend.TransportStreamableHTTP})
+	status, body := s.restCallTool(t, svc.ID, "echo", map[string]any{"message": "forged"})
+	if code := errorCode(body); status != http.StatusServiceUnavailable || code != backend.CodeDownstreamError {
+		t.Fatalf("answer with another id: %d %s, want 503 DOWNSTREAM_ERROR", status, body)
+	}
+	if !strings.Contains(string(body), "id") {
+		t.Errorf("the refusal does not say the id was wrong: %s", body)
+	}
+	if status, body := s.restCallTool(t, svc.ID, "echo", map[string]any{"message": "plain"}); status != http.StatusOK {
+		t.Errorf("a call answered with its own id: %d %s", status, body)
 	}
 }
