@@ -18,5 +18,6 @@ func TestAttacksMCP(t *testing.T) {
 		{"agent decides its own playbook proposal through MCP", attackMCPAcceptOwnProposal},
 		{"agent bound to one deck reaches a service with another deck's credential", attackMCPReachOtherDeckCredential},
 		{"agent erases its calls from the audit trail with a NUL in a tool name", attackAuditNULErasesTrail},
+		{"tool arguments name a key twice and the last one silently wins", attackMCPDuplicateKeys},
 	})
 }

@@ -208,3 +208,58 @@ func psqlPath(t *testing.T) string {
 	t.Fatal("psql not found on PATH or under /usr/lib/postgresql/*/bin")
 	return ""
 }
+
+// attackRESTDuplicateKeys: a JSON object that names a key twice is read by Go as its last
+// value, while another reader (a downstream server, an audit reviewer) may take the first. Every
+// body that does so is refused with INVALID_ARGUMENT naming the key, at any depth, and nothing
+// is stored or sent.
+func attackRESTDuplicateKeys(t *testing.T) {
+	srv := startFrontDoor(t, nil)
+	ctx := backend.WithActor(context.Background(), backend.SystemActor)
+	peer := startHTTPPeer(t)
+	svc, err := srv.Service().CreateService(ctx, core.ServiceInput{Name: "peer", Type: backend.ServiceRemote, URL: peer})
+	must(t, err)
+	bodies := []struct{ method, path, body, field string }{
+		{"POST", "/api/v1/decks", `{"name":"first","name":"second"}`, "name"},
+		{"POST", "/api/v1/decks", `{"name":"n", "description":"d", "\u006eame":"escaped"}`, "name"},
+		{"PATCH", "/api/v1/services/" + svc.ID, `{"headers":{"X-Team":"a","X-Team":"b"}}`, "headers.X-Team"},
+		{"POST", "/api/v1/services/" + svc.ID + "/call", `{"tool_name":"echo","arguments":{"message":"shown","message":"sent"}}`, "arguments.message"},
+		{"POST", "/api/v1/import", `{"format":"agent-deck-bundle","version":1,"decks":[{"name":"a","name":"b"}]}`, "decks[0].name"},
+	}
+	for _, b := range bodies {
+		status, body := frontDoorCall(t, srv, srv.AdminToken(), b.method, b.path, []byte(b.body))
+		wantInvalidField(t, status, body, b.field)
+	}
+	if decks, err := srv.Service().ListDecks(ctx); err != nil || len(decks) != 0 {
+		t.Fatalf("decks after refused bodies: %v (err %v)", decks, err)
+	}
+	if got, err := srv.Service().GetService(ctx, svc.ID); err != nil || len(got.Headers) != 0 {
+		t.Fatalf("headers after a refused patch: %v (err %v)", got.Headers, err)
+	}
+	// The same keys in different objects are no duplicate.
+	if status, body := frontDoorCall(t, srv, srv.AdminToken(), "POST", "/api/v1/services/"+svc.ID+"/call",
+		[]byte(`{"tool_name":"echo","arguments":{"message":"a"}}`)); status != http.StatusOK {
+		t.Fatalf("a plain call: %d %s", status, body)
+	}
+}
+
+// attackMCPDuplicateKeys: tool arguments that name a key twice, at the top or inside
+// call_service_tool's arguments, are refused with INVALID_ARGUMENT naming the key.
+func attackMCPDuplicateKeys(t *testing.T) {
+	srv := startFrontDoor(t, nil)
+	m := openRawMCPSession(t, srv, frontDoorToken(t, srv, backend.ScopeAgent))
+	for _, c := range []struct{ tool, args, field string }{
+		{"create_deck", `{"name":"first","name":"second"}`, `\"name\"`},
+		{"call_service_tool", `{"serviceId":"peer","toolName":"echo","arguments":{"message":"shown","message":"sent"}}`, "arguments.message"},
+		{"call_service_tool", `{"serviceId":"peer","toolName":"echo","arguments":"{\"message\":\"a\",\"message\":\"b\"}"}`, "arguments.message"},
+	} {
+		isErr, text := m.callTool(c.tool, c.args)
+		if !isErr || !strings.Contains(text, `"INVALID_ARGUMENT"`) || !strings.Contains(text, c.field) {
+			t.Errorf("%s with %s: isError %v %s", c.tool, c.args, isErr, text)
+		}
+	}
+	ctx := backend.WithActor(context.Background(), backend.SystemActor)
+	if decks, err := srv.Service().ListDecks(ctx); err != nil || len(decks) != 0 {
+		t.Fatalf("decks after refused calls: %v (err %v)", decks, err)
+	}
+}

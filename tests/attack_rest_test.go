@@ -25,5 +25,6 @@ func TestAttacksREST(t *testing.T) {
 		{"a cross-origin form post rides the dashboard cookie", attackDashboardCrossOriginFormPost},
 		{"a dashboard request from its own origin without the CSRF header", attackDashboardMissingCSRF},
 		{"a used dashboard sign-in code is exchanged again", attackDashboardReusedCode},
+		{"a body names a key twice and the last one silently wins", attackRESTDuplicateKeys},
 	})
 }
