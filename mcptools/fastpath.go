@@ -6,11 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"mime"
-	"net"
 	"net/http"
-	"net/netip"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -79,9 +76,6 @@ func (h *Handler) serveFast(ctx context.Context, w http.ResponseWriter, r *http.
 	}
 	if relayedTools[st.toolName] && !h.quiet(st.session.ID) {
 		return false // the relay needs the transport's session and stream
-	}
-	if !passesRebindingGuard(r) {
-		return false // the transport refuses it
 	}
 	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
 		return false // the transport answers with its error
@@ -229,23 +223,3 @@ func (h *Handler) cancelInflight(session string, id any) {
 
 // inflightCall is one fast-path call that notifications/cancelled can stop.
 type inflightCall struct{ cancel context.CancelFunc }
-
-// passesRebindingGuard is the transport's DNS-rebinding guard: on a loopback listener, only a
-// request whose Host names a loopback address gets through.
-func passesRebindingGuard(r *http.Request) bool {
-	local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
-	return !ok || local == nil || !loopbackHost(local.String()) || loopbackHost(r.Host)
-}
-
-// loopbackHost reports whether addr (host, host:port or [ip]:port) is localhost or a loopback IP.
-func loopbackHost(addr string) bool {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		host = strings.Trim(addr, "[]")
-	}
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip, err := netip.ParseAddr(host)
-	return err == nil && ip.IsLoopback()
-}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"os/exec"
 	"path/filepath"
@@ -261,5 +262,54 @@ func attackMCPDuplicateKeys(t *testing.T) {
 	ctx := backend.WithActor(context.Background(), backend.SystemActor)
 	if decks, err := srv.Service().ListDecks(ctx); err != nil || len(decks) != 0 {
 		t.Fatalf("decks after refused calls: %v (err %v)", decks, err)
+	}
+}
+
+// attackRESTForeignHost: a page on evil.example whose name is rebound to 127.0.0.1 reaches the
+// loopback listener with Host: evil.example. REST (with a token or without one, as the OAuth
+// registration is) refuses every Host that is not a loopback name or address, the server's own
+// or the host of an --allow-origin entry, as MCP does; those keep working on both surfaces.
+func attackRESTForeignHost(t *testing.T) {
+	srv := startFrontDoor(t, func(c *cli.ServeConfig) { c.AllowOrigins = []string{"https://deck.example.com"} })
+	port := strings.Split(srv.URL(), ":")[2]
+	agent := frontDoorToken(t, srv, backend.ScopeAgent)
+	initialize := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18",` +
+		`"capabilities":{},"clientInfo":{"name":"host-test","version":"1"}}}`
+	send := func(host, token, method, path, body string) (int, string) {
+		req, err := http.NewRequest(method, srv.URL()+path, strings.NewReader(body))
+		must(t, err)
+		req.Host = host
+		req.Header.Set("Authorization", "Bearer "+token)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		resp, err := (&http.Client{Timeout: frontDoorWait}).Do(req)
+		must(t, err)
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	for _, c := range []struct {
+		host string
+		ok   bool
+	}{
+		{"evil.example:" + port, false}, {"evil.example", false}, {"127.0.0.1.evil.example:" + port, false},
+		{"deck.example.com.evil.example", false}, {"10.0.0.1:" + port, false},
+		{"127.0.0.1:" + port, true}, {"localhost:" + port, true}, {"LOCALHOST", true}, {"[::1]:" + port, true},
+		{"deck.example.com", true}, {"deck.example.com:443", true},
+	} {
+		status, body := send(c.host, srv.AdminToken(), "GET", "/api/v1/decks", "")
+		if c.ok != (status == http.StatusOK) {
+			t.Errorf("REST with Host %q: %d %s", c.host, status, body)
+		}
+		if !c.ok && (status != http.StatusForbidden || !strings.Contains(body, "--allow-origin")) {
+			t.Errorf("REST with Host %q: %d %s, want 403 saying how to allow a public name", c.host, status, body)
+		}
+		status, body = send(c.host, "", "POST", "/oauth/register", `{"redirect_uris":["http://127.0.0.1:9/cb"]}`)
+		if c.ok != (status == http.StatusCreated) {
+			t.Errorf("OAuth registration with Host %q: %d %s", c.host, status, body)
+		}
+		if status, body := send(c.host, agent, "POST", "/mcp", initialize); c.ok != (status == http.StatusOK) {
+			t.Errorf("MCP with Host %q: %d %s", c.host, status, body)
+		}
 	}
 }

@@ -26,5 +26,6 @@ func TestAttacksREST(t *testing.T) {
 		{"a dashboard request from its own origin without the CSRF header", attackDashboardMissingCSRF},
 		{"a used dashboard sign-in code is exchanged again", attackDashboardReusedCode},
 		{"a body names a key twice and the last one silently wins", attackRESTDuplicateKeys},
+		{"REST with a bearer token on a loopback listener answers any Host (DNS rebinding)", attackRESTForeignHost},
 	})
 }
