@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/chromedp/chromedp"
 	"github.com/jackc/pgx/v5"
 
 	"github.com/agent-deck/agent-deck/backend"
@@ -38,6 +39,7 @@ func TestAttacksOAuth(t *testing.T) {
 		{"a refresh asks for a wider scope than the grant's, or one not offered", e.refreshWiderScope},
 		{"a refresh token is spent by another client, or with no client_id", e.refreshOtherClient},
 		{"registering or sending a loopback redirect URI with a port outside 1-65535", e.redirectBadPort},
+		{"a client registers as a trusted app's name and the consent screen vouches for it", e.consentTrustedName},
 	})
 }
 
@@ -322,4 +324,33 @@ func (e *oauthAttackEnv) redirectBadPort(t *testing.T) {
 	for _, r := range []string{"http://127.0.0.1:99999/callback", "http://127.0.0.1:0/callback"} {
 		wantNoRedirect(t, c, c.authorizeQuery(challenge, func(q url.Values) { q.Set("redirect_uri", r) }), http.StatusBadRequest, "invalid_request")
 	}
+}
+
+// consentTrustedName: anyone may register a client called "Claude Code". The consent screen
+// must not present that name as a fact: it says the name is the client's own and unverified,
+// and shows where the answer goes (the redirect host), in a real browser.
+func (e *oauthAttackEnv) consentTrustedName(t *testing.T) {
+	chromiumPath(t)
+	c, _ := registerLoopbackClient(t, e.srv, "Claude Code")
+	redirectHost := strings.TrimPrefix(strings.TrimSuffix(c.redirect, "/callback"), "http://")
+	b := startDashBrowser(t, e.srv)
+	_, challenge := pkce()
+	b.do("opening the authorization URL", chromedp.Navigate(e.srv.URL()+"/oauth/authorize?"+c.authorizeQuery(challenge, nil).Encode()))
+	b.waitFor("the sign-in page", mainHas("Sign in to Agent Deck"))
+	b.typeInto(`input[name=token]`, e.srv.AdminToken())
+	b.click(`main form button[type=submit]`)
+	b.waitFor("the consent screen", `!!document.querySelector('#consent-allow')`)
+	title := evalIn[string](b, `document.querySelector('main h1')?.textContent || ''`)
+	text := evalIn[string](b, `document.querySelector('main')?.innerText || ''`)
+	if !strings.Contains(strings.ToLower(text), "unverified") || !strings.Contains(text, "not verified") {
+		t.Errorf("the consent screen does not say the client's name is unverified:\n%s", text)
+	}
+	if !strings.Contains(title, "“Claude Code”") {
+		t.Errorf("the title presents the name as a fact: %q", title)
+	}
+	if !strings.Contains(text, redirectHost) || !strings.Contains(text, "this computer") {
+		t.Errorf("the consent screen does not name the redirect host %s and that it is this computer:\n%s", redirectHost, text)
+	}
+	b.checkAccessibility("consent-unverified")
+	b.checkNoExceptions()
 }
