@@ -17,6 +17,7 @@ import (
 	"github.com/agent-deck/agent-deck/backend/audit"
 	"github.com/agent-deck/agent-deck/backend/authserver"
 	"github.com/agent-deck/agent-deck/backend/core"
+	"github.com/agent-deck/agent-deck/proxy"
 )
 
 // Names of the global flags, shared by every command.
@@ -151,6 +152,9 @@ type ServeConfig struct {
 	// TracerProvider, when set, receives the spans (tests pass an in-process recorder);
 	// nil traces only when OTEL_EXPORTER_OTLP_ENDPOINT is set (tracing.go).
 	TracerProvider trace.TracerProvider
+	// Network resolves and dials downstream services and their authorization servers; the zero
+	// value is the system's. Tests only (a name sent to an address of their choosing); no flag.
+	Network proxy.Network
 }
 
 func serveConfigFrom(c *cli.Context) ServeConfig {

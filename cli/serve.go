@@ -140,6 +140,7 @@ func Start(ctx context.Context, cfg ServeConfig) (srv *Server, err error) {
 		ResultHardCap:   cfg.ResultHardCap,
 		ResultDirCap:    cfg.ResultDirCap,
 		Launcher:        cfg.Launcher,
+		Network:         cfg.Network,
 	})
 	s.push("proxy", px.Close)
 
@@ -153,7 +154,7 @@ func Start(ctx context.Context, cfg ServeConfig) (srv *Server, err error) {
 		DefaultWorkspace:    cfg.DefaultWorkspace,
 		AllowMetadataHosts:  cfg.AllowMetadataHosts,
 		Redactor:            redactor,
-		ServiceOAuth:        proxy.NewOAuthFlow(),
+		ServiceOAuth:        proxy.NewOAuthFlow(cfg.Network),
 
 		PlaybookFetchRetention: cfg.PlaybookFetchRetention,
 		ClientMetadataURL:      cfg.OAuthClientMetadataURL,

@@ -32,9 +32,13 @@ type OAuthFlow struct {
 
 var _ backend.OAuthFlow = OAuthFlow{}
 
-// NewOAuthFlow returns a flow with a bounded HTTP client.
-func NewOAuthFlow() OAuthFlow {
-	return OAuthFlow{HTTP: &http.Client{Timeout: 30 * time.Second}, ClientName: "Agent Deck"}
+// NewOAuthFlow returns a flow with a bounded HTTP client that reaches hosts through n (the
+// zero Network: the system's).
+func NewOAuthFlow(n Network) OAuthFlow {
+	n = n.withDefaults(30 * time.Second)
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.DialContext = n.dialContext
+	return OAuthFlow{HTTP: &http.Client{Timeout: 30 * time.Second, Transport: tr}, ClientName: "Agent Deck"}
 }
 
 // challenge is what a service's 401 or 403 said about itself.

@@ -30,7 +30,7 @@ func TestOAuthClientMetadataDocument(t *testing.T) {
 				ClientMetadataRedirects: []string{testRedirect}})
 			defer as.Close()
 			ctx := context.Background()
-			f := proxy.NewOAuthFlow()
+			f := proxy.NewOAuthFlow(proxy.Network{})
 			p, err := f.Begin(ctx, backend.OAuthBegin{ServiceID: "svc_x", URL: as.MCPURL(), RedirectURI: testRedirect, ClientMetadataURL: tc.docURL})
 			if err != nil {
 				t.Fatalf("Begin: %v", err)

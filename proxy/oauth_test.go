@@ -40,7 +40,7 @@ func TestOAuthFlow(t *testing.T) {
 			as := oauthas.New(http.NotFoundHandler(), tc.opts)
 			defer as.Close()
 			ctx := context.Background()
-			f := proxy.NewOAuthFlow()
+			f := proxy.NewOAuthFlow(proxy.Network{})
 			p, err := f.Begin(ctx, backend.OAuthBegin{ServiceID: "svc_x", URL: as.MCPURL(), RedirectURI: testRedirect})
 			if err != nil {
 				t.Fatalf("Begin: %v", err)

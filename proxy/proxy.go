@@ -58,6 +58,8 @@ type Options struct {
 	Events Events
 	// Tracing makes a span of each downstream call and propagates its context (tracing.go).
 	Tracing Tracing
+	// Network resolves and dials remote services (default: the system's; network.go).
+	Network Network
 }
 
 // Backoff is the range of delays between reconnect attempts.
@@ -140,6 +142,7 @@ func withDefaults(o Options) Options {
 	if o.Version == "" {
 		o.Version = "dev"
 	}
+	o.Network = o.Network.withDefaults(o.ConnectTimeout)
 	return o
 }
 

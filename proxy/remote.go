@@ -128,7 +128,7 @@ func (c *conn) httpClient() *http.Client {
 	timeout := c.svc.p.opts.ConnectTimeout
 	tr := &http.Transport{
 		Proxy:                 http.ProxyFromEnvironment,
-		DialContext:           (&net.Dialer{Timeout: timeout, KeepAlive: 30 * time.Second}).DialContext,
+		DialContext:           c.svc.p.opts.Network.dialContext,
 		ForceAttemptHTTP2:     true,
 		MaxIdleConns:          128,
 		MaxIdleConnsPerHost:   128,
