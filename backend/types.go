@@ -108,6 +108,9 @@ type ServiceRecord struct {
 	// DeckSettings are the rules of the deck a snapshot was loaded for (Store.LinkedCards); nil
 	// elsewhere and when the deck has none.
 	DeckSettings *DeckServiceSettings
+	// URLByAdmin is whether an admin set the URL: only then may its host resolve to a
+	// private-range address (HostPolicy).
+	URLByAdmin bool
 }
 
 // AuthScheme says how a credential's secret is presented to a downstream server.

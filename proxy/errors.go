@@ -80,6 +80,10 @@ func classify(id, name string, err error, ph phase, timeout time.Duration) *back
 	if errors.As(err, &be) {
 		return be
 	}
+	if refused, ok := refusedDial(err); ok { // the service's host policy said no: nothing was sent
+		refused.Message = name + ": " + refused.Message
+		return refused.WithDetail("service_id", id).WithDetail("service_name", name).WithDetail("phase", string(ph))
+	}
 	e := describe(name, err, ph, timeout)
 	e.Err = err
 	return e.WithDetail("service_id", id).

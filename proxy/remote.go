@@ -44,7 +44,7 @@ func egressHeaders(t backend.Target) map[string]string {
 // and SSE only when the server looks like an SSE-only one (not for auth, network, timeout or
 // server errors, which SSE would not fix).
 func (c *conn) openRemote(t backend.Target) error {
-	c.httpc = c.httpClient()
+	c.httpc = c.httpClient(t.Hosts)
 	headers := egressHeaders(t)
 	switch t.Transport {
 	case backend.TransportSSE:
@@ -122,20 +122,19 @@ func sseMightWork(err error) bool {
 	return !errors.As(err, &opErr)
 }
 
-// httpClient is the connection's own client: its pool closes with it, and it keeps enough
-// idle connections for concurrent callers.
-func (c *conn) httpClient() *http.Client {
+// httpClient is the connection's own client: its pool closes with it, it keeps enough idle
+// connections for concurrent callers, and it dials only addresses the service's host policy
+// allows (network.go).
+func (c *conn) httpClient(hosts backend.HostPolicy) *http.Client {
 	timeout := c.svc.p.opts.ConnectTimeout
-	tr := &http.Transport{
-		Proxy:                 http.ProxyFromEnvironment,
-		DialContext:           c.svc.p.opts.Network.dialContext,
+	tr := c.svc.p.opts.Network.guard(hosts).transport(&http.Transport{
 		ForceAttemptHTTP2:     true,
 		MaxIdleConns:          128,
 		MaxIdleConnsPerHost:   128,
 		IdleConnTimeout:       90 * time.Second,
 		TLSHandshakeTimeout:   timeout,
 		ExpectContinueTimeout: time.Second,
-	}
+	})
 	return &http.Client{Transport: statusTransport{base: tr, max: int64(c.svc.p.opts.ResultHardCap), onCut: c.bodyCut,
 		prop: c.svc.p.opts.Tracing.Propagator}}
 }

@@ -300,3 +300,63 @@ func attackCLICredentialSecretWithLineBreak(t *testing.T) {
 		t.Errorf("the refused credential was stored: %v", err)
 	}
 }
+
+// attackRESTNameResolvesInward: the host policy read only the URL's text, so an agent could
+// register http://169.254.169.254.nip.io/ (public-looking, metadata in fact). The deck now checks
+// every address it dials for an agent-registered service with the rules of literal addresses:
+// metadata and link-local refused to everyone, private ranges only where an admin set the URL.
+// Nothing reaches the capture server where the rules say no; a public name still works, and so
+// does an admin's service on a name that resolves to a private address.
+func attackRESTNameResolvesInward(t *testing.T) {
+	d := startInwardDeck(t)
+	at := func(name string) string { return "http://" + name + ":" + d.port + "/mcp" }
+	for _, name := range []string{"imds.rebind.test", "ec2v6.rebind.test", "lan.rebind.test", "mapped.rebind.test", "mixed.rebind.test"} {
+		d.wantRefusedDial(t, "agent's "+name, d.register(t, d.agent, at(name)))
+	}
+	d.wantRefusedDial(t, "admin's imds.rebind.test", d.register(t, d.stack.AdminToken, at("imds.rebind.test")))
+	pub := d.register(t, d.agent, at("pub.rebind.test"))
+	if a := d.call(t, pub); a.Status != http.StatusOK {
+		t.Fatalf("agent's public name: %d %s (the test network routes nothing, so this row proves nothing)", a.Status, a.Body)
+	}
+	if a := d.call(t, d.register(t, d.stack.AdminToken, at("lan.rebind.test"))); a.Status != http.StatusOK {
+		t.Errorf("admin's service on a name that resolves to a private address: %d %s", a.Status, a.Body)
+	}
+	// The agent repoints its own public service at the private name: refused at the dial; an admin
+	// who saves that URL takes it on.
+	if a := d.stack.api().Do(t, d.agent, http.MethodPatch, "/api/v1/services/"+pub, map[string]any{"url": at("lan.rebind.test")}); a.Status != http.StatusOK {
+		t.Fatalf("agent repoints its service: %d %s", a.Status, a.Body)
+	}
+	d.wantRefusedDial(t, "agent's repointed service", pub)
+	if a := d.stack.api().Do(t, d.stack.AdminToken, http.MethodPatch, "/api/v1/services/"+pub, map[string]any{"url": at("lan.rebind.test")}); a.Status != http.StatusOK {
+		t.Fatalf("admin saves the url: %d %s", a.Status, a.Body)
+	}
+	if a := d.call(t, pub); a.Status != http.StatusOK {
+		t.Errorf("after an admin saved the url: %d %s", a.Status, a.Body)
+	}
+}
+
+// attackRESTRedirectInward: an agent registers a loopback URL (allowed) whose server answers
+// every request with a redirect to a name that resolves to the metadata address. The redirect's
+// dial is checked like the first: refused, and nothing reaches the capture server.
+func attackRESTRedirectInward(t *testing.T) {
+	d := startInwardDeck(t)
+	target := "http://imds.rebind.test:" + d.port + "/mcp"
+	redirector := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, target, http.StatusTemporaryRedirect)
+	})}
+	ln := mcpListenRetry(t, "127.0.0.1:0")
+	go func() { _ = redirector.Serve(ln) }()
+	t.Cleanup(func() { _ = redirector.Close() })
+	id := d.register(t, d.agent, "http://"+ln.Addr().String()+"/mcp")
+	before := d.hits.Load()
+	a := d.call(t, id)
+	if a.Status == http.StatusOK {
+		t.Fatalf("the call followed the redirect to the metadata address: %s", a.Body)
+	}
+	if code, msg, _ := a.Err(); code != backend.CodeForbidden || !strings.Contains(msg, "resolves to") {
+		t.Errorf("redirect inward: %d %s, want FORBIDDEN saying what the name resolves to", a.Status, a.Body)
+	}
+	if n := d.hits.Load() - before; n != 0 || len(d.net.dials()) != 0 {
+		t.Errorf("the capture server got %d requests; dialed %v", n, d.net.dials())
+	}
+}

@@ -27,5 +27,7 @@ func TestAttacksREST(t *testing.T) {
 		{"a used dashboard sign-in code is exchanged again", attackDashboardReusedCode},
 		{"a body names a key twice and the last one silently wins", attackRESTDuplicateKeys},
 		{"REST with a bearer token on a loopback listener answers any Host (DNS rebinding)", attackRESTForeignHost},
+		{"agent registers a name that resolves to a metadata or private address", attackRESTNameResolvesInward},
+		{"agent's service redirects the deck to a name that resolves inward", attackRESTRedirectInward},
 	})
 }
