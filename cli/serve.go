@@ -139,6 +139,7 @@ func Start(ctx context.Context, cfg ServeConfig) (srv *Server, err error) {
 		ResultRetention: cfg.ResultRetention,
 		ResultHardCap:   cfg.ResultHardCap,
 		ResultDirCap:    cfg.ResultDirCap,
+		ResultMemory:    cfg.ResultMemory,
 		Launcher:        cfg.Launcher,
 		Network:         cfg.Network,
 	})

@@ -68,6 +68,10 @@ func (p *Proxy) CallTool(ctx context.Context, t backend.Target, tool string, arg
 	}
 	ctx, cancel := context.WithTimeoutCause(ctx, o.timeout, errCallTimeout)
 	defer cancel()
+	// The answer's bytes are charged to the call until its result is returned or spilled.
+	tk := p.budget.ticket()
+	defer tk.release()
+	ctx = withTicket(ctx, tk)
 
 	args, aerr := normalizeArgs(args)
 	if aerr != nil {

@@ -52,9 +52,14 @@ type conn struct {
 	// legacy SSE event stream was.
 	cut       cutIDs
 	streamCut atomic.Bool
-	ids       atomic.Int64
-	inflight  atomic.Int64
-	lastUsed  atomic.Int64
+	// waiting maps the id (as JSON) of each stdio request in flight to the budget ticket of its
+	// call, which the line answering it is charged to; lineTicket is what stdout charges
+	// until then, given back when the connection ends (budget.go).
+	waiting    sync.Map
+	lineTicket *ticket
+	ids        atomic.Int64
+	inflight   atomic.Int64
+	lastUsed   atomic.Int64
 }
 
 func newConn(s *service, t backend.Target, fp string) *conn {
@@ -179,6 +184,9 @@ func (c *conn) request(ctx context.Context, method string, params any) (json.Raw
 	var rec statusRecorder
 	if !c.local {
 		ctx = withRecorder(ctx, &rec)
+	} else if tk := ticketFrom(ctx); tk != nil {
+		c.waiting.Store(quote(idText), tk)
+		defer c.waiting.Delete(quote(idText))
 	}
 	resp, err := c.tr.SendRequest(ctx, transport.JSONRPCRequest{
 		JSONRPC: mcp.JSONRPC_VERSION, ID: id, Method: method, Params: params,
@@ -217,6 +225,13 @@ func (c *conn) request(ctx context.Context, method string, params any) (json.Raw
 		return nil, &rpcError{code: resp.Error.Code, message: resp.Error.Message}
 	}
 	return resp.Result, nil
+}
+
+// claimTicket is the budget ticket of the call waiting for the answer with this id (as JSON).
+func (c *conn) claimTicket(rawID string) *ticket {
+	tk, _ := c.waiting.Load(rawID)
+	t, _ := tk.(*ticket)
+	return t
 }
 
 // localFailure explains a failed stdio request: almost always the server exited.
@@ -259,6 +274,7 @@ func (c *conn) shutdown(ctx context.Context) {
 func (c *conn) teardown(ctx context.Context) {
 	c.closeOnce.Do(func() {
 		c.markDead(errConnClosed)
+		defer c.lineTicket.release() // a line cut short by the end holds nothing any more
 		if c.local {
 			if c.tr != nil {
 				_ = c.tr.Close()

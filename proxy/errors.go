@@ -110,6 +110,10 @@ func describe(name string, err error, ph phase, timeout time.Duration) *backend.
 	case errors.Is(err, errResultTooLarge):
 		return backend.Errorf(backend.CodeDownstreamResultTooLarge, "%s returned a result over the hard cap; it was discarded", name).
 			WithHint("ask for less (a narrower query, paging, a filter); an admin can raise --result-hard-cap")
+	case errors.Is(err, errResultMemoryFull):
+		return backend.Errorf(backend.CodeUnavailable, "the answer of %s waited for memory until the call's time ran out: "+
+			"the results of other calls held all of the result budget", name).
+			WithHint("retry when fewer large results are in flight; an admin can raise --result-memory, or the service's timeout_seconds")
 	case errors.Is(err, errConnectTimeout):
 		return backend.Errorf(backend.CodeDownstreamTimeout, "%s did not finish connecting in time", name).
 			WithHint("check that the server is running and answers MCP at the configured URL or command")

@@ -136,7 +136,7 @@ func (c *conn) httpClient(hosts backend.HostPolicy) *http.Client {
 		ExpectContinueTimeout: time.Second,
 	})
 	return &http.Client{Transport: statusTransport{base: tr, max: int64(c.svc.p.opts.ResultHardCap), onCut: c.bodyCut,
-		prop: c.svc.p.opts.Tracing.Propagator}}
+		prop: c.svc.p.opts.Tracing.Propagator, budget: c.svc.p.budget}}
 }
 
 // bodyCut handles a response body cut at the hard cap. A POST's answer is reported by its own
@@ -203,6 +203,9 @@ type statusTransport struct {
 	onCut func(*http.Request)
 	// prop, when set, sends the request's trace context along (tracing.go).
 	prop propagation.TextMapPropagator
+	// budget bounds the answers held at once: a body charges the ticket of the call it answers
+	// (in the request's context), else a ticket of its own (budget.go).
+	budget *budget
 }
 
 func (s statusTransport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -222,14 +225,18 @@ func (s statusTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	if s.max > 0 {
 		mediaType, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
-		resp.Body = &capBody{rc: resp.Body, max: s.max, stream: mediaType == "text/event-stream", onOver: func() {
+		body := &capBody{rc: resp.Body, max: s.max, stream: mediaType == "text/event-stream", onOver: func() {
 			if rec != nil {
 				rec.tooLarge.Store(true)
 			}
 			if s.onCut != nil {
 				s.onCut(req)
 			}
-		}}
+		}, ctx: req.Context(), tk: ticketFrom(req.Context())}
+		if body.tk == nil && s.budget != nil {
+			body.tk, body.own = s.budget.ticket(), true
+		}
+		resp.Body = body
 	}
 	return resp, nil
 }

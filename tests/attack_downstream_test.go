@@ -2,13 +2,17 @@ package tests
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/agent-deck/agent-deck/backend"
 	"github.com/agent-deck/agent-deck/backend/core"
+	"github.com/agent-deck/agent-deck/backend/postgres/pgtest"
 	"github.com/agent-deck/agent-deck/cli"
 )
 
@@ -21,6 +25,7 @@ func TestAttacksDownstream(t *testing.T) {
 		{"spilled results fill the disk", attackSpillFolder},
 		{"a server that times out every call stays healthy", attackRepeatedTimeouts},
 		{"a server answers a call with another request's JSON-RPC id", attackAnswerWithOtherID},
+		{"many large results at once take serve's memory far past its result budget", attackParallelLargeResults},
 		{"rug pull: a tool's description changes after first use and is still called", func(t *testing.T) {
 			w := newPinWorld(t)
 			w.peerTool(t, "mutate", map[string]any{"tool": "echo", "description": poisonedEcho})
@@ -240,5 +245,57 @@ func attackAnswerWithOtherID(t *testing.T) {
 	}
 	if status, body := s.restCallTool(t, svc.ID, "echo", map[string]any{"message": "plain"}); status != http.StatusOK {
 		t.Errorf("a call answered with its own id: %d %s", status, body)
+	}
+}
+
+// attackParallelLargeResults: forty calls at once, over Streamable HTTP and stdio, each
+// answered with 7 MB, on a real serve whose result budget is 32 MiB (the least for an 8 MiB
+// hard cap). Each result used to be held whole, several times, whatever the number of calls; now
+// a call waits for room, every call still succeeds, and serve's peak resident set grows by less
+// than twice the budget. (BenchmarkServeParallelLargeResults measures 20 × 30 MB.)
+func attackParallelLargeResults(t *testing.T) {
+	const hardCap, budget, size, calls = 8 << 20, 32 << 20, 7_000_000, 20
+	srv := startServeBench(t, "AGENT_DECK_DATABASE_URL="+pgtest.NewDB(t),
+		"AGENT_DECK_RESULT_HARD_CAP="+strconv.Itoa(hardCap), "AGENT_DECK_RESULT_MEMORY="+strconv.Itoa(budget))
+	srv.rest(t, http.StatusCreated, "POST", "/api/v1/services", `{"name":"remote","type":"mcp","url":"`+startHTTPPeer(t)+
+		`","transport":"streamable_http","timeout_seconds":600}`, nil)
+	local, _ := json.Marshal(map[string]any{"name": "local", "type": "local-mcp", "local_command": mcpPeerBinary(t),
+		"local_args": []string{"-transport", "stdio"}, "timeout_seconds": 600})
+	srv.rest(t, http.StatusCreated, "POST", "/api/v1/services", string(local), nil)
+	call := func(service string) error {
+		a := srv.api().Do(t, srv.token, "POST", "/api/v1/services/"+service+"/call",
+			map[string]any{"tool_name": "big", "arguments": map[string]any{"bytes": size}})
+		if a.Status != http.StatusOK || !strings.Contains(string(a.Body), `"spilled":true`) {
+			return fmt.Errorf("%s: %d %.300s", service, a.Status, a.Body)
+		}
+		return nil
+	}
+	for _, svc := range []string{"remote", "local"} { // connect, list the tools, warm the pools
+		must(t, call(svc))
+	}
+	pid := srv.cmd.Process.Pid
+	baseline := vmRSS(t, pid)
+	resetPeak(t, pid)
+	var wg sync.WaitGroup
+	errs := make(chan error, 2*calls)
+	for range calls {
+		for _, svc := range []string{"remote", "local"} {
+			wg.Go(func() {
+				if err := call(svc); err != nil {
+					errs <- err
+				}
+			})
+		}
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	if grew := vmHWM(t, pid) - baseline; grew > 2*budget>>10 {
+		t.Errorf("serve's peak resident set grew by %d MiB over %d MiB, more than twice the result budget (%d MiB)",
+			grew>>10, baseline>>10, budget>>20)
+	} else {
+		t.Logf("serve's peak resident set grew by %d MiB over %d MiB (budget %d MiB)", grew>>10, baseline>>10, budget>>20)
 	}
 }
