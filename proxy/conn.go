@@ -211,8 +211,8 @@ func (c *conn) request(ctx context.Context, method string, params any) (json.Raw
 		}
 		return nil, err
 	}
-	if got, ok := resp.ID.Value().(string); !ok || got != idText {
-		// The answer of another request (or of none): nothing in it belongs to this call.
+	if !answers(resp, idText, rec.get()) {
+		// The answer of another request: nothing in it belongs to this call.
 		return nil, errWrongID
 	}
 	if resp.Error != nil {
@@ -225,6 +225,17 @@ func (c *conn) request(ctx context.Context, method string, params any) (json.Raw
 		return nil, &rpcError{code: resp.Error.Code, message: resp.Error.Message}
 	}
 	return resp.Result, nil
+}
+
+// answers reports whether resp answers the request idText. A result must carry the request's
+// id; an error may also carry none (JSON-RPC's null id, for a request the server could not
+// read), and the error body of an HTTP refusal (status, 300 or more) is the refusal's whatever
+// its id.
+func answers(resp *transport.JSONRPCResponse, idText string, status int) bool {
+	if got, ok := resp.ID.Value().(string); ok && got == idText {
+		return true
+	}
+	return resp.Error != nil && (resp.ID.IsNil() || status >= 300)
 }
 
 // claimTicket is the budget ticket of the call waiting for the answer with this id (as JSON).
