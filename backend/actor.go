@@ -52,10 +52,17 @@ func requireScope(ctx context.Context, need func(Scope) bool, what string) (Acto
 			WithHint("send Authorization: Bearer <token>")
 	}
 	if !need(a.Scope) {
-		return a, Errorf(CodeForbidden, "scope %q may not %s", a.Scope, what).
-			WithHint(scopeHint(need))
+		return a, Refuse(a.Scope, what).WithHint(scopeHint(need))
 	}
 	return a, nil
+}
+
+// Refuse is the one sentence of every refusal for want of scope, on every surface:
+// `scope "agent" may not accept proposals`. what is a verb phrase that completes "may not"
+// (TestRefusalsAreSentences holds every caller to it); the caller adds the hint, the scope
+// that may, or what the caller may do instead.
+func Refuse(s Scope, what string) *Error {
+	return Errorf(CodeForbidden, "scope %q may not %s", s, what)
 }
 
 func scopeHint(need func(Scope) bool) string {

@@ -227,6 +227,15 @@ type MCPSession struct {
 	TerminatedAt  *time.Time `json:"terminated_at,omitempty"`
 	// TokenID is the token that opened the session; only it may use the session.
 	TokenID string `json:"-"`
+	// Token names that token; only admins are shown it (the session list).
+	Token *SessionToken `json:"token,omitempty"`
+}
+
+// SessionToken is the token a session was opened with, as the session list shows it to admins.
+type SessionToken struct {
+	ID   string    `json:"id"`
+	Name string    `json:"name"`
+	Kind TokenKind `json:"kind"`
 }
 
 // ExecAudit records one `agent-deck exec`: which credentials, which command, how it ended.

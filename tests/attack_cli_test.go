@@ -15,6 +15,7 @@ func TestAttacksCLI(t *testing.T) {
 		{"a newer error code is reported as an internal failure", attackCLIUnknownCode},
 		{"adopt --replace on a symlinked client file deletes the file it points to", attackCLIAdoptSymlinkedFile},
 		{"adopt registers a server whose name is not valid UTF-8 under another name", attackCLIAdoptBadUTF8Name},
+		{"shell completion runs a command in a deck's name", attackCLICompletionEvaluatesNames},
 	})
 }
 

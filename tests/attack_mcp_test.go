@@ -19,5 +19,10 @@ func TestAttacksMCP(t *testing.T) {
 		{"agent bound to one deck reaches a service with another deck's credential", attackMCPReachOtherDeckCredential},
 		{"agent erases its calls from the audit trail with a NUL in a tool name", attackAuditNULErasesTrail},
 		{"tool arguments name a key twice and the last one silently wins", attackMCPDuplicateKeys},
+		{"agent register_playbook or update_playbook sets the exec or skill later agents run", attackMCPRegisterRunnablePlaybook},
+		{"agent writes a playbook on a deck that requires review without review", attackSkipReviewOfPlaybook},
+		{"agent stores other cards' secrets in clear through another replica", attackHeldSecretsStoredInClear},
+		{"one agent token floods the review queue with signals and proposals", attackReviewQueueFlood},
+		{"an agent in a loop spends a paid service's quota with the person's key", attackQuotaLoop},
 	})
 }

@@ -19,7 +19,8 @@ import (
 // the error the OAuth RFCs name, and nothing is issued. One deck server serves every row.
 func TestAttacksOAuth(t *testing.T) {
 	var dbURL string
-	srv := startFrontDoor(t, func(c *cli.ServeConfig) { dbURL = c.DatabaseURL })
+	// The rows share one server and register a client each: more than the default rate.
+	srv := startFrontDoor(t, func(c *cli.ServeConfig) { dbURL, c.OAuthRegistrationsPerMinute = c.DatabaseURL, 600 })
 	e := &oauthAttackEnv{srv: srv, dbURL: dbURL}
 	runAttacks(t, []attack{
 		{"token request without the PKCE verifier", e.missingVerifier},
@@ -40,6 +41,7 @@ func TestAttacksOAuth(t *testing.T) {
 		{"a refresh token is spent by another client, or with no client_id", e.refreshOtherClient},
 		{"registering or sending a loopback redirect URI with a port outside 1-65535", e.redirectBadPort},
 		{"a client registers as a trusted app's name and the consent screen vouches for it", e.consentTrustedName},
+		{"anyone registers OAuth clients without bound", attackOAuthRegistrationFlood},
 	})
 }
 
