@@ -297,6 +297,11 @@ func (c *conn) teardown(ctx context.Context) {
 		c.markDead(errConnClosed)
 		defer c.lineTicket.release() // a line cut short by the end holds nothing any more
 		if c.local {
+			if c.child != nil {
+				// Closing the transport closes the server's stdin, and a server may exit of that
+				// before stop begins: the stop starts here.
+				c.child.stopping.Store(true)
+			}
 			if c.tr != nil {
 				_ = c.tr.Close()
 			}
