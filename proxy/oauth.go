@@ -35,6 +35,7 @@ type OAuthFlow struct {
 	HTTP       *http.Client
 	ClientName string
 	net        Network
+	guard      *guard // the host policy of one step, set by with
 }
 
 var _ backend.OAuthFlow = OAuthFlow{}
@@ -50,9 +51,26 @@ func NewOAuthFlow(n Network) OAuthFlow {
 // with returns the flow for one step under the service's host policy; done closes its
 // connections.
 func (f OAuthFlow) with(hosts backend.HostPolicy) (OAuthFlow, func()) {
-	tr := f.net.withDefaults(oauthTimeout).guard(hosts).transport(http.DefaultTransport.(*http.Transport))
+	f.guard = f.net.withDefaults(oauthTimeout).guard(hosts)
+	tr := f.guard.transport(http.DefaultTransport.(*http.Transport))
 	f.HTTP = &http.Client{Timeout: oauthTimeout, Transport: tr}
 	return f, tr.CloseIdleConnections
+}
+
+// refusedHost returns the host policy's refusal of rawURL's host, nil when the policy lets the
+// step reach it (or the name does not resolve: the request itself then fails and says so).
+// Discovery falls back to other places when a metadata document cannot be read, so a refused
+// one is named here, before the fallback hides why the sign-in failed.
+func (f OAuthFlow) refusedHost(ctx context.Context, rawURL string) error {
+	u, err := url.Parse(rawURL)
+	if err != nil || f.guard == nil {
+		return nil
+	}
+	addrs, err := f.guard.resolve(ctx, u.Hostname())
+	if err != nil {
+		return nil
+	}
+	return f.guard.check(u.Hostname(), addrs)
 }
 
 // challenge is what a service's 401 or 403 said about itself.
@@ -68,6 +86,11 @@ func (f OAuthFlow) Begin(ctx context.Context, in backend.OAuthBegin) (backend.OA
 	f, done := f.with(in.Hosts)
 	defer done()
 	ch, resp, answered := f.probe(ctx, in.URL)
+	if ch.resourceMetadata != "" {
+		if err := f.refusedHost(ctx, ch.resourceMetadata); err != nil {
+			return backend.OAuthPending{}, oauthErr("read the service's protected resource metadata", err)
+		}
+	}
 	scopes := in.Scopes
 	if len(scopes) == 0 && ch.scope != "" {
 		scopes = strings.Fields(ch.scope)
@@ -417,6 +440,10 @@ func stored(ctx context.Context, store transport.TokenStore) (backend.OAuthToken
 // oauthErr is a failed step as DOWNSTREAM_AUTH: the OAuth error code the server named (never
 // its description, which could echo anything), the cause kept for the log.
 func oauthErr(step string, err error) error {
+	if refused, ok := refusedDial(err); ok { // the service's host policy refused a host its metadata named
+		refused.Message = "could not " + step + ": " + refused.Message
+		return refused
+	}
 	var oe transport.OAuthError
 	what := ""
 	if errors.As(err, &oe) && oe.ErrorCode != "" {

@@ -161,6 +161,34 @@ type inwardNet struct {
 	capture string // host:port of the loopback capture server
 	mu      sync.Mutex
 	dialed  []string
+	sent    strings.Builder // every byte written on a rerouted connection
+}
+
+// recordedConn is a rerouted connection whose writes are noted in n.sent.
+type recordedConn struct {
+	net.Conn
+	n *inwardNet
+}
+
+func (c recordedConn) Write(p []byte) (int, error) {
+	c.n.mu.Lock()
+	c.n.sent.Write(p)
+	c.n.mu.Unlock()
+	return c.Conn.Write(p)
+}
+
+// sentSince returns what rerouted connections carried after mark (a length sent returned).
+func (n *inwardNet) sentSince(mark int) string {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.sent.String()[mark:]
+}
+
+// sentLen marks how much rerouted connections carried so far.
+func (n *inwardNet) sentLen() int {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.sent.Len()
 }
 
 func (n *inwardNet) network() proxy.Network {
@@ -173,13 +201,18 @@ func (n *inwardNet) network() proxy.Network {
 		},
 		Dial: func(ctx context.Context, network, address string) (net.Conn, error) {
 			var d net.Dialer
-			if ap, err := netip.ParseAddrPort(address); err == nil && !ap.Addr().IsLoopback() {
-				n.mu.Lock()
-				n.dialed = append(n.dialed, address)
-				n.mu.Unlock()
-				address = n.capture
+			ap, err := netip.ParseAddrPort(address)
+			if err != nil || ap.Addr().IsLoopback() {
+				return d.DialContext(ctx, network, address)
 			}
-			return d.DialContext(ctx, network, address)
+			n.mu.Lock()
+			n.dialed = append(n.dialed, address)
+			n.mu.Unlock()
+			c, err := d.DialContext(ctx, network, n.capture)
+			if err != nil {
+				return nil, err
+			}
+			return recordedConn{Conn: c, n: n}, nil
 		},
 	}
 }
@@ -195,6 +228,7 @@ func (n *inwardNet) dials() []string {
 // counting proxy in front of a real peer, so a dial the deck is allowed reaches a real server.
 type inwardDeck struct {
 	stack   *mcpStack
+	canary  string // the secret header every service of the deck carries
 	net     *inwardNet
 	port    string // the capture server's port, used in every URL so what is dialed is routed there
 	hits    *atomic.Int64
@@ -216,14 +250,24 @@ func startInwardDeck(t *testing.T) *inwardDeck {
 		"pub.rebind.test":    {netip.MustParseAddr("203.0.113.7")},
 	}}
 	s := startMCPStack(t, mcpStackOptions{Serve: func(c *cli.ServeConfig) { c.Network = in.network() }})
-	return &inwardDeck{stack: s, net: in, port: u.Port(), hits: hits, agent: s.token(backend.ScopeAgent), capture: capture}
+	return &inwardDeck{stack: s, net: in, port: u.Port(), hits: hits, agent: s.token(backend.ScopeAgent), capture: capture,
+		canary: "canary-inward-" + randHex(8)}
 }
 
-// register creates a streamable HTTP service at rawURL with token and returns its id.
+// register creates a streamable HTTP service at rawURL with token, carrying the deck's canary
+// as a secret header, and returns its id.
 func (d *inwardDeck) register(t *testing.T, token, rawURL string) string {
 	t.Helper()
+	return d.registerWith(t, token, rawURL, map[string]string{"X-Api-Key": d.canary})
+}
+
+// registerWith creates a streamable HTTP service at rawURL with token and headers (none: a
+// service an agent may repoint) and returns its id.
+func (d *inwardDeck) registerWith(t *testing.T, token, rawURL string, headers map[string]string) string {
+	t.Helper()
 	a := d.stack.api().Do(t, token, http.MethodPost, "/api/v1/services",
-		map[string]any{"name": "svc-" + randHex(4), "type": "mcp", "url": rawURL, "transport": "streamable_http"})
+		map[string]any{"name": "svc-" + randHex(4), "type": "mcp", "url": rawURL, "transport": "streamable_http",
+			"headers": headers})
 	var card backend.ServiceCard
 	if a.Status != http.StatusCreated || jsonInto(a.Body, &card) != nil {
 		t.Fatalf("register %s: %d %s", rawURL, a.Status, a.Body)
@@ -240,10 +284,15 @@ func (d *inwardDeck) call(t *testing.T, id string) resttest.Answer {
 }
 
 // wantRefusedDial fails unless the call was refused as FORBIDDEN naming the address class, with
-// nothing sent to the capture server.
+// nothing sent to the capture server, the canary least of all.
 func (d *inwardDeck) wantRefusedDial(t *testing.T, what, id string) {
 	t.Helper()
-	before := d.hits.Load()
+	before, mark := d.hits.Load(), d.net.sentLen()
+	defer func() {
+		if strings.Contains(d.net.sentSince(mark), d.canary) {
+			t.Errorf("%s: the service's secret header reached the capture server", what)
+		}
+	}()
 	a := d.call(t, id)
 	t.Logf("%s: %s", what, a.Body)
 	code, msg, _ := a.Err()

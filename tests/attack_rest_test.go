@@ -29,6 +29,7 @@ func TestAttacksREST(t *testing.T) {
 		{"REST with a bearer token on a loopback listener answers any Host (DNS rebinding)", attackRESTForeignHost},
 		{"agent registers a name that resolves to a metadata or private address", attackRESTNameResolvesInward},
 		{"agent's service redirects the deck to a name that resolves inward", attackRESTRedirectInward},
+		{"agent's service names a sign-in server at a name that resolves inward", attackRESTOAuthDiscoveryInward},
 		{"agent PATCH, POST or restore sets the exec or skill later agents run", attackRESTRunnablePlaybook},
 		{"an agent ends another client's MCP session", attackRESTEndOthersSession},
 		{"a playbook's markup runs in the dashboard's preview", attackRESTMarkdownPreviewMarkup},
