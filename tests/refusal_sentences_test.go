@@ -20,7 +20,7 @@ import (
 // verb here when a new refusal needs one.
 var refusalVerbs = []string{"accept", "allow", "approve", "bind", "call", "change", "check", "choose",
 	"connect", "create", "delete", "disconnect", "discard", "end", "export", "finish", "import", "link", "list",
-	"open", "propose", "reach", "read", "register", "reject", "rename", "reorder", "resolve", "restore", "review",
+	"open", "preview", "propose", "reach", "read", "register", "reject", "rename", "reorder", "resolve", "restore", "review",
 	"revoke", "rotate", "sign", "switch", "turn", "unlink", "use", "widen"}
 
 // TestRefusalsAreSentences holds issue 27 item 11: every refusal for want of scope is one
