@@ -8,11 +8,8 @@ import (
 	"fmt"
 	"math"
 	"mime"
-	"net"
 	"net/http"
-	"net/netip"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -71,9 +68,6 @@ func (h *Handler) serveFast(ctx context.Context, w http.ResponseWriter, r *http.
 	fc := st.call
 	if fc.jsonrpc != mcp.JSONRPC_VERSION || fc.id == nil || fc.other || fc.extra {
 		return false
-	}
-	if !passesRebindingGuard(r) {
-		return false // the transport refuses it
 	}
 	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
 		return false // the transport answers with its error
@@ -343,24 +337,4 @@ func (h *Handler) trackCall(ctx context.Context) (context.Context, func()) {
 	key, call := inflightKey(st.session.ID, id), &inflightCall{cancel}
 	h.inflight.Store(key, call)
 	return ctx, func() { h.inflight.CompareAndDelete(key, call); cancel() }
-}
-
-// passesRebindingGuard is the transport's DNS-rebinding guard: on a loopback listener, only a
-// request whose Host names a loopback address gets through.
-func passesRebindingGuard(r *http.Request) bool {
-	local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
-	return !ok || local == nil || !loopbackHost(local.String()) || loopbackHost(r.Host)
-}
-
-// loopbackHost reports whether addr (host, host:port or [ip]:port) is localhost or a loopback IP.
-func loopbackHost(addr string) bool {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		host = strings.Trim(addr, "[]")
-	}
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip, err := netip.ParseAddr(host)
-	return err == nil && ip.IsLoopback()
 }

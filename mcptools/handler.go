@@ -136,6 +136,9 @@ func NewHandler(svc *core.Hub, opts Options) (*Handler, error) {
 		server.WithHTTPContextFunc(h.httpContext),
 		server.WithStreamableHTTPLogger(h.log),
 		server.WithSessionIdleTTL(idle),
+		// prepare applies the deck's own Host rule (OriginPolicy.CheckHost) to every request,
+		// which also lets the public names of --allow-origin through.
+		server.WithDisableLocalhostProtection(true),
 	)
 	return h, nil
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"strings"
 
@@ -93,6 +94,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // on the path of every call.
 func (h *Handler) prepare(w http.ResponseWriter, r *http.Request) (*reqState, int, error) {
 	st := &reqState{deckHeader: strings.TrimSpace(r.Header.Get(backend.HeaderDeckID))}
+	local, _ := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	if err := h.origins.CheckHost(r.Host, local); err != nil {
+		return nil, http.StatusForbidden, err
+	}
 	if err := h.origins.Check(r.Header.Get("Origin")); err != nil {
 		return nil, http.StatusForbidden, err
 	}

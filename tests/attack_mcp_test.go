@@ -19,6 +19,7 @@ func TestAttacksMCP(t *testing.T) {
 		{"agent bound to one deck reaches a service with another deck's credential", attackMCPReachOtherDeckCredential},
 		{"agent erases its calls from the audit trail with a NUL in a tool name", attackAuditNULErasesTrail},
 		{"a session answers another session's question to its client", attackMCPAnswerOtherSessionsQuestion},
+		{"tool arguments name a key twice and the last one silently wins", attackMCPDuplicateKeys},
 		{"agent register_playbook or update_playbook sets the exec or skill later agents run", attackMCPRegisterRunnablePlaybook},
 		{"agent writes a playbook on a deck that requires review without review", attackSkipReviewOfPlaybook},
 		{"agent stores other cards' secrets in clear through another replica", attackHeldSecretsStoredInClear},
