@@ -2,6 +2,7 @@ package backend
 
 import (
 	"context"
+	"fmt"
 	"time"
 )
 
@@ -36,6 +37,9 @@ type Store interface {
 	DecksLinking(ctx context.Context, t CardType, cardID string) ([]Deck, error)
 
 	CreateService(ctx context.Context, s *ServiceRecord) error
+	// CreateServices creates services in order in one round trip, inside the current
+	// transaction; an error is a *BatchError naming the first that failed.
+	CreateServices(ctx context.Context, s []*ServiceRecord) error
 	UpdateService(ctx context.Context, s *ServiceRecord) error
 	UpdateServiceHealth(ctx context.Context, id string, h Health) error
 	// MarkServiceTalksBack records that the service's downstream talks back (ServiceRecord.TalksBack).
@@ -55,12 +59,16 @@ type Store interface {
 	ClearToolPins(ctx context.Context, serviceID string) error
 
 	CreateCredential(ctx context.Context, c *CredentialRecord) error
+	// CreateCredentials is CreateServices for credentials.
+	CreateCredentials(ctx context.Context, c []*CredentialRecord) error
 	UpdateCredential(ctx context.Context, c *CredentialRecord) error
 	DeleteCredential(ctx context.Context, id string) error
 	GetCredential(ctx context.Context, ref string) (CredentialRecord, error)
 	ListCredentials(ctx context.Context) ([]CredentialRecord, error)
 
 	CreatePlaybook(ctx context.Context, p *Playbook) error
+	// CreatePlaybooks is CreateServices for playbooks.
+	CreatePlaybooks(ctx context.Context, p []*Playbook) error
 	UpdatePlaybook(ctx context.Context, p *Playbook) error
 	DeletePlaybook(ctx context.Context, id string) error
 	GetPlaybook(ctx context.Context, ref string) (Playbook, error)
@@ -221,3 +229,13 @@ type SealedValue struct {
 // SecretKeyStateFunc decides the new key state from the recorded one; load reads every stored
 // sealed value. It returns the state to record and the values to rewrite.
 type SecretKeyStateFunc func(st SecretKeyState, load func() ([]SealedValue, error)) (SecretKeyState, []SealedValue, error)
+
+// BatchError is the failure of one write of a batch (CreateServices and friends): Index is its
+// position in the batch, Err what went wrong; nothing of the batch was kept.
+type BatchError struct {
+	Index int
+	Err   error
+}
+
+func (e *BatchError) Error() string { return fmt.Sprintf("item %d: %v", e.Index, e.Err) }
+func (e *BatchError) Unwrap() error { return e.Err }

@@ -69,6 +69,9 @@ func (s *invalidatingStore) SetSamplingAllowed(ctx context.Context, deckID, serv
 func (s *invalidatingStore) CreateService(ctx context.Context, r *backend.ServiceRecord) error {
 	return s.after(s.Store.CreateService(ctx, r), "services", r.ID)
 }
+func (s *invalidatingStore) CreateServices(ctx context.Context, rs []*backend.ServiceRecord) error {
+	return s.after(s.Store.CreateServices(ctx, rs), "services", "")
+}
 func (s *invalidatingStore) UpdateService(ctx context.Context, r *backend.ServiceRecord) error {
 	return s.after(s.Store.UpdateService(ctx, r), "services", r.ID)
 }
@@ -96,6 +99,9 @@ func (s *invalidatingStore) ClearToolPins(ctx context.Context, id string) error 
 func (s *invalidatingStore) CreateCredential(ctx context.Context, c *backend.CredentialRecord) error {
 	return s.after(s.Store.CreateCredential(ctx, c), "credentials", c.ID)
 }
+func (s *invalidatingStore) CreateCredentials(ctx context.Context, cs []*backend.CredentialRecord) error {
+	return s.after(s.Store.CreateCredentials(ctx, cs), "credentials", "")
+}
 func (s *invalidatingStore) UpdateCredential(ctx context.Context, c *backend.CredentialRecord) error {
 	return s.after(s.Store.UpdateCredential(ctx, c), "credentials", c.ID)
 }
@@ -104,6 +110,9 @@ func (s *invalidatingStore) DeleteCredential(ctx context.Context, id string) err
 }
 func (s *invalidatingStore) CreatePlaybook(ctx context.Context, p *backend.Playbook) error {
 	return s.after(s.Store.CreatePlaybook(ctx, p), "playbooks", p.ID)
+}
+func (s *invalidatingStore) CreatePlaybooks(ctx context.Context, ps []*backend.Playbook) error {
+	return s.after(s.Store.CreatePlaybooks(ctx, ps), "playbooks", "")
 }
 func (s *invalidatingStore) UpdatePlaybook(ctx context.Context, p *backend.Playbook) error {
 	return s.after(s.Store.UpdatePlaybook(ctx, p), "playbooks", p.ID)

@@ -34,20 +34,35 @@ func collectCredentials(rows pgx.Rows, err error) ([]backend.CredentialRecord, e
 // CreateCredential inserts the credential with its sealed secret (nil for none). The id is the
 // caller's (cred_<slug>); timestamps are filled when empty.
 func (s *Store) CreateCredential(ctx context.Context, r *backend.CredentialRecord) error {
+	st := createCredentialStmt(r)
+	return classify(st.op, st.scan(s.db.QueryRow(ctx, st.sql, st.args...)))
+}
+
+// CreateCredentials creates credentials in order in one round trip.
+func (s *Store) CreateCredentials(ctx context.Context, rs []*backend.CredentialRecord) error {
+	stmts := make([]stmt, len(rs))
+	for i, r := range rs {
+		stmts[i] = createCredentialStmt(r)
+	}
+	return s.runBatch(ctx, stmts)
+}
+
+func createCredentialStmt(r *backend.CredentialRecord) stmt {
 	const q = `
 		INSERT INTO credentials (id, label, scheme, header_name, env_name, tags, docs_url, sealed_secret,
 			created_at, updated_at)
 		VALUES ($1, $2, COALESCE(NULLIF($3, ''), 'bearer'), $4, $5, $6, $7, $8,
 			COALESCE($9::timestamptz, now()), COALESCE($9::timestamptz, now()))
 		RETURNING scheme, created_at, updated_at`
-	var scheme string
-	err := s.db.QueryRow(ctx, q, r.ID, r.Label, string(r.Scheme), r.HeaderName, r.EnvName, strs(r.Tags),
-		r.DocsURL, r.SealedSecret, nullTime(r.CreatedAt)).Scan(&scheme, &r.CreatedAt, &r.UpdatedAt)
-	if err != nil {
-		return classify("create credential", err)
-	}
-	r.Scheme, r.HasSecret = backend.AuthScheme(scheme), len(r.SealedSecret) > 0
-	return nil
+	return stmt{op: "create credential", sql: q, args: []any{r.ID, r.Label, string(r.Scheme), r.HeaderName,
+		r.EnvName, strs(r.Tags), r.DocsURL, r.SealedSecret, nullTime(r.CreatedAt)}, scan: func(row pgx.Row) error {
+		var scheme string
+		if err := row.Scan(&scheme, &r.CreatedAt, &r.UpdatedAt); err != nil {
+			return err
+		}
+		r.Scheme, r.HasSecret = backend.AuthScheme(scheme), len(r.SealedSecret) > 0
+		return nil
+	}}
 }
 
 // UpdateCredential writes the metadata and the sealed secret (rotation is an update with a
