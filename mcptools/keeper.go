@@ -156,6 +156,14 @@ func (k *keeper) run(ctx context.Context) {
 	}
 }
 
+// busy says a request of session id runs here (for tests).
+func (k *keeper) busy(id string) bool {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	u := k.m[id]
+	return u != nil && u.busy > 0
+}
+
 // held counts the sessions whose state this replica holds (for tests).
 func (k *keeper) held() int {
 	k.mu.Lock()

@@ -1,6 +1,9 @@
 package mcptools
 
 import (
+	"context"
+	"net/http"
+	"net/http/httptest"
 	"slices"
 	"sync"
 	"testing"
@@ -81,5 +84,61 @@ func TestKeeperRequestWaitsForADrop(t *testing.T) {
 	defer k.mu.Unlock()
 	if u := k.m["s"]; u == nil || u.busy != 1 || u.dropping != nil {
 		t.Fatalf("after the drop the request's use is %+v, want one request running", u)
+	}
+}
+
+// TestTransportStateOfSessions: on the real endpoint, a session whose client declared nothing
+// leaves no transport state behind its requests; one that may be sent something later keeps it
+// until its linger passed, gets it back with its next request, and keeps it while a GET stream
+// of it is open, however long.
+func TestTransportStateOfSessions(t *testing.T) {
+	f := newFastFixture(t)
+	registered := func(id string) bool {
+		// Queues a harmless message in the session as the transport registered it, if it did.
+		return f.h.mcp.SendNotificationToSpecificClient(id, "notifications/message",
+			map[string]any{"level": "info", "data": "probe"}) == nil
+	}
+	farAhead := time.Now().Add(2 * DefaultTransportLinger).UnixNano()
+
+	quiet := f.open(t, "fast")
+	if registered(quiet) || f.h.keep.held() != 0 {
+		t.Errorf("a quiet session's state outlived its requests (%d held)", f.h.keep.held())
+	}
+
+	talks := f.openWith(t, "fast", `{"roots":{}}`)
+	if !registered(talks) {
+		t.Fatal("a session that may be sent something later lost its state at once")
+	}
+	f.h.keep.sweep(farAhead)
+	if registered(talks) {
+		t.Fatal("a session idle past its linger kept its state")
+	}
+	f.post(t, talks, `{"jsonrpc":"2.0","id":5,"method":"ping"}`)
+	if !registered(talks) {
+		t.Fatal("the session's next request did not restore its state")
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	r := f.request(talks, "", "").WithContext(ctx)
+	r.Method, r.Body = http.MethodGet, http.NoBody
+	r.Header.Set("Accept", "text/event-stream")
+	done := make(chan struct{})
+	go func() { defer close(done); f.h.ServeHTTP(httptest.NewRecorder(), r) }()
+	for !f.h.keep.busy(talks) {
+		select {
+		case <-done:
+			t.Fatal("the GET stream ended at once")
+		case <-time.After(time.Millisecond):
+		}
+	}
+	f.h.keep.sweep(farAhead)
+	if !registered(talks) {
+		t.Error("a session with a GET stream open lost its state")
+	}
+	cancel()
+	<-done
+	f.h.keep.sweep(farAhead)
+	if registered(talks) || f.h.keep.held() != 0 {
+		t.Errorf("after its stream closed and its linger passed the session kept its state (%d held)", f.h.keep.held())
 	}
 }
