@@ -95,13 +95,14 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // mayFollow says whether something may follow the request for the session's client, so its
-// transport state is worth keeping a while (keeper.go): a GET stream may be resumed; a session
-// that is not quiet may be sent what trails a call's answer (log messages, requests of a
-// downstream); a request with _meta may have asked for progress; logging/setLevel ends a quiet
-// session's quiet.
+// transport state is worth keeping a while (keeper.go): a GET stream may be resumed; a
+// notification that trails a call's answer waits in that state for the session's next request
+// (toSession) — a log message, for a session that set a log level (logging/setLevel sets one),
+// or progress, for a request with _meta (a progress token). Requests to the client never wait
+// there: they go to a stream or through the bus.
 func mayFollow(r *http.Request, st *reqState) bool {
 	return r.Method == http.MethodGet || st.meta || st.method == string(mcp.MethodSetLogLevel) ||
-		(st.session != nil && !quiet(st.session)) || st.caps != (backend.ClientCaps{})
+		(st.session != nil && st.session.LogLevel != "")
 }
 
 // prepare builds the request's state; on failure it returns the HTTP status to answer with.

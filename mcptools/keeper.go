@@ -17,10 +17,10 @@ import (
 // and its registration for notifications. That state is a cache: the session lives in its row,
 // and any replica serves it without the state (sessions.go). So it is held only while it can be
 // used: while a request of the session runs here (a GET stream included, for as long as it is
-// open), and for linger after one that can be followed by something for the client — a stream
-// that may be resumed, a message that trails a call's answer (a session that is not quiet, a
-// request that asked for progress). After a request that cannot, it is dropped at once. The
-// session's next request here restores what the transport needs (restore).
+// open), and for linger after one that can be followed by something for the client (mayFollow):
+// a stream that may be resumed, a notification that trails a call's answer. After a request that
+// cannot, it is dropped at once. The session's next request here restores what the transport
+// needs (restore).
 type keeper struct {
 	linger time.Duration
 	drop   func(id string) // drops the transport state of a session on this replica

@@ -105,7 +105,13 @@ func TestTransportStateOfSessions(t *testing.T) {
 		t.Errorf("a quiet session's state outlived its requests (%d held)", f.h.keep.held())
 	}
 
-	talks := f.openWith(t, "fast", `{"roots":{}}`)
+	asks := f.openWith(t, "fast", `{"roots":{},"elicitation":{},"sampling":{}}`)
+	if registered(asks) || f.h.keep.held() != 0 {
+		t.Errorf("a session that sets no log level kept its state, whatever it declared (%d held)", f.h.keep.held())
+	}
+
+	talks := f.openWith(t, "fast", `{}`)
+	f.post(t, talks, `{"jsonrpc":"2.0","id":4,"method":"logging/setLevel","params":{"level":"info"}}`)
 	if !registered(talks) {
 		t.Fatal("a session that may be sent something later lost its state at once")
 	}
