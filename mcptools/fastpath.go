@@ -11,8 +11,6 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
-	"sync/atomic"
-	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 )
@@ -78,9 +76,6 @@ func (h *Handler) serveFast(ctx context.Context, w http.ResponseWriter, r *http.
 	}
 	// The tool handler reads the arguments as sent (RawArguments), as it does on the transport.
 	params := mcp.CallToolParams{Name: st.toolName, RawArguments: fc.args, Meta: meta}
-	if !h.idleClock.fresh(st.session.ID) {
-		return false // let the transport see the session now and then, or it sweeps it as idle
-	}
 	ctx, cancel := context.WithCancel(h.httpContext(ctx, r))
 	defer cancel()
 	key, call := inflightKey(st.session.ID, fc.id), &inflightCall{cancel}
@@ -248,49 +243,6 @@ func plainQuoted(res *mcp.CallToolResult) (quotedText, bool) {
 		return quotedText{}, false
 	}
 	return q, true
-}
-
-// idleClock notes when the transport last saw each session. mcp-go sweeps a session's
-// in-memory state once it has not seen it for its idle time; the fast path hands a session to
-// the transport at least every half of that, so a busy session is never swept.
-type idleClock struct {
-	every time.Duration
-	seen  sync.Map // session id -> *atomic.Int64 (unix nanoseconds)
-	puts  atomic.Int64
-}
-
-// saw records that the transport handles a request of session id now.
-func (c *idleClock) saw(id string) {
-	if id == "" {
-		return
-	}
-	now := time.Now().UnixNano()
-	if v, ok := c.seen.Load(id); ok {
-		v.(*atomic.Int64).Store(now)
-		return
-	}
-	t := new(atomic.Int64)
-	t.Store(now)
-	c.seen.Store(id, t)
-	if c.puts.Add(1)%1024 == 0 {
-		c.forgetOld(now)
-	}
-}
-
-// fresh reports whether the transport saw session id within the last half idle time.
-func (c *idleClock) fresh(id string) bool {
-	v, ok := c.seen.Load(id)
-	return ok && time.Now().UnixNano()-v.(*atomic.Int64).Load() < int64(c.every/2)
-}
-
-// forgetOld drops sessions not seen for a whole idle time: the transport has swept them too.
-func (c *idleClock) forgetOld(now int64) {
-	c.seen.Range(func(k, v any) bool {
-		if now-v.(*atomic.Int64).Load() > int64(c.every) {
-			c.seen.Delete(k)
-		}
-		return true
-	})
 }
 
 // inflightKey names a request of a session the way notifications/cancelled names it: by its

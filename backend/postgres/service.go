@@ -2,7 +2,9 @@ package postgres
 
 import (
 	"context"
+	"time"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
 	"github.com/agent-deck/agent-deck/backend"
@@ -39,6 +41,8 @@ func collectServices(rows pgx.Rows, err error) ([]backend.ServiceRecord, error) 
 }
 
 // serviceArgs are the configurable columns, in the order of $2.. in create and update.
+//
+// CreateServices' COPY names these columns in this order: change both together.
 func serviceArgs(r *backend.ServiceRecord) []any {
 	return []any{r.Name, string(r.Type), r.URL, string(r.Transport), r.Description, strMap(r.PlainHeaders),
 		r.SealedHeaders, nullString(r.CredentialID), r.LocalCommand, strs(r.LocalArgs), r.LocalWorkingDir,
@@ -52,13 +56,40 @@ func (s *Store) CreateService(ctx context.Context, r *backend.ServiceRecord) err
 	return classify(st.op, st.scan(s.db.QueryRow(ctx, st.sql, st.args...)))
 }
 
-// CreateServices creates services in order in one round trip.
+// CreateServices creates services in order in one COPY (copyIn).
 func (s *Store) CreateServices(ctx context.Context, rs []*backend.ServiceRecord) error {
-	stmts := make([]stmt, len(rs))
+	stmts, rows := make([]stmt, len(rs)), make([][]any, len(rs))
+	now := time.Now()
 	for i, r := range rs {
 		stmts[i] = createServiceStmt(r)
+		if r.ID == "" {
+			id, err := backend.NewUUID()
+			if err != nil {
+				return backend.Internal("create service", err)
+			}
+			r.ID = id
+		}
+		id, err := uuid.Parse(r.ID)
+		if err != nil {
+			rows = nil // not a UUID: the statements below refuse it with their own error
+			break
+		}
+		if r.Transport == "" {
+			r.Transport = backend.TransportAuto
+		}
+		if r.Health.Status == "" {
+			r.Health.Status = backend.HealthUnknown
+		}
+		fillTimes(&r.CreatedAt, &r.UpdatedAt, now)
+		rows[i] = append(append([]any{[16]byte(id)}, serviceArgs(r)...), string(r.Health.Status), r.CreatedAt, r.UpdatedAt)
 	}
-	return s.runBatch(ctx, stmts)
+	if rows == nil {
+		return s.runBatch(ctx, stmts)
+	}
+	return s.copyIn(ctx, "services", []string{"id", "name", "type", "url", "transport", "description", "headers",
+		"sealed_headers", "credential_id", "local_command", "local_args", "local_working_dir", "sealed_env",
+		"disabled_tools", "timeout_seconds", "sealed_userinfo", "pin_tools", "url_by_admin", "health_status", "created_at",
+		"updated_at"}, rows, stmts)
 }
 
 func createServiceStmt(r *backend.ServiceRecord) stmt {
