@@ -311,17 +311,24 @@ func jsonSyntax(s string) string {
 	return fmt.Sprintf("%s at line %d, column %d (byte %d)", se.Error(), line, col, se.Offset)
 }
 
-// checkText refuses arguments whose text the JSON decoder would silently repair (invalid
-// UTF-8, lone surrogate escapes), naming the parameter that holds it; prefix is the parameter
-// that held raw as a string, if any.
+// checkText refuses arguments whose text the JSON decoder would silently repair or resolve
+// (invalid UTF-8, lone surrogate escapes, a key given twice), naming the parameter that holds
+// it; prefix is the parameter that held raw as a string, if any.
 func checkText(spec *ToolSpec, prefix string, raw json.RawMessage) error {
 	err := backend.CheckJSONText(raw)
 	if err == nil {
 		return nil
 	}
-	field, _ := backend.AsError(err).Details["field"].(string)
+	details := backend.AsError(err).Details
+	field, _ := details["field"].(string)
 	if prefix != "" {
 		field = strings.Trim(prefix+"."+field, ".")
+	}
+	if details["problem"] == "a key given twice" {
+		if field == "" {
+			return argError(spec, "", "the arguments name a key twice; name each key of a JSON object once")
+		}
+		return argError(spec, field, "parameter %q is given twice; name each key of a JSON object once", field)
 	}
 	if field == "" {
 		return argError(spec, "", "the arguments hold text that is not valid UTF-8 or a lone surrogate escape")

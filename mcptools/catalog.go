@@ -136,11 +136,11 @@ func complete(h *Handler, ctx context.Context, id string, params json.RawMessage
 }
 
 // serveCatalog answers a resources, prompts or completion request of a live session; false,
-// having written nothing, leaves it to the transport (which refuses what this would too: a
-// foreign Host, a body that is not JSON, a notification).
+// having written nothing, leaves it to the transport (which refuses what this would too: a body
+// that is not JSON, a notification). A foreign Host was refused before (prepare).
 func (h *Handler) serveCatalog(ctx context.Context, w http.ResponseWriter, r *http.Request, st *reqState) bool {
 	m, ok := catalogMethods[st.method]
-	if !ok || r.Method != http.MethodPost || st.session == nil || st.openErr != nil || !passesRebindingGuard(r) {
+	if !ok || r.Method != http.MethodPost || st.session == nil || st.openErr != nil {
 		return false
 	}
 	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {

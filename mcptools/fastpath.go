@@ -8,14 +8,9 @@ import (
 	"fmt"
 	"math"
 	"mime"
-	"net"
 	"net/http"
-	"net/netip"
 	"strconv"
-	"strings"
 	"sync"
-	"sync/atomic"
-	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 )
@@ -72,9 +67,6 @@ func (h *Handler) serveFast(ctx context.Context, w http.ResponseWriter, r *http.
 	if fc.jsonrpc != mcp.JSONRPC_VERSION || fc.id == nil || fc.other || fc.extra {
 		return false
 	}
-	if !passesRebindingGuard(r) {
-		return false // the transport refuses it
-	}
 	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
 		return false // the transport answers with its error
 	}
@@ -84,9 +76,6 @@ func (h *Handler) serveFast(ctx context.Context, w http.ResponseWriter, r *http.
 	}
 	// The tool handler reads the arguments as sent (RawArguments), as it does on the transport.
 	params := mcp.CallToolParams{Name: st.toolName, RawArguments: fc.args, Meta: meta}
-	if !h.idleClock.fresh(st.session.ID) {
-		return false // let the transport see the session now and then, or it sweeps it as idle
-	}
 	ctx, cancel := context.WithCancel(h.httpContext(ctx, r))
 	defer cancel()
 	key, call := inflightKey(st.session.ID, fc.id), &inflightCall{cancel}
@@ -256,49 +245,6 @@ func plainQuoted(res *mcp.CallToolResult) (quotedText, bool) {
 	return q, true
 }
 
-// idleClock notes when the transport last saw each session. mcp-go sweeps a session's
-// in-memory state once it has not seen it for its idle time; the fast path hands a session to
-// the transport at least every half of that, so a busy session is never swept.
-type idleClock struct {
-	every time.Duration
-	seen  sync.Map // session id -> *atomic.Int64 (unix nanoseconds)
-	puts  atomic.Int64
-}
-
-// saw records that the transport handles a request of session id now.
-func (c *idleClock) saw(id string) {
-	if id == "" {
-		return
-	}
-	now := time.Now().UnixNano()
-	if v, ok := c.seen.Load(id); ok {
-		v.(*atomic.Int64).Store(now)
-		return
-	}
-	t := new(atomic.Int64)
-	t.Store(now)
-	c.seen.Store(id, t)
-	if c.puts.Add(1)%1024 == 0 {
-		c.forgetOld(now)
-	}
-}
-
-// fresh reports whether the transport saw session id within the last half idle time.
-func (c *idleClock) fresh(id string) bool {
-	v, ok := c.seen.Load(id)
-	return ok && time.Now().UnixNano()-v.(*atomic.Int64).Load() < int64(c.every/2)
-}
-
-// forgetOld drops sessions not seen for a whole idle time: the transport has swept them too.
-func (c *idleClock) forgetOld(now int64) {
-	c.seen.Range(func(k, v any) bool {
-		if now-v.(*atomic.Int64).Load() > int64(c.every) {
-			c.seen.Delete(k)
-		}
-		return true
-	})
-}
-
 // inflightKey names a request of a session the way notifications/cancelled names it: by its
 // JSON-RPC id, decoded as mcp-go decodes it (a number and a string of the same digits differ).
 func inflightKey(session string, id any) string {
@@ -343,24 +289,4 @@ func (h *Handler) trackCall(ctx context.Context) (context.Context, func()) {
 	key, call := inflightKey(st.session.ID, id), &inflightCall{cancel}
 	h.inflight.Store(key, call)
 	return ctx, func() { h.inflight.CompareAndDelete(key, call); cancel() }
-}
-
-// passesRebindingGuard is the transport's DNS-rebinding guard: on a loopback listener, only a
-// request whose Host names a loopback address gets through.
-func passesRebindingGuard(r *http.Request) bool {
-	local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
-	return !ok || local == nil || !loopbackHost(local.String()) || loopbackHost(r.Host)
-}
-
-// loopbackHost reports whether addr (host, host:port or [ip]:port) is localhost or a loopback IP.
-func loopbackHost(addr string) bool {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		host = strings.Trim(addr, "[]")
-	}
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip, err := netip.ParseAddr(host)
-	return err == nil && ip.IsLoopback()
 }

@@ -38,6 +38,10 @@ type Options struct {
 	// ResultHardCap is the largest downstream message read at all (default 32 MiB): a result
 	// over it is cut off as it arrives and the call fails with DOWNSTREAM_RESULT_TOO_LARGE.
 	ResultHardCap int
+	// ResultMemory bounds the memory of downstream answers held at once, across all calls and
+	// services (default and least: 4 × ResultHardCap, 128 MiB); a read with no room waits for
+	// one (budget.go).
+	ResultMemory int64
 	// ResultDirCap bounds the total size of spilled result files (default 1 GiB); the oldest
 	// are deleted first.
 	ResultDirCap int64
@@ -65,7 +69,13 @@ type Options struct {
 	// ToolsChanged, when set, is told the id of a service whose server announced that its tool
 	// list changed (the list is fetched again on next use). It must not block.
 	ToolsChanged func(serviceID string)
+	// Network resolves and dials remote services (default: the system's; network.go).
+	Network Network
 }
+
+// MinResultMemory is the least (and default) ResultMemory for a hard cap: room for two whole
+// answers, so one can always be read while others wait (budget.go).
+func MinResultMemory(hardCap int) int64 { return 2 * heldCopies * int64(hardCap) }
 
 // Backoff is the range of delays between reconnect attempts.
 type Backoff struct {
@@ -85,6 +95,8 @@ type Proxy struct {
 	wg     sync.WaitGroup
 	// spillMu serialises keeping the spill folder under its cap.
 	spillMu sync.Mutex
+	// budget bounds the answers held in memory at once.
+	budget *budget
 
 	// progress maps a downstream progress token to its call (relay.go).
 	progress   sync.Map
@@ -102,7 +114,8 @@ var _ backend.Downstream = (*Proxy)(nil)
 func New(opts Options) *Proxy {
 	opts = withDefaults(opts)
 	ctx, cancel := context.WithCancel(context.Background())
-	p := &Proxy{opts: opts, log: opts.Logger, ctx: ctx, cancel: cancel, services: map[string]*service{}}
+	p := &Proxy{opts: opts, log: opts.Logger, ctx: ctx, cancel: cancel, services: map[string]*service{},
+		budget: newBudget(opts.ResultMemory, int64(opts.ResultHardCap))}
 	p.pruneResults(time.Now())
 	idleEvery := max(min(opts.IdleTimeout/4, time.Minute), 10*time.Millisecond)
 	p.every(idleEvery, p.reapIdle)
@@ -139,6 +152,7 @@ func withDefaults(o Options) Options {
 	if o.ResultHardCap <= 0 {
 		o.ResultHardCap = 32 << 20
 	}
+	o.ResultMemory = max(o.ResultMemory, MinResultMemory(o.ResultHardCap))
 	if o.ResultDirCap <= 0 {
 		o.ResultDirCap = 1 << 30
 	}
@@ -148,6 +162,7 @@ func withDefaults(o Options) Options {
 	if o.Version == "" {
 		o.Version = "dev"
 	}
+	o.Network = o.Network.withDefaults(o.ConnectTimeout)
 	return o
 }
 

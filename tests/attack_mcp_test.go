@@ -22,6 +22,7 @@ func TestAttacksMCP(t *testing.T) {
 		{"agent reads resources, prompts and completions of a service and playbook off its deck", attackMCPResourcesOffDeck},
 		{"agent calls projected tools of another deck's service, or beyond agent:read", attackMCPProjectedOffDeck},
 		{"a session answers another session's question to its client", attackMCPAnswerOtherSessionsQuestion},
+		{"tool arguments name a key twice and the last one silently wins", attackMCPDuplicateKeys},
 		{"agent register_playbook or update_playbook sets the exec or skill later agents run", attackMCPRegisterRunnablePlaybook},
 		{"agent writes a playbook on a deck that requires review without review", attackSkipReviewOfPlaybook},
 		{"agent stores other cards' secrets in clear through another replica", attackHeldSecretsStoredInClear},
