@@ -92,3 +92,15 @@ type DownstreamStatus struct {
 	// turns; the core records it (Store.MarkServiceTalksBack).
 	TalksBack bool
 }
+
+// DownstreamCatalog reaches what a downstream offers beside tools: its resources, prompts and
+// argument completions. The proxy forwards each request as it is and returns the raw result,
+// masked of the service's secrets; the core rewrites names and URIs into the hub's.
+type DownstreamCatalog interface {
+	// Forward sends one request of CatalogMethods to the service under t.Timeout.
+	Forward(ctx context.Context, t Target, method string, params json.RawMessage) (json.RawMessage, error)
+}
+
+// CatalogMethods are the requests DownstreamCatalog forwards.
+var CatalogMethods = []string{"resources/list", "resources/templates/list", "resources/read", "prompts/list",
+	"prompts/get", "completion/complete"}

@@ -94,6 +94,21 @@ type PlaybookOp struct {
 	Triggers []string `json:"triggers,omitempty"`
 }
 
+// DeckProjection is a deck's opt-in to projected tools: its downstream tools listed to bound
+// sessions as tools of their own, up to MaxTools tools and MaxTokens model tokens.
+type DeckProjection struct {
+	MaxTools  int `json:"max_tools"`
+	MaxTokens int `json:"max_tokens"`
+}
+
+// ResourceSubscription is one MCP session's resources/subscribe to a playbook's resource, by the
+// URI it subscribed with.
+type ResourceSubscription struct {
+	SessionID  string
+	URI        string
+	PlaybookID string
+}
+
 // RateLimitSetting overrides the server's rate limits of proxied calls for one service on one
 // deck (both ids), for a service on every deck (no deck) or for every service of a deck (no
 // service). A nil limit inherits from the next wider setting; 0 means no limit.

@@ -161,6 +161,17 @@ type Store interface {
 	FinishExecAudit(ctx context.Context, id int64, exitCode int, at time.Time) error
 	ListExecAudits(ctx context.Context) ([]ExecAudit, error)
 
+	// DeckProjection returns the deck's projected-tools caps; ok is false when projection is off.
+	DeckProjection(ctx context.Context, deckID string) (p DeckProjection, ok bool, err error)
+	// SetDeckProjection turns projection on with its caps, or off when p is nil.
+	SetDeckProjection(ctx context.Context, deckID string, p *DeckProjection) error
+	// SubscribeResource records a session's subscription to a playbook's resource: one per session
+	// and playbook, by the URI last subscribed with.
+	SubscribeResource(ctx context.Context, sub ResourceSubscription) error
+	// UnsubscribeResource drops a session's subscription to uri; an unknown one is fine.
+	UnsubscribeResource(ctx context.Context, sessionID, uri string) error
+	// ResourceSubscribers returns the live sessions' subscriptions to a playbook's resource.
+	ResourceSubscribers(ctx context.Context, playbookID string) ([]ResourceSubscription, error)
 	// RateLimitSettings returns the rate limit overrides bearing on a service on a deck: the
 	// pair's, the service's on every deck and the deck's for all its services.
 	RateLimitSettings(ctx context.Context, deckID, serviceID string) ([]RateLimitSetting, error)

@@ -169,6 +169,7 @@ var argCompletions = map[string]argCompletion{
 	"deck tools":      {args: []nameSource{completeDecks, completeServices}},
 	"deck credential": {args: []nameSource{completeDecks, completeServices, completeCredentials}},
 	"deck sampling":   {args: []nameSource{completeDecks, completeServices}},
+	"deck project":    {args: []nameSource{completeDecks, words("on", "off")}},
 	"calls capture":   {args: []nameSource{completeDecks, words("on", "off")}},
 
 	"service show":       {args: []nameSource{completeServices}},

@@ -32,7 +32,7 @@ func deckCommand() *cli.Command {
 			return nil, cl.DeleteDeck(ctx, ref)
 		},
 		extra: []*cli.Command{deckCreateCommand(), deckRenameCommand(), deckToolsCommand(), deckCredentialCommand(),
-			deckSamplingCommand(), deckReviewCommand(), deckLimitsCommand()},
+			deckSamplingCommand(), deckReviewCommand(), deckLimitsCommand(), deckProjectCommand()},
 	}.command()
 }
 

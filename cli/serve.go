@@ -27,6 +27,7 @@ import (
 	"github.com/agent-deck/agent-deck/mcptools"
 	"github.com/agent-deck/agent-deck/migrations"
 	"github.com/agent-deck/agent-deck/proxy"
+	"github.com/agent-deck/agent-deck/toolsearch"
 )
 
 func serveCommand() *cli.Command {
@@ -134,7 +135,13 @@ func Start(ctx context.Context, cfg ServeConfig) (srv *Server, err error) {
 	}
 	s.tracing = traces
 	s.push("tracing", stopTraces)
+	var hub *core.Hub // the proxy tells the hub of new downstream tool lists, once it exists
 	px := proxy.New(proxy.Options{
+		ToolsChanged: func(serviceID string) {
+			if hub != nil {
+				hub.DownstreamToolsChanged(serviceID)
+			}
+		},
 		Tracing:         traces.proxy(),
 		Events:          s.metrics.proxyEvents(),
 		Version:         ReadBuildInfo().Version,
@@ -172,8 +179,11 @@ func Start(ctx context.Context, cfg ServeConfig) (srv *Server, err error) {
 		TokenLimits:            ratelimit.Limits{CallsPerMinute: cfg.TokenCallsPerMinute, ConcurrentCalls: cfg.TokenConcurrentCalls},
 		ServiceLimits:          ratelimit.Limits{CallsPerMinute: cfg.ServiceCallsPerMinute, ConcurrentCalls: cfg.ServiceConcurrentCalls},
 		ClientMetadataURL:      cfg.OAuthClientMetadataURL,
+		ToolRanker:             toolsearch.New(),
 		Markdown:               markdown.New(),
 	})
+	hub = s.svc
+	s.push("tool search", func(context.Context) error { s.svc.Close(); return nil })
 	s.auth = authserver.New(s.svc.Store(), s.svc, nil, s.log.With("component", "oauth-server"),
 		authserver.Config{AccessTokenTTL: cfg.OAuthAccessTTL,
 			AllowLoopbackHTTPClientIDs: cfg.OAuthAllowLoopbackHTTPClientIDs,

@@ -28,6 +28,8 @@ var routeDescriptions = map[string]string{
 	"getDeckServiceSettings":    "The deck's rules for one service it links: the tool subset (an allow or deny list) agents on the deck may call and the credential chosen for the service on this deck.",
 	"updateDeckServiceSettings": "Changes the deck's tool subset or credential for a linked service. Admin tokens may change anything; agent tokens may only narrow the tools agents can call, never widen them or pick a credential.",
 	"setDeckSampling":           "Lets a service on the deck ask the agent's model for completions (MCP sampling), or forbids it again. Off by default; only sessions whose client offers sampling are asked. Admin tokens only.",
+	"getDeckProjection":         "Whether sessions bound to the deck list its enabled downstream tools as tools of their own (<service>__<tool>, the downstream's own schema and annotations), with the caps and, when on, how many tools and tokens it projects now and whether a cap stopped the list. Admin tokens only.",
+	"setDeckProjection":         "Turns projected tools on or off for the deck. On, bound sessions are sent notifications/tools/list_changed and list the deck's tools after their profile's own, up to max_tools tools and max_tokens model tokens (defaults 40 and 8000); calling one is exactly a call_service_tool. Admin tokens only.",
 	"setDeckArgumentCapture":    "Turns on or off the recording of tool-call arguments in the audit trail for calls through the deck; captured arguments are redacted of every secret the server holds. Admin tokens only.",
 
 	// Services.

@@ -144,6 +144,8 @@ func (a *api) routes() []route {
 		noBody(http.MethodGet, v1+"/decks/:deck/services/:service/sampling", "Whether a service on the deck may ask the agent's model for completions (MCP sampling); admin", a.getDeckSampling).adminOnly(),
 		noBody(http.MethodGet, v1+"/tool-calls", "The tool-call audit trail, newest first, filtered and paged; admin", a.listToolCalls).
 			withQuery(toolCallQueryParams...).withLinkNext().adminOnly(),
+		noBody(http.MethodGet, v1+"/decks/:deck/projection", "The deck's projected tools: whether bound sessions list its downstream tools as tools of their own, the caps, and what it projects now; admin", a.getDeckProjection).adminOnly(),
+		withBody(http.MethodPut, v1+"/decks/:deck/projection", "Turn the deck's projected tools on (with a cap of tools and of tokens) or off; admin", http.StatusOK, a.setDeckProjection).adminOnly(),
 		noBody(http.MethodGet, v1+"/tool-calls/:call", "One entry of the tool-call audit trail; admin", a.getToolCall).adminOnly(),
 		noBody(http.MethodGet, v1+"/tool-call-stats", "Calls, failures and latency (median, 95th percentile) per service or tool and time bucket, from the audit trail; admin", a.toolCallStats).
 			withQuery(toolCallStatsParams...).adminOnly(),

@@ -225,6 +225,18 @@ func cardSteps(ok, created, downstream []int) []step {
 					t.Errorf("sampling %+v", s)
 				}
 			}},
+		{"project tools", "PUT", "/api/v1/decks/Job/projection", map[string]any{"enabled": true, "max_tools": 5}, ok,
+			func(t *testing.T, r response, _ map[string]string) {
+				if p := decode[core.DeckProjectionView](t, r); !p.Enabled || p.MaxTools != 5 || p.MaxTokens != core.DefaultProjectionTokens || p.Now == nil {
+					t.Errorf("projection %+v", p)
+				}
+			}},
+		{"read projection", "GET", "/api/v1/decks/Job/projection", nil, ok,
+			func(t *testing.T, r response, _ map[string]string) {
+				if p := decode[core.DeckProjectionView](t, r); !p.Enabled || p.DeckName != "Job" {
+					t.Errorf("projection %+v", p)
+				}
+			}},
 		{"link credential", "POST", "/api/v1/decks/Job/cards",
 			map[string]any{"card_type": "credential", "card_id": "cred_github", "position": 0}, ok, nil},
 		{"link playbook", "POST", "/api/v1/decks/{deck_id}/cards", map[string]any{"card_type": "playbook", "card_id": "pb_deploy"}, ok, nil},

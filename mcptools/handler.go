@@ -77,6 +77,8 @@ type Handler struct {
 
 	// readOnlyTools are the resource tools as agent:read lists them: action enums narrowed.
 	readOnlyTools map[string]mcp.Tool
+	// notes tells this process's sessions what changed for them (notify.go).
+	notes *notifier
 	// words name the canonical tools as each profile and scope calls them (words.go).
 	words map[visibility]sessionWords
 }
@@ -124,7 +126,9 @@ func NewHandler(svc *core.Hub, opts Options) (*Handler, error) {
 	}
 	h.asks = newAsks(opts.Bus)
 	h.roots = newRootsBinder(svc, h.log, h.asks, h.toSession)
+	h.notes = newNotifier(h)
 	h.mcp = h.newMCPServer(opts.Version)
+	h.notes.start()
 	svc.OnSessionEnded(h.asks.sessionEnded)
 	busCtx, stopBus := context.WithCancel(context.Background())
 	h.stopBus = stopBus
@@ -180,8 +184,14 @@ func (h *Handler) newMCPServer(version string) *server.MCPServer {
 			}
 		}
 	})
+	h.notes.track(hooks)
 	s := server.NewMCPServer("agent-deck", version,
-		server.WithToolCapabilities(false),
+		server.WithToolCapabilities(true), // projected tools change with the deck (notify.go)
+		// A bound session's resources, prompts and completions are answered before the
+		// transport (catalog.go); their lists change with the deck (notify.go).
+		server.WithResourceCapabilities(true, true),
+		server.WithPromptCapabilities(true),
+		server.WithCompletions(),
 		server.WithLogging(),
 		server.WithInstructions(Instructions),
 		server.WithToolFilter(h.filterTools),
@@ -204,6 +214,7 @@ func (h *Handler) Close(ctx context.Context) error {
 	defer h.stopBus()
 	defer h.stopSweep()
 	defer h.roots.close()
+	defer h.notes.close()
 	return h.http.Shutdown(ctx)
 }
 
@@ -221,10 +232,14 @@ func (h *Handler) filterTools(ctx context.Context, tools []mcp.Tool) []mcp.Tool 
 		readOnly = !st.actor.Scope.CanWrite() && st.method != string(mcp.MethodToolsCall)
 	}
 	vis := h.visible[visibility{p, readOnly}]
-	if allVisible(tools, vis) && !readOnly {
+	var projected []mcp.Tool
+	if st := stateFrom(ctx); st != nil && st.method == string(mcp.MethodToolsList) {
+		projected = h.projectedTools(ctx, st)
+	}
+	if allVisible(tools, vis) && !readOnly && len(projected) == 0 {
 		return tools // the transport filters the one tool of every call: keep that free
 	}
-	out := make([]mcp.Tool, 0, len(tools))
+	out := make([]mcp.Tool, 0, len(tools)+len(projected))
 	for _, t := range tools {
 		if vis[t.Name] {
 			if n, ok := h.readOnlyTools[t.Name]; ok && readOnly {
@@ -233,7 +248,7 @@ func (h *Handler) filterTools(ctx context.Context, tools []mcp.Tool) []mcp.Tool 
 			out = append(out, t)
 		}
 	}
-	return out
+	return append(out, projected...)
 }
 
 // httpContext hands the session looked up for this request to the Service, so bound-deck
@@ -260,7 +275,9 @@ func (h *Handler) toolHandler(spec ToolSpec) server.ToolHandlerFunc {
 			h.log.DebugContext(ctx, "tool call", "tool", spec.Name, "ms", time.Since(start).Milliseconds(),
 				"is_error", res != nil && res.IsError)
 		}()
-		if err := h.outsideProfile(ctx, &spec); err != nil {
+		if st := stateFrom(ctx); st != nil && st.projected && spec.Name == projectedVia {
+			// A projected tool's call: a call_service_tool whatever the profile (projected.go).
+		} else if err := h.outsideProfile(ctx, &spec); err != nil {
 			return errorResult(ctx, h.log, spec.Name, err), nil
 		}
 		vals, respelled, err := decodeArgs(&spec, rawArguments(req))

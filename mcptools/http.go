@@ -48,7 +48,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, r, status, err)
 		return
 	}
-	if st.method == string(mcp.MethodToolsCall) && st.toolName != "" && !h.registered(st.toolName) {
+	if st.method == string(mcp.MethodToolsCall) && st.toolName != "" && !h.registered(st.toolName) &&
+		!h.projectCall(r, st) {
 		h.writeUnknownTool(w, st)
 		return
 	}
@@ -57,7 +58,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ctx := withState(backend.WithActor(r.Context(), st.actor), st)
-	if h.serveFast(ctx, w, r, st) {
+	if h.serveFast(ctx, w, r, st) || h.serveCatalog(ctx, w, r, st) {
 		return
 	}
 	if st.method == string(mcp.MethodNotificationCancelled) && st.session != nil &&
@@ -255,6 +256,7 @@ func (h *Handler) peekBody(w http.ResponseWriter, r *http.Request, st *reqState)
 			WithHint("send the whole body at once; a slow body is cut off")
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
+	st.body = body
 	// One decode of the body gives what this endpoint and the fast path need.
 	var peek struct {
 		JSONRPC string          `json:"jsonrpc"`
@@ -303,7 +305,8 @@ func (h *Handler) peekBody(w http.ResponseWriter, r *http.Request, st *reqState)
 		}
 		if st.method == string(mcp.MethodToolsCall) {
 			_ = json.Unmarshal(p.Name, &st.toolName)
-			if fastTools[st.toolName] {
+			// A projected tool (<service>__<tool>) becomes call_service_tool (projected.go).
+			if fastTools[st.toolName] || strings.Contains(st.toolName, "__") {
 				st.call = &fastCall{jsonrpc: peek.JSONRPC, args: p.Arguments, meta: p.Meta,
 					other: peek.Result != nil || peek.Error != nil,
 					extra: p.Task != nil || p.InputResponses != nil || p.RequestState != nil}

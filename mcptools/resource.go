@@ -19,8 +19,8 @@ import (
 
 // resourceAction is one row: resource tool, action name, the canonical tool it runs, the
 // canonical parameter the top-level id fills, the canonical parameters that go under fields
-// (nil: all but id and fixed), fields required beyond the canonical tool's own, and fixed
-// arguments the action adds.
+// (nil: all but id and fixed), the id or fields required beyond the canonical tool's own, and
+// fixed arguments the action adds.
 type resourceAction struct {
 	resource  string
 	name      string
@@ -64,7 +64,10 @@ func resourceTable() []resourceAction {
 		link("link", "card_type", "card_id", "position"),
 		link("unlink", "card_type", "card_id"),
 		link("reorder", "card_type", "ordered_card_ids"),
-		{resource: "service", name: "tools", canonical: "list_service_tools", id: "serviceId"},
+		{resource: "service", name: "tools", canonical: "list_service_tools", id: "serviceId", fields: []string{},
+			needs: []string{"serviceId"}},
+		{resource: "service", name: "search", canonical: "list_service_tools", id: "serviceId",
+			fields: []string{"query"}, needs: []string{"query"}},
 		{resource: "service", name: "call", canonical: "call_service_tool", id: "serviceId"},
 		{resource: "service", name: "register", canonical: "register_service"},
 		{resource: "service", name: "update", canonical: "update_service", id: "service_id"},
@@ -100,7 +103,7 @@ func resourceTools(canonical []ToolSpec) []ToolSpec {
 			for _, p := range target.Params {
 				switch {
 				case p.Name == a.id:
-					a.idRequired = p.Required
+					a.idRequired = p.Required || slices.Contains(a.needs, p.Name)
 				case a.fixed[p.Name] != nil:
 				case a.fields == nil || slices.Contains(a.fields, p.Name):
 					p.Required = p.Required || slices.Contains(a.needs, p.Name)

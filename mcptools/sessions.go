@@ -23,6 +23,8 @@ type reqState struct {
 	toolName   string             // the tool of a tools/call
 	requestID  json.RawMessage    // the JSON-RPC id, for answers given before the transport
 	call       *fastCall          // a tools/call body as the fast path needs it (fastpath.go)
+	body       []byte             // the POST body as sent (before a projected call is rewritten)
+	projected  bool               // a projected tool's call, rewritten as call_service_tool (projected.go)
 	cancelOf   any                // the request id a notifications/cancelled names
 	caps       backend.ClientCaps // what an initialize declares a downstream may use
 	answerID   string             // the id of a client's answer to one of Agent Deck's requests (asks.go)

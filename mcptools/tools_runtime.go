@@ -2,6 +2,7 @@ package mcptools
 
 import (
 	"context"
+	"strings"
 
 	"github.com/agent-deck/agent-deck/backend"
 	"github.com/agent-deck/agent-deck/backend/core"
@@ -62,8 +63,11 @@ func runtimeTools() []ToolSpec {
 			run: runUpdatePlaybook},
 		proposeTool(),
 		{Name: "list_service_tools", Tier: TierRuntime, Access: Read,
-			Description: "List a bound-deck service's tools with their input schemas, before call_service_tool.",
-			Params:      []Param{pService}, run: runListServiceTools},
+			Description: "A bound-deck service's tools with input schemas, before call_service_tool. " +
+				"query instead ranks every service's tools by purpose.",
+			Params: []Param{{Name: "serviceId", Type: TString, Desc: "Service id or name on the bound deck"},
+				{Name: "query", Type: TString, Desc: "What the tool should do"}, {Name: "limit", Type: TInt}},
+			run: runListServiceTools},
 		{Name: "call_service_tool", Tier: TierRuntime, Access: Proxy, Destructive: true,
 			Description: "Call a tool of a service on the bound deck; the deck supplies its credentials. " +
 				"Returns the tool's own result.",
@@ -126,7 +130,25 @@ func runUpdatePlaybook(ctx context.Context, c *call) (any, error) {
 	})
 }
 
+// runListServiceTools lists one service's tools, or, given a query, searches the tools of every
+// service on the deck (of the one named, if any). Search is a query on this tool rather than a
+// tool of its own: one tool for finding tools costs the tool list a few tokens, not a whole
+// definition, and leaves an agent no choice between near-twins.
 func runListServiceTools(ctx context.Context, c *call) (any, error) {
+	limit := c.optInt("limit")
+	if q := c.optStr("query"); q != nil || limit != nil {
+		in := core.ToolSearchInput{Service: c.str("serviceId")}
+		if q != nil {
+			in.Query = *q
+		}
+		if limit != nil {
+			in.Limit = *limit
+		}
+		return c.svc.SearchBoundTools(ctx, c.sessionID, in)
+	}
+	if strings.TrimSpace(c.str("serviceId")) == "" {
+		return nil, argError(c.spec, "serviceId", "give serviceId to list one service's tools, or query to search the tools of every service on the deck")
+	}
 	return c.svc.BoundServiceTools(ctx, c.sessionID, c.str("serviceId"))
 }
 

@@ -97,8 +97,8 @@ func tables(t *testing.T, url string) []string {
 }
 
 var wantTables = []string{"credentials", "dashboard_signin_codes", "deck_audit_settings", "deck_cards",
-	"deck_playbook_review", "deck_sampling", "deck_service_settings", "decks", "exec_audit", "feedback_signals",
-	"mcp_badge_levels", "mcp_relay_answers", "mcp_sessions", "mcp_token_live", "oauth_clients", "oauth_codes", "oauth_refresh_tokens", "playbook_fetches",
+	"deck_playbook_review", "deck_sampling", "deck_service_settings", "deck_tool_projection", "decks", "exec_audit", "feedback_signals",
+	"mcp_badge_levels", "mcp_relay_answers", "mcp_resource_subscriptions", "mcp_sessions", "mcp_token_live", "oauth_clients", "oauth_codes", "oauth_refresh_tokens", "playbook_fetches",
 	"playbook_proposals", "playbook_versions", "playbooks", "rate_buckets", "rate_inflight", "rate_limit_settings",
 	"secret_key_state", "service_oauth", "service_tool_pins", "services", "tokens", "tool_calls"}
 

@@ -66,6 +66,9 @@ type Options struct {
 	Events Events
 	// Tracing makes a span of each downstream call and propagates its context (tracing.go).
 	Tracing Tracing
+	// ToolsChanged, when set, is told the id of a service whose server announced that its tool
+	// list changed (the list is fetched again on next use). It must not block.
+	ToolsChanged func(serviceID string)
 	// Network resolves and dials remote services (default: the system's; network.go).
 	Network Network
 }

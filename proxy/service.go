@@ -104,6 +104,9 @@ func (s *service) toolsChanged() {
 	s.stale = true
 	s.mu.Unlock()
 	s.p.log.Debug("downstream tool list changed", "service_id", s.id)
+	if fn := s.p.opts.ToolsChanged; fn != nil {
+		fn(s.id)
+	}
 }
 
 // newerConnLocked reports whether the connection opened after ts was fetched: a new session

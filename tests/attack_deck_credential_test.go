@@ -1,9 +1,14 @@
 package tests
 
 import (
+	"context"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/agent-deck/agent-deck/backend"
 	"github.com/agent-deck/agent-deck/backend/core"
@@ -115,5 +120,38 @@ func attackRESTRepointServiceWithDeckCredential(t *testing.T) {
 	a := e.agentCall(t, "full", "whoami", map[string]any{"headers": []string{"X-Api-Key"}})
 	if !strings.Contains(string(a.Body), sha256hex(work)) {
 		t.Errorf("deck full no longer reaches its own peer with its credential: %d %s", a.Status, a.Body)
+	}
+}
+
+// attackMCPResourceOtherDeckCredential: a service's resource read through the hub carries the
+// bound deck's credential, never another deck's, and what the service echoes of it comes back
+// masked.
+func attackMCPResourceOtherDeckCredential(t *testing.T) {
+	e, work, personal := credentialChoiceEnv(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	const uri = "agentdeck://services/peer/resources/peer:%2F%2Fwhoami"
+	for deck, want := range map[string]string{"ro": personal, "full": work} {
+		m := dialMCP(t, e.srv.URL()+"/mcp", map[string]string{"Authorization": "Bearer " + e.agent, backend.HeaderDeckID: deck}, "")
+		list, err := m.c.ListResources(ctx, mcp.ListResourcesRequest{})
+		if err != nil || !slices.ContainsFunc(list.Resources, func(r mcp.Resource) bool { return r.URI == uri }) {
+			t.Fatalf("deck %s lists %+v, %v; want %s", deck, list, err, uri)
+		}
+		res, err := m.c.ReadResource(ctx, mcp.ReadResourceRequest{Params: mcp.ReadResourceParams{URI: uri}})
+		if err != nil || len(res.Contents) != 1 {
+			t.Fatalf("deck %s read %s: %+v, %v", deck, uri, res, err)
+		}
+		text := res.Contents[0].(mcp.TextResourceContents).Text
+		if !strings.Contains(text, sha256hex(want)) {
+			t.Errorf("a read through deck %s did not carry its credential: %s", deck, text)
+		}
+		for _, secret := range []string{work, personal} {
+			if strings.Contains(text, secret) {
+				t.Errorf("a read through deck %s shows a secret in clear: %s", deck, text)
+			}
+		}
+		if other := map[string]string{"ro": work, "full": personal}[deck]; strings.Contains(text, sha256hex(other)) {
+			t.Errorf("a read through deck %s carried the other deck's credential: %s", deck, text)
+		}
 	}
 }

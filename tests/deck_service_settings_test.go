@@ -307,3 +307,22 @@ func TestDeckSettingsInBundle(t *testing.T) {
 		})
 	}
 }
+
+// TestDeckProjectCLI: agent-deck deck project turns a deck's projected tools on with caps, shows
+// them, and turns them off; a bad word is refused with the usage.
+func TestDeckProjectCLI(t *testing.T) {
+	e := startDeckScopeEnv(t)
+	r := e.run("", "deck", "project", "ro", "on", "--max-tools", "40").wantCode(t, 0)
+	if !strings.Contains(r.stdout, "Deck ro projects its tools (caps: 40 tools") {
+		t.Errorf("deck project on:\n%s", r.stdout)
+	}
+	if r := e.run("", "deck", "project", "ro").wantCode(t, 0); !strings.Contains(r.stdout, "caps: 40 tools") {
+		t.Errorf("deck project:\n%s", r.stdout)
+	}
+	if r := e.run("", "deck", "project", "ro", "off").wantCode(t, 0); !strings.Contains(r.stdout, "projects no tools") {
+		t.Errorf("deck project off:\n%s", r.stdout)
+	}
+	if r := e.run("", "deck", "project", "ro", "maybe").wantCode(t, 1); !strings.Contains(r.stderr, "usage: agent-deck deck project") {
+		t.Errorf("deck project maybe:\n%s", r.stderr)
+	}
+}

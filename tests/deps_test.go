@@ -80,11 +80,12 @@ var authserverUsers = []string{"cli", "dashboard-api", "tests"}
 // only the standard library and its packages import only the rooms below them, adapters never
 // import each other, and each third-party protocol library stays in the adapter that owns it.
 func violations(pkgs map[string]goPackage) []string {
-	adapters := []string{"dashboard-api", "mcptools", "proxy", "harness", "markdown", "backend/postgres", "migrations"}
+	adapters := []string{"dashboard-api", "mcptools", "proxy", "harness", "markdown", "backend/postgres", "migrations", "toolsearch"}
 	owners := map[string][]string{
 		"github.com/mark3labs/mcp-go":        {"mcptools", "proxy", "tests"},
 		"github.com/gin-gonic/gin":           {"dashboard-api"},
 		"github.com/jackc/pgx":               {"backend/postgres", "migrations"},
+		"github.com/blevesearch":             {"toolsearch"},
 		"github.com/yuin/goldmark":           {"markdown"},
 		"github.com/microcosm-cc/bluemonday": {"markdown"},
 	}

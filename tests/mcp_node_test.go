@@ -10,10 +10,15 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/agent-deck/agent-deck/backend"
 )
 
 var (
@@ -65,12 +70,20 @@ func mcpNode(t testing.TB, timeout time.Duration, env []string, args ...string) 
 // endpoint's own DNS-rebinding check still sees what the client sent.
 func mcpAuthFront(t testing.TB, s *mcpStack, token string) string {
 	t.Helper()
+	return mcpFront(t, s, map[string]string{"Authorization": "Bearer " + token})
+}
+
+// mcpFront serves the stack's /mcp with headers set on each request.
+func mcpFront(t testing.TB, s *mcpStack, headers map[string]string) string {
+	t.Helper()
 	target, _ := url.Parse(s.URL)
 	rp := &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			pr.SetURL(target)
 			pr.Out.Host = pr.In.Host
-			pr.Out.Header.Set("Authorization", "Bearer "+token)
+			for k, v := range headers {
+				pr.Out.Header.Set(k, v)
+			}
 		},
 		FlushInterval: -1,
 		ErrorLog:      log.New(io.Discard, "", 0),
@@ -111,13 +124,35 @@ var mcpConformanceScenarios = []string{
 	"dns-rebinding-protection",
 }
 
+// mcpConformanceBoundScenarios apply to a session bound to a deck, whose resources (the deck,
+// its playbooks, its services'), prompts (its services') and completions the hub serves; the
+// suite cannot bind, so its front names the deck in the header.
+var mcpConformanceBoundScenarios = []string{"resources-list", "prompts-list", "completion-complete"}
+
 // TestMCPConformance runs the MCP conformance suite against /mcp.
 func TestMCPConformance(t *testing.T) {
 	s := startMCPStack(t, mcpStackOptions{})
 	front := mcpAuthFront(t, s, s.token("agent"))
 	cli := filepath.Join(mcpNodeModules(t), "@modelcontextprotocol", "conformance", "dist", "index.js")
-	for _, sc := range mcpConformanceScenarios {
+	f := s.seedDeck(t, "conf", startHTTPPeer(t))
+	linkEverything(t, s, f.Deck.ID)
+	bound := mcpFront(t, s, map[string]string{"Authorization": "Bearer " + s.token("agent"), backend.HeaderDeckID: "conf"})
+	// The bound front binds: its lists are not empty.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c := dialMCP(t, bound, nil, "")
+	if res, err := c.c.ListResources(ctx, mcp.ListResourcesRequest{}); err != nil || len(res.Resources) < 3 {
+		t.Fatalf("the bound front lists resources %+v, %v", res, err)
+	}
+	if res, err := c.c.ListPrompts(ctx, mcp.ListPromptsRequest{}); err != nil || len(res.Prompts) == 0 {
+		t.Fatalf("the bound front lists prompts %+v, %v", res, err)
+	}
+	for _, sc := range append(slices.Clone(mcpConformanceScenarios), mcpConformanceBoundScenarios...) {
 		t.Run(sc, func(t *testing.T) {
+			front := front
+			if slices.Contains(mcpConformanceBoundScenarios, sc) {
+				front = bound
+			}
 			out, err := mcpNode(t, 3*time.Minute, nil, cli, "server", "--url", front, "--scenario", sc)
 			if err != nil {
 				t.Errorf("scenario %s failed: %v\n%s", sc, err, out)

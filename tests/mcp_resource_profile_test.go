@@ -212,7 +212,7 @@ func TestResourceProfileTeaches(t *testing.T) {
 		{"link needs card fields", "deck", map[string]any{"action": "link"},
 			`deck: action "link" needs card_type and card_id`},
 		{"unknown action lists the valid ones", "service", map[string]any{"action": "delete", "id": "dev-peer"},
-			`service: unknown action "delete" — it has: tools, call, register, update, disable_tools`},
+			`service: unknown action "delete" — it has: tools, search, call, register, update, disable_tools`},
 		{"get needs id", "playbook", map[string]any{"action": "get"}, `playbook: action "get" needs id`},
 		{"unknown field lists the accepted ones", "deck",
 			map[string]any{"action": "create", "fields": map[string]any{"name": "x", "vendor": "y"}},
@@ -259,7 +259,7 @@ func TestResourceProfileTeaches(t *testing.T) {
 		enums[tl.Name] = schema.InputSchema.Properties.Action.Enum
 	}
 	want := map[string][]string{"session": {"bind", "switch", "get"}, "deck": {"list", "get", "collection"},
-		"service": {"tools", "call"}, "playbook": {"get"}}
+		"service": {"tools", "search", "call"}, "playbook": {"get"}}
 	if diff := cmp.Diff(want, enums); diff != "" {
 		t.Errorf("agent:read action enums (-want +got):\n%s", diff)
 	}

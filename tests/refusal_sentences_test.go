@@ -19,9 +19,10 @@ import (
 // anything else reads as a description ("may not a one-time dashboard sign-in code"); add the
 // verb here when a new refusal needs one.
 var refusalVerbs = []string{"accept", "allow", "approve", "bind", "call", "change", "check", "choose",
-	"connect", "create", "delete", "disconnect", "discard", "end", "export", "finish", "import", "link", "list",
-	"open", "preview", "propose", "reach", "read", "register", "reject", "rename", "reorder", "resolve", "restore", "review",
-	"revoke", "rotate", "set", "sign", "switch", "turn", "unlink", "use", "widen"}
+	"complete", "connect", "create", "delete", "disconnect", "discard", "end", "export", "finish", "get", "import",
+	"link", "list", "open", "preview", "propose", "reach", "read", "register", "reject", "rename", "reorder", "resolve",
+	"restore", "review", "revoke", "rotate", "search", "set", "sign", "subscribe", "switch", "turn", "unlink", "unsubscribe",
+	"use", "widen"}
 
 // TestRefusalsAreSentences holds issue 27 item 11: every refusal for want of scope is one
 // sentence, `scope "X" may not <verb phrase>`, built by backend.Refuse, on every surface. The

@@ -24,6 +24,10 @@ type serviceEntry struct {
 // the generation read before its database read and is refused if anything was invalidated
 // since, so a read that raced a write never caches the old row.
 type caches struct {
+	// watchers are told of every change (Hub.Watch); watchMu guards them.
+	watchMu  sync.Mutex
+	watchers []func(backend.Change)
+
 	mu       sync.Mutex
 	live     bool
 	gen      uint64
@@ -39,6 +43,9 @@ type caches struct {
 	// plans are proxied calls' plans by deck and service (service_call.go); any change may
 	// touch what one was built from, so every invalidation drops them all.
 	plans map[string]*callPlan
+
+	// projections are decks' projected-tools settings by deck id (deck_projection.go).
+	projections map[string]projectionEntry
 
 	// oauth is the services' sign-in states the snapshot shows (oauth_state.go): a sign-in
 	// made on another replica arrives as a change of its service and drops the state here.
@@ -66,6 +73,7 @@ func (c *caches) resetLocked() {
 	c.deckRefs = map[string]string{}
 	c.pins = map[string]map[string]backend.ToolPin{}
 	c.plans = map[string]*callPlan{}
+	c.projections = map[string]projectionEntry{}
 	c.oauth.forget("")
 }
 
@@ -107,6 +115,14 @@ func linkMap(c *caches) map[string][]backend.CardLink    { return c.links }
 
 func pinMap(c *caches) map[string]map[string]backend.ToolPin { return c.pins }
 
+// projectionEntry is a deck's projection setting as read: on, and its caps.
+type projectionEntry struct {
+	p  backend.DeckProjection
+	on bool
+}
+
+func projectionMap(c *caches) map[string]projectionEntry { return c.projections }
+
 // setLive switches caching on or off; either way everything cached is dropped, since changes
 // may have been missed while the feed was down.
 func (c *caches) setLive(live bool) {
@@ -123,9 +139,27 @@ func (c *caches) apply(ch backend.Change) {
 		if ch.Listening && c.changed != nil {
 			c.changed("", "")
 		}
+		c.announce(ch) // changes may have been missed: watchers look at everything again
 		return
 	}
 	c.invalidate(ch.Table, ch.ID)
+}
+
+// watch adds fn to the functions told of every change, after what it made stale is dropped.
+func (c *caches) watch(fn func(backend.Change)) {
+	c.watchMu.Lock()
+	defer c.watchMu.Unlock()
+	c.watchers = append(c.watchers, fn)
+}
+
+// announce tells the watchers of a change.
+func (c *caches) announce(ch backend.Change) {
+	c.watchMu.Lock()
+	fns := c.watchers
+	c.watchMu.Unlock()
+	for _, fn := range fns {
+		fn(ch)
+	}
 }
 
 // invalidate drops what a change to the row may have made stale, then tells whoever follows
@@ -135,6 +169,7 @@ func (c *caches) invalidate(table, id string) {
 	if c.changed != nil {
 		c.changed(table, id)
 	}
+	c.announce(backend.Change{Table: table, ID: id})
 }
 
 // drop drops what a change to the row may have made stale. Writes are rare next to reads, so it
@@ -155,6 +190,7 @@ func (c *caches) drop(table, id string) {
 	case "deck_cards":
 		delete(c.links, id)
 		delete(c.decks, id)
+		delete(c.projections, id)
 	case "decks":
 		// A session shows its deck's name, and a deleted deck unbinds its sessions; any deck
 		// change may change what a name resolves to.
@@ -162,6 +198,7 @@ func (c *caches) drop(table, id string) {
 		clear(c.deckRefs)
 		delete(c.links, id)
 		delete(c.decks, id)
+		delete(c.projections, id)
 	case "service_tool_pins":
 		delete(c.pins, id)
 	case "rate_limit_settings":

@@ -63,6 +63,10 @@ func (s *invalidatingStore) ReplaceLinks(ctx context.Context, deckID string, t b
 func (s *invalidatingStore) SetDeckServiceSettings(ctx context.Context, deckID, serviceID string, st backend.DeckServiceSettings) error {
 	return s.after(s.Store.SetDeckServiceSettings(ctx, deckID, serviceID, st), "deck_cards", deckID)
 }
+func (s *invalidatingStore) SetDeckProjection(ctx context.Context, deckID string, p *backend.DeckProjection) error {
+	return s.after(s.Store.SetDeckProjection(ctx, deckID, p), "deck_cards", deckID)
+}
+
 func (s *invalidatingStore) SetRateLimitSetting(ctx context.Context, st backend.RateLimitSetting) error {
 	return s.after(s.Store.SetRateLimitSetting(ctx, st), "rate_limit_settings", st.DeckID+"/"+st.ServiceID)
 }

@@ -26,6 +26,8 @@ var storeReads = map[string]string{
 	"Subscribe":             "listens to the change feed",
 	"DeckChoosesCredential": "lookup",
 	"SamplingAllowed":       "lookup, read uncached on every call that could sample",
+	"DeckProjection":        "lookup, cached with the deck (caches.projections)",
+	"ResourceSubscribers":   "lookup",
 
 	"LockPlaybook":           "takes a row lock, writes nothing",
 	"PlaybookReviewRequired": "lookup, read uncached by agents' playbook writes",
@@ -58,6 +60,8 @@ var unwrappedWrites = map[string]string{
 	"CreateSignal":          "feedback signals are not cached",
 	"SetSignals":            "feedback signals are not cached",
 	"RecordPlaybookFetch":   "fetch events are not cached",
+	"SubscribeResource":     "resource subscriptions are not cached",
+	"UnsubscribeResource":   "resource subscriptions are not cached",
 	"PrunePlaybookFetches":  "fetch events are not cached",
 }
 

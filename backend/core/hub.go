@@ -41,6 +41,8 @@ type Config struct {
 	// ServiceOAuth signs in to remote services that require the MCP authorization flow; nil
 	// turns service sign-in off.
 	ServiceOAuth backend.OAuthFlow
+	// ToolRanker ranks tools for list_service_tools' query (toolsearch); nil turns search off.
+	ToolRanker backend.ToolRanker
 	// Limiter bounds proxied calls per token and per (deck, service) across replicas
 	// (service_call_limits.go); nil limits nothing.
 	Limiter *ratelimit.Limiter
@@ -76,6 +78,8 @@ type Hub struct {
 	hashes *hashMemo
 	// oauth holds the services' sign-in states for snapshots (oauth_state.go).
 	oauth *oauthStates
+	// indexes are the tool search indexes in use (service_search.go).
+	indexes *indexCache
 	// ends announces the end of sessions that made proxied calls here (session_ends.go).
 	ends *sessionEnds
 }
@@ -102,7 +106,7 @@ func NewHub(store backend.Store, downstream backend.Downstream, sealer backend.S
 		cfg.DefaultServiceTimeout = 60 * time.Second
 	}
 	s := &Hub{store: store, downstream: downstream, sealer: sealer, secrets: sealing{sealer: sealer}, clock: clock, log: log, cfg: cfg,
-		hashes: newHashMemo()}
+		hashes: newHashMemo(), indexes: newIndexCache()}
 	// Caching is safe only with every change announced: the feed runs for the Store's
 	// lifetime, and until it listens (or whenever it stops) every read goes to the Store.
 	s.cache = newCaches()
@@ -115,6 +119,29 @@ func NewHub(store backend.Store, downstream backend.Downstream, sealer backend.S
 		s.ends.apply(ch)
 	})
 	return s
+}
+
+// ChangeDownstreamTools is the Change.Table of a downstream's announcement that its tool list
+// changed (Hub.DownstreamToolsChanged); the ID is the service's.
+const ChangeDownstreamTools = "downstream_tools"
+
+// Watch calls fn after every change this replica learns of, its own writes and (through the
+// change feed) the other replicas', once what the change made stale is dropped; and after a
+// downstream announces a new tool list. A Change with no Table means changes may have been
+// missed: look at everything again. fn runs on the writer's goroutine and must not block.
+func (s *Hub) Watch(fn func(backend.Change)) {
+	s.cache.watch(fn)
+}
+
+// DownstreamToolsChanged is told by the proxy that a service announced a new tool list
+// (notifications/tools/list_changed); watchers hear of it.
+func (s *Hub) DownstreamToolsChanged(serviceID string) {
+	s.cache.announce(backend.Change{Table: ChangeDownstreamTools, ID: serviceID})
+}
+
+// Close releases what the hub holds in memory beyond its caches: the tool search indexes.
+func (s *Hub) Close() {
+	s.indexes.close()
 }
 
 // Store is the hub's store: its writes keep this replica's caches current, so a component that

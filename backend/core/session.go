@@ -19,6 +19,9 @@ type Binding struct {
 	Profile        string `json:"profile"`
 	Bound          bool   `json:"bound"`
 	DisplaySummary string `json:"display_summary"`
+	// ProjectedTools says how many of the deck's tools are tools of this session's own (when the
+	// deck projects them), and whether a cap stopped the list.
+	ProjectedTools *ProjectionStatus `json:"projected_tools,omitempty"`
 }
 
 // BoundDeck is get_bound_deck's answer: a page of the deck within the budget, and the deck's

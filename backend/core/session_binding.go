@@ -80,6 +80,7 @@ func (s *Hub) binding(ctx context.Context, sess backend.MCPSession) (Binding, er
 	}
 	b.DeckID, b.DeckName, b.Bound = d.ID, d.Name, true
 	b.DisplaySummary = DisplaySummary(d.Name, counts, sess.Badge)
+	b.ProjectedTools = s.projectionNote(ctx, sess)
 	return b, nil
 }
 

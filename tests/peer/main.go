@@ -1,12 +1,14 @@
 // Command peer is a small MCP server that Agent Deck's tests reach through the proxy. It serves
 // stdio, Streamable HTTP or SSE, and its tools exercise everything the proxy must carry: echo,
 // slow and failing calls, large and binary results, the headers and env it received, a tool list
-// that changes at run time, and a crash on demand.
+// that changes at run time, and a crash on demand. One resource, peer://whoami, reports the
+// credential headers a read arrived with.
 //
 //	peer -transport stdio
 //	peer -transport http -addr 127.0.0.1:0 [-url-file F]   (prints http://…/mcp)
 //	peer -transport sse  -addr 127.0.0.1:0 [-url-file F]   (prints http://…/sse)
 //	peer -relay URL      -addr 127.0.0.1:0 [-url-file F]   (prints http://…/<URL's path>)
+//	peer -catalog FILE   -addr 127.0.0.1:0 [-url-file F]   (prints http://…; services at /<name>/mcp)
 //
 // With -relay it serves no tools: it is the thinnest possible hop in front of another server,
 // Go's own reverse proxy and nothing else, which the proxy benchmark measures as the floor of
@@ -44,6 +46,7 @@ func main() {
 	pageSize := flag.Int("page-size", 0, "tools/list page size (0 = one page)")
 	hang := flag.Bool("hang", false, "sleep until killed (used for grandchildren)")
 	relay := flag.String("relay", "", "relay every request to this URL's server (a bare HTTP hop)")
+	catalog := flag.String("catalog", "", "serve each service of this catalog file at /<service>/mcp (catalog.go)")
 	flag.Parse()
 
 	if *hang {
@@ -56,14 +59,23 @@ func main() {
 		}
 		return
 	}
+	if *catalog != "" {
+		if err := serveCatalog(*catalog, *addr, *urlFile); err != nil {
+			fmt.Fprintln(os.Stderr, "peer:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	fmt.Fprintf(os.Stderr, "peer: starting pid=%d transport=%s\n", os.Getpid(), *transport)
 	var opts []server.ServerOption
-	opts = append(opts, server.WithToolCapabilities(true), server.WithLogging(), server.WithElicitation())
+	opts = append(opts, server.WithToolCapabilities(true), server.WithResourceCapabilities(false, false),
+		server.WithLogging(), server.WithElicitation())
 	if *pageSize > 0 {
 		opts = append(opts, server.WithPaginationLimit(*pageSize))
 	}
 	s := server.NewMCPServer("agent-deck-peer", "1.0.0", opts...)
 	addTools(s)
+	addResources(s)
 
 	var err error
 	switch *transport {
@@ -111,6 +123,33 @@ func serveHTTP(s *server.MCPServer, transport, addr, urlFile string) error {
 		shut, cancel := context.WithTimeout(context.Background(), time.Second)
 		defer cancel()
 		_ = srv.Shutdown(shut)
+		_ = srv.Close()
+	}()
+	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// serveCatalog serves a catalog's services over Streamable HTTP and announces the base URL;
+// each service is at <base>/<service>/mcp.
+func serveCatalog(path, addr, urlFile string) error {
+	handler, err := catalogHandler(path)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
+	if err := announce("http://"+ln.Addr().String(), urlFile); err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	go func() {
+		<-ctx.Done()
 		_ = srv.Close()
 	}()
 	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {

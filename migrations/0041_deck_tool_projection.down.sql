@@ -1,0 +1,1 @@
+DROP TABLE deck_tool_projection;
