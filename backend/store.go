@@ -101,10 +101,13 @@ type Store interface {
 	// TokenByHash finds a token by the sha256 of its secret, revoked or not.
 	TokenByHash(ctx context.Context, hash []byte) (TokenRecord, error)
 	TouchToken(ctx context.Context, id string, at time.Time) error
-	// CreateSignInCode stores the sha256 of a one-time dashboard sign-in code.
-	CreateSignInCode(ctx context.Context, hash []byte, createdAt, expiresAt time.Time) error
-	// ConsumeSignInCode marks an unused, unexpired code used; NOT_FOUND otherwise.
-	ConsumeSignInCode(ctx context.Context, hash []byte, at time.Time) error
+	// CreateSignInCode stores the sha256 of a one-time dashboard sign-in code for a person
+	// ("" is the first admin).
+	CreateSignInCode(ctx context.Context, hash []byte, personID string, createdAt, expiresAt time.Time) error
+	// ConsumeSignInCode marks an unused, unexpired code used and returns its person's id;
+	// NOT_FOUND otherwise.
+	ConsumeSignInCode(ctx context.Context, hash []byte, at time.Time) (string, error)
+	PeopleStore
 	AuthServerStore
 
 	CreateSession(ctx context.Context, s *MCPSession) error
@@ -164,6 +167,24 @@ type Store interface {
 	Subscribe(ctx context.Context, fn func(Change))
 
 	OAuthStore
+}
+
+// PeopleStore keeps the people tokens, decks and cards belong to.
+type PeopleStore interface {
+	CreatePerson(ctx context.Context, p *Person) error
+	// UpdatePerson writes a live person's role, e-mail and OIDC subject.
+	UpdatePerson(ctx context.Context, p *Person) error
+	// ListPeople returns the live people by name, and the removed ones after them when asked.
+	ListPeople(ctx context.Context, removed bool) ([]Person, error)
+	// GetPerson finds a live person by id or name (case-insensitive).
+	GetPerson(ctx context.Context, ref string) (Person, error)
+	// PersonBySignIn finds the live person with this OIDC subject, else this e-mail.
+	PersonBySignIn(ctx context.Context, subject, email string) (Person, error)
+	// FounderAdmin returns the admin the first start made (one per database).
+	FounderAdmin(ctx context.Context) (Person, error)
+	// RemovePerson marks the person removed, revokes their tokens and ends their live MCP
+	// sessions, in one transaction.
+	RemovePerson(ctx context.Context, id string, at time.Time) (PersonRemoval, error)
 }
 
 // LinkedCards is one deck's linked cards, each type in position order, with only what a deck

@@ -22,16 +22,19 @@ type SignInInput struct {
 	Code string `json:"code"`
 }
 
-// DashboardSessionInfo is what the dashboard page learns about its own session.
+// DashboardSessionInfo is what the dashboard page learns about its own session: its person
+// and role too, so the page shows what that person may do.
 type DashboardSessionInfo struct {
-	ID        string `json:"id"`
-	CSRFToken string `json:"csrf_token"`
+	ID        string       `json:"id"`
+	CSRFToken string       `json:"csrf_token"`
+	Person    string       `json:"person,omitempty"`
+	Role      backend.Role `json:"role,omitempty"`
 }
 
-// createSignInCode makes a one-time sign-in code for an admin (the CLI or the sign-in page
-// holding a pasted token).
+// createSignInCode makes a one-time sign-in code (the CLI or the sign-in page holding a
+// pasted token): for the caller, or for ?person= when an admin asks.
 func (a *api) createSignInCode(c *gin.Context) (core.SignInCode, error) {
-	return a.svc.CreateSignInCode(ctx(c))
+	return a.svc.CreateSignInCodeFor(ctx(c), c.Query("person"))
 }
 
 // signIn exchanges a one-time code for a dashboard session and sets its cookie.
@@ -56,7 +59,8 @@ func (a *api) dashboardSession(c *gin.Context) (DashboardSessionInfo, error) {
 			WithHint("sign in to the dashboard at / (agent-deck dashboard opens it)")
 	}
 	actor, _ := backend.ActorFrom(ctx(c))
-	return DashboardSessionInfo{ID: actor.TokenID, CSRFToken: core.DashboardCSRF(secret)}, nil
+	return DashboardSessionInfo{ID: actor.TokenID, CSRFToken: core.DashboardCSRF(secret),
+		Person: actor.PersonName, Role: actor.Role}, nil
 }
 
 // signOut revokes the cookie's session and clears the cookie.

@@ -27,6 +27,7 @@ var pathParamDocs = map[string]map[string]any{
 	"exec":    {"description": "exec audit id", "schema": map[string]any{"type": "integer", "minimum": 1}},
 
 	"proposal": {"description": "proposal id", "schema": map[string]any{"type": "string", "format": "uuid"}},
+	"person":   {"description": "person name or id", "schema": map[string]any{"type": "string"}},
 	"profile": {"description": "Go runtime profile (serve --pprof): heap, goroutine, profile, trace, …",
 		"schema": map[string]any{"type": "string"}},
 }
@@ -43,6 +44,8 @@ var enumValues = map[reflect.Type][]string{
 	reflect.TypeFor[backend.Code]():         codeNames(),
 
 	reflect.TypeFor[backend.ProposalStatus](): proposalStatusNames(),
+	reflect.TypeFor[backend.Role]():           {string(backend.RoleAdmin), string(backend.RoleMember)},
+	reflect.TypeFor[backend.Sharing]():        {string(backend.SharePrivate), string(backend.ShareEveryone), string(backend.SharePeople)},
 }
 
 func codeNames() []string {

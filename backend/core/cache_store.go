@@ -120,6 +120,19 @@ func (s *invalidatingStore) CreateToken(ctx context.Context, t *backend.TokenRec
 func (s *invalidatingStore) RevokeToken(ctx context.Context, id string, at time.Time) error {
 	return s.after(s.Store.RevokeToken(ctx, id, at), "tokens", id)
 }
+func (s *invalidatingStore) CreatePerson(ctx context.Context, p *backend.Person) error {
+	return s.after(s.Store.CreatePerson(ctx, p), "people", p.ID)
+}
+func (s *invalidatingStore) UpdatePerson(ctx context.Context, p *backend.Person) error {
+	return s.after(s.Store.UpdatePerson(ctx, p), "people", p.ID)
+}
+
+// RemovePerson drops everything cached (a person change resets the caches): the person's
+// tokens stop working on this replica at once.
+func (s *invalidatingStore) RemovePerson(ctx context.Context, id string, at time.Time) (backend.PersonRemoval, error) {
+	r, err := s.Store.RemovePerson(ctx, id, at)
+	return r, s.after(err, "people", id)
+}
 func (s *invalidatingStore) CreateSession(ctx context.Context, m *backend.MCPSession) error {
 	return s.after(s.Store.CreateSession(ctx, m), "mcp_sessions", m.ID)
 }

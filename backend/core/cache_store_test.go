@@ -30,6 +30,8 @@ var storeReads = map[string]string{
 	"LockPlaybook":       "takes a row lock, writes nothing",
 	"SignalsOfProposal":  "lookup",
 	"PlaybookFetchStats": "lookup",
+	"PersonBySignIn":     "lookup",
+	"FounderAdmin":       "lookup",
 }
 
 // unwrappedWrites are the writes invalidatingStore may leave to the embedded Store, each with

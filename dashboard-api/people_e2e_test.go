@@ -1,0 +1,47 @@
+package dashboardapi
+
+import (
+	"testing"
+
+	"github.com/agent-deck/agent-deck/backend"
+)
+
+// peopleSteps add, change, list and remove a person as the admin.
+func peopleSteps(ok, created []int) []step {
+	return []step{
+		{"me", "GET", "/api/v1/me", nil, ok, func(t *testing.T, r response, _ map[string]string) {
+			if p := decode[backend.Person](t, r); p.Role != backend.RoleAdmin || !p.Founder {
+				t.Errorf("me = %+v, want the first admin", p)
+			}
+		}},
+		{"add person", "POST", "/api/v1/people", map[string]any{"name": "Bob", "role": "member", "email": "bob@example.com"}, created,
+			func(t *testing.T, r response, vars map[string]string) {
+				p := decode[backend.Person](t, r)
+				if p.Name != "Bob" || p.Role != backend.RoleMember || p.ID == "" {
+					t.Errorf("person %+v", p)
+				}
+				vars["person_id"] = p.ID
+			}},
+		{"change person", "PATCH", "/api/v1/people/bob", map[string]any{"oidc_subject": "sub-bob"}, ok,
+			func(t *testing.T, r response, _ map[string]string) {
+				if p := decode[backend.Person](t, r); p.OIDCSubject != "sub-bob" || p.Email != "bob@example.com" {
+					t.Errorf("person %+v", p)
+				}
+			}},
+		{"list people", "GET", "/api/v1/people", nil, ok, func(t *testing.T, r response, _ map[string]string) {
+			if ps := decode[[]backend.Person](t, r); len(ps) != 2 {
+				t.Errorf("people %+v", ps)
+			}
+		}},
+		{"remove person", "DELETE", "/api/v1/people/{person_id}", nil, ok, func(t *testing.T, r response, _ map[string]string) {
+			if rm := decode[backend.PersonRemoval](t, r); rm.Person.Name != "Bob" || rm.Person.RemovedAt == nil {
+				t.Errorf("removal %+v", rm)
+			}
+		}},
+		{"list people with the removed", "GET", "/api/v1/people?removed=true", nil, ok, func(t *testing.T, r response, _ map[string]string) {
+			if ps := decode[[]backend.Person](t, r); len(ps) != 2 || ps[1].RemovedAt == nil {
+				t.Errorf("people %+v", ps)
+			}
+		}},
+	}
+}
