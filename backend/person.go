@@ -101,3 +101,7 @@ func Member(ctx context.Context) (Actor, bool) {
 	}
 	return a, true
 }
+
+// IsAdmin reports whether the actor holds the admin scope as an admin person: the one who may
+// reach any service without naming a deck, and change what only admins change.
+func (a Actor) IsAdmin() bool { return a.Scope == ScopeAdmin && a.SeesAll() }

@@ -32,6 +32,11 @@ type Store interface {
 	SetDeckServiceSettings(ctx context.Context, deckID, serviceID string, st DeckServiceSettings) error
 	// ReplaceLinks sets the deck's cards of one type to exactly cardIDs, positions 0..n-1.
 	ReplaceLinks(ctx context.Context, deckID string, t CardType, cardIDs []string) error
+	// SetDeckSharing sets who besides its owner may use a deck (sharing, and for sharing
+	// "people" exactly these person ids) and, when ownerID is set, its owner.
+	SetDeckSharing(ctx context.Context, deckID string, sharing Sharing, people []string, ownerID string) error
+	// PersonCards returns the cards linked to the decks a person may use.
+	PersonCards(ctx context.Context, personID string) (PersonCards, error)
 	// DecksLinking returns the decks on which the card is linked.
 	DecksLinking(ctx context.Context, t CardType, cardID string) ([]Deck, error)
 

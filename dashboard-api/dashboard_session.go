@@ -47,7 +47,7 @@ func (a *api) signIn(c *gin.Context, in SignInInput) (DashboardSessionInfo, erro
 		Name: SessionCookie, Value: s.Secret, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode,
 		Secure: c.Request.TLS != nil, Expires: *s.ExpiresAt, MaxAge: int(time.Until(*s.ExpiresAt).Seconds()),
 	})
-	return DashboardSessionInfo{ID: s.ID, CSRFToken: s.CSRF}, nil
+	return DashboardSessionInfo{ID: s.ID, CSRFToken: s.CSRF, Person: s.Person, Role: s.Role}, nil
 }
 
 // dashboardSession tells the page its session and CSRF token (cookie sign-in only).

@@ -18,7 +18,12 @@ func (a *api) peopleRoutes() []route {
 		withBody(http.MethodPost, v1+"/people", "Add a person (admin or member); admin", http.StatusCreated, a.addPerson).adminOnly(),
 		withBody(http.MethodPatch, v1+"/people/:person", "Change a person's role, e-mail or OpenID Connect subject; admin", http.StatusOK, a.updatePerson).adminOnly(),
 		noBody(http.MethodDelete, v1+"/people/:person", "Remove a person: their tokens are revoked and their MCP sessions end at once; admin", a.removePerson).adminOnly(),
+		withBody(http.MethodPut, v1+"/decks/:deck/sharing", "Share a deck with everyone or named people, make it private, or hand it on (its owner or the admin role); admin", http.StatusOK, a.shareDeck).adminOnly(),
 	}
+}
+
+func (a *api) shareDeck(c *gin.Context, in core.DeckSharingInput) (backend.Deck, error) {
+	return a.svc.ShareDeck(ctx(c), c.Param("deck"), in)
 }
 
 func (a *api) me(c *gin.Context) (backend.Person, error) {
@@ -49,6 +54,7 @@ var peopleFieldDocs = map[string]string{
 	"person":       "The person (name or id) it is for; empty: the caller. Only an admin names someone else",
 	"sharing":      "private (the owner only), everyone, or people (the owner and those in shared_with)",
 	"shared_with":  "People (names or ids) a deck with sharing people is shared with",
+	"owner":        "The person a deck belongs to; in a sharing change, the person (name or id) it is handed to",
 	"personal":     "Each person brings their own secret (and sign-in): a call uses the caller's own",
 }
 

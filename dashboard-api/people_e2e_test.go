@@ -33,6 +33,13 @@ func peopleSteps(ok, created []int) []step {
 				t.Errorf("people %+v", ps)
 			}
 		}},
+		{"create a deck to share", "POST", "/api/v1/decks", map[string]any{"name": "Team"}, created, nil},
+		{"share deck", "PUT", "/api/v1/decks/Team/sharing", map[string]any{"sharing": "people", "shared_with": []string{"bob"}}, ok,
+			func(t *testing.T, r response, _ map[string]string) {
+				if d := decode[backend.Deck](t, r); d.Sharing != backend.SharePeople || len(d.SharedWith) != 1 || d.Owner != "admin" {
+					t.Errorf("deck %+v", d)
+				}
+			}},
 		{"remove person", "DELETE", "/api/v1/people/{person_id}", nil, ok, func(t *testing.T, r response, _ map[string]string) {
 			if rm := decode[backend.PersonRemoval](t, r); rm.Person.Name != "Bob" || rm.Person.RemovedAt == nil {
 				t.Errorf("removal %+v", rm)

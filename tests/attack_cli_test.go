@@ -8,5 +8,6 @@ func TestAttacksCLI(t *testing.T) {
 		{"credential secret piped with a line break", attackCLICredentialSecretWithLineBreak},
 		{"the CLI drops the hint of a server error", attackCLIHidesServerHint},
 		{"a newer error code is reported as an internal failure", attackCLIUnknownCode},
+		{"a member's CLI shows, shares or deletes another person's private deck", attackCLIOtherPersonsDeck},
 	})
 }

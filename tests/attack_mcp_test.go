@@ -18,5 +18,7 @@ func TestAttacksMCP(t *testing.T) {
 		{"agent decides its own playbook proposal through MCP", attackMCPAcceptOwnProposal},
 		{"agent bound to one deck reaches a service with another deck's credential", attackMCPReachOtherDeckCredential},
 		{"agent erases its calls from the audit trail with a NUL in a tool name", attackAuditNULErasesTrail},
+		{"a member's agent binds, reads, links and calls another person's private deck and cards", attackMCPOtherPersonsDeck},
+		{"a member's agent keeps using a deck after its owner unshared it", attackMCPUnsharedDeckStaysBound},
 	})
 }

@@ -25,5 +25,8 @@ func TestAttacksREST(t *testing.T) {
 		{"a cross-origin form post rides the dashboard cookie", attackDashboardCrossOriginFormPost},
 		{"a dashboard request from its own origin without the CSRF header", attackDashboardMissingCSRF},
 		{"a used dashboard sign-in code is exchanged again", attackDashboardReusedCode},
+		{"a member's tokens read, change, link and call another person's private deck and cards", attackRESTOtherPersonsDeck},
+		{"a member re-shares or deletes a deck, adds people or makes tokens for others", attackRESTMemberOverreach},
+		{"a member's dashboard session reads or deletes another person's deck", attackDashboardOtherPersonsDeck},
 	})
 }

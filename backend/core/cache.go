@@ -39,6 +39,9 @@ type caches struct {
 	// plans are proxied calls' plans by deck and service (service_call.go); any change may
 	// touch what one was built from, so every invalidation drops them all.
 	plans map[string]*callPlan
+	// personCards are the cards each member reaches through the decks they may use
+	// (person_view.go); any change may touch them, so every invalidation drops them all.
+	personCards map[string]backend.PersonCards
 
 	// oauth is the services' sign-in states the snapshot shows (oauth_state.go): a sign-in
 	// made on another replica arrives as a change of its service and drops the state here.
@@ -61,6 +64,7 @@ func (c *caches) resetLocked() {
 	c.deckRefs = map[string]string{}
 	c.pins = map[string]map[string]backend.ToolPin{}
 	c.plans = map[string]*callPlan{}
+	c.personCards = map[string]backend.PersonCards{}
 	c.oauth.forget("")
 }
 
@@ -127,6 +131,7 @@ func (c *caches) invalidate(table, id string) {
 	defer c.mu.Unlock()
 	c.gen++
 	clear(c.plans)
+	clear(c.personCards)
 	switch table {
 	case "tokens":
 		clear(c.tokens)

@@ -57,6 +57,9 @@ func (s *invalidatingStore) UpdateDeck(ctx context.Context, d *backend.Deck) err
 func (s *invalidatingStore) DeleteDeck(ctx context.Context, id string) error {
 	return s.after(s.Store.DeleteDeck(ctx, id), "decks", id)
 }
+func (s *invalidatingStore) SetDeckSharing(ctx context.Context, id string, sh backend.Sharing, people []string, owner string) error {
+	return s.after(s.Store.SetDeckSharing(ctx, id, sh, people, owner), "decks", id)
+}
 func (s *invalidatingStore) ReplaceLinks(ctx context.Context, deckID string, t backend.CardType, ids []string) error {
 	return s.after(s.Store.ReplaceLinks(ctx, deckID, t, ids), "deck_cards", deckID)
 }

@@ -32,6 +32,7 @@ var storeReads = map[string]string{
 	"PlaybookFetchStats": "lookup",
 	"PersonBySignIn":     "lookup",
 	"FounderAdmin":       "lookup",
+	"PersonCards":        "lookup",
 }
 
 // unwrappedWrites are the writes invalidatingStore may leave to the embedded Store, each with

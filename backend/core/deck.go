@@ -154,13 +154,18 @@ func (s *Hub) RenameDeck(ctx context.Context, ref string, in DeckInput) (backend
 	return d, nil
 }
 
-// DeleteDeck removes a deck and its links; cards stay in the collection. Admin only.
+// DeleteDeck removes a deck and its links; cards stay in the collection. Its owner or an
+// admin, on a person's own surface.
 func (s *Hub) DeleteDeck(ctx context.Context, ref string) error {
-	if _, err := backend.RequireAdmin(ctx, "delete a deck"); err != nil {
+	a, err := backend.RequirePerson(ctx, "delete a deck")
+	if err != nil {
 		return err
 	}
 	d, err := s.deckByRef(ctx, s.store, ref)
 	if err != nil {
+		return err
+	}
+	if err := mayManage(a, "deck", d.Name, d.OwnerID, "delete"); err != nil {
 		return err
 	}
 	// The links go with the deck (ON DELETE CASCADE); the cards stay in the collection.

@@ -47,7 +47,7 @@ func (s *Hub) UpdateDeckServiceSettings(ctx context.Context, deckRef, serviceRef
 	if err != nil {
 		return DeckServiceSettingsResult{}, err
 	}
-	if in.CredentialID != nil && a.Scope != backend.ScopeAdmin {
+	if in.CredentialID != nil && !a.IsAdmin() {
 		return DeckServiceSettingsResult{}, backend.Errorf(backend.CodeForbidden,
 			"scope %q may not choose the credential a deck presents to a service; that is admin only", a.Scope).
 			WithDetail("field", "credential_id").
@@ -70,7 +70,7 @@ func (s *Hub) UpdateDeckServiceSettings(ctx context.Context, deckRef, serviceRef
 			return DeckServiceSettingsResult{}, err
 		}
 	}
-	if a.Scope != backend.ScopeAdmin && widens(cur, next) {
+	if !a.IsAdmin() && widens(cur, next) {
 		return DeckServiceSettingsResult{}, backend.Errorf(backend.CodeForbidden,
 			"scope %q may narrow the tools deck %s exposes of %s, not widen them", a.Scope, backend.QuoteClip(d.Name), backend.QuoteClip(rec.Name)).
 			WithDetail("field", "allow_tools").WithDetail("allow_tools", backend.OrEmpty(cur.AllowTools)).

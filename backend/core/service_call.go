@@ -94,7 +94,7 @@ func (s *Hub) boundPlan(ctx context.Context, sessionID, serviceRef string) (*cal
 func (s *Hub) deckPlan(ctx context.Context, a backend.Actor, deckRef, serviceRef string) (*callPlan, error) {
 	deckRef = strings.TrimSpace(deckRef)
 	if deckRef == "" {
-		if a.Scope != backend.ScopeAdmin {
+		if !a.IsAdmin() {
 			return &callPlan{}, s.deckNotNamed(ctx, a)
 		}
 		return s.plainPlan(ctx, serviceRef)
@@ -113,7 +113,7 @@ func (s *Hub) deckPlan(ctx context.Context, a backend.Actor, deckRef, serviceRef
 		return &callPlan{}, backend.StoreErr("listing deck cards", err)
 	}
 	id := serviceRef
-	if a.Scope != backend.ScopeAdmin {
+	if !a.IsAdmin() {
 		found, ok, err := findLinked(ctx, s.store, backend.CardService, idsOfType(links, backend.CardService), strings.TrimSpace(serviceRef))
 		if err != nil {
 			return &callPlan{}, err
@@ -148,7 +148,7 @@ func (s *Hub) plainPlan(ctx context.Context, serviceRef string) (*callPlan, erro
 
 // reachable refuses an agent a cached plan of a service its deck does not link.
 func (s *Hub) reachable(ctx context.Context, a backend.Actor, d backend.Deck, p *callPlan, serviceRef string) error {
-	if a.Scope == backend.ScopeAdmin || p.onDeck {
+	if a.IsAdmin() || p.onDeck {
 		return nil
 	}
 	links, err := s.deckLinks(ctx, d.ID)

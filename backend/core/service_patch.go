@@ -18,7 +18,7 @@ import (
 // repointed by an agent (any secret it adds in the same call is its own); linking a credential
 // and changing what a local-mcp service runs stay admin-only everywhere.
 func (s *Hub) checkPatchScope(ctx context.Context, rec backend.ServiceRecord, p ServicePatch) error {
-	if a, ok := backend.ActorFrom(ctx); ok && a.Scope == backend.ScopeAdmin {
+	if a, ok := backend.ActorFrom(ctx); ok && a.IsAdmin() {
 		return nil
 	}
 	if p.CredentialID != nil {

@@ -38,6 +38,8 @@ type DashboardSession struct {
 	backend.Token
 	Secret string `json:"-"`
 	CSRF   string `json:"csrf_token"`
+	// Role is the role of the session's person.
+	Role backend.Role `json:"role"`
 }
 
 // CreateSignInCode makes a one-time dashboard sign-in code for the caller's own person.
@@ -115,7 +117,7 @@ func (s *Hub) startDashboardSession(ctx context.Context, p backend.Person) (Dash
 	if err := s.store.CreateToken(ctx, &rec); err != nil {
 		return DashboardSession{}, backend.StoreErr("starting a dashboard session", err)
 	}
-	return DashboardSession{Token: rec.Token, Secret: secret, CSRF: DashboardCSRF(secret)}, nil
+	return DashboardSession{Token: rec.Token, Secret: secret, CSRF: DashboardCSRF(secret), Role: p.Role}, nil
 }
 
 // AuthenticateDashboard turns a dashboard session cookie into its Actor; API tokens are not

@@ -9,13 +9,13 @@ import (
 )
 
 const credentialColumns = `c.id, c.label, c.scheme, c.header_name, c.env_name, c.tags, c.docs_url,
-	c.sealed_secret, c.created_at, c.updated_at`
+	c.sealed_secret, c.created_at, c.updated_at, c.owner_id::text`
 
 func scanCredential(row pgx.Row) (backend.CredentialRecord, error) {
 	var r backend.CredentialRecord
 	var scheme string
 	err := row.Scan(&r.ID, &r.Label, &scheme, &r.HeaderName, &r.EnvName, &r.Tags, &r.DocsURL,
-		&r.SealedSecret, &r.CreatedAt, &r.UpdatedAt)
+		&r.SealedSecret, &r.CreatedAt, &r.UpdatedAt, &r.OwnerID)
 	r.Scheme, r.Tags, r.HasSecret = backend.AuthScheme(scheme), strs(r.Tags), len(r.SealedSecret) > 0
 	return r, err
 }
@@ -36,13 +36,14 @@ func collectCredentials(rows pgx.Rows, err error) ([]backend.CredentialRecord, e
 func (s *Store) CreateCredential(ctx context.Context, r *backend.CredentialRecord) error {
 	const q = `
 		INSERT INTO credentials (id, label, scheme, header_name, env_name, tags, docs_url, sealed_secret,
-			created_at, updated_at)
+			created_at, updated_at, owner_id)
 		VALUES ($1, $2, COALESCE(NULLIF($3, ''), 'bearer'), $4, $5, $6, $7, $8,
-			COALESCE($9::timestamptz, now()), COALESCE($9::timestamptz, now()))
-		RETURNING scheme, created_at, updated_at`
+			COALESCE($9::timestamptz, now()), COALESCE($9::timestamptz, now()),
+			COALESCE(NULLIF($10, '')::uuid, ` + founderID + `))
+		RETURNING scheme, created_at, updated_at, owner_id::text`
 	var scheme string
 	err := s.db.QueryRow(ctx, q, r.ID, r.Label, string(r.Scheme), r.HeaderName, r.EnvName, strs(r.Tags),
-		r.DocsURL, r.SealedSecret, nullTime(r.CreatedAt)).Scan(&scheme, &r.CreatedAt, &r.UpdatedAt)
+		r.DocsURL, r.SealedSecret, nullTime(r.CreatedAt), r.OwnerID).Scan(&scheme, &r.CreatedAt, &r.UpdatedAt, &r.OwnerID)
 	if err != nil {
 		return classify("create credential", err)
 	}

@@ -10,12 +10,13 @@ import (
 )
 
 const playbookColumns = `p.id, p.title, p.body, p.triggers, p.exec, p.skill, p.depends_on_credential_ids,
-	p.depends_on_service_ids, p.explicit_credential_ids, p.explicit_service_ids, p.created_at, p.updated_at`
+	p.depends_on_service_ids, p.explicit_credential_ids, p.explicit_service_ids, p.created_at, p.updated_at,
+	p.owner_id::text`
 
 func scanPlaybook(row pgx.Row) (backend.Playbook, error) {
 	var p backend.Playbook
 	err := row.Scan(&p.ID, &p.Title, &p.Body, &p.Triggers, &p.Exec, &p.Skill, &p.DependsOnCredentialIDs,
-		&p.DependsOnServiceIDs, &p.ExplicitCredentialIDs, &p.ExplicitServiceIDs, &p.CreatedAt, &p.UpdatedAt)
+		&p.DependsOnServiceIDs, &p.ExplicitCredentialIDs, &p.ExplicitServiceIDs, &p.CreatedAt, &p.UpdatedAt, &p.OwnerID)
 	p.Triggers, p.DependsOnCredentialIDs, p.DependsOnServiceIDs =
 		strs(p.Triggers), strs(p.DependsOnCredentialIDs), strs(p.DependsOnServiceIDs)
 	p.ExplicitCredentialIDs, p.ExplicitServiceIDs = strs(p.ExplicitCredentialIDs), strs(p.ExplicitServiceIDs)
@@ -38,14 +39,15 @@ func collectPlaybooks(rows pgx.Rows, err error) ([]backend.Playbook, error) {
 func (s *Store) CreatePlaybook(ctx context.Context, p *backend.Playbook) error {
 	const q = `
 		INSERT INTO playbooks (id, title, body, triggers, exec, skill, depends_on_credential_ids,
-			depends_on_service_ids, explicit_credential_ids, explicit_service_ids, created_at, updated_at)
+			depends_on_service_ids, explicit_credential_ids, explicit_service_ids, created_at, updated_at, owner_id)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10,
-			COALESCE($11::timestamptz, now()), COALESCE($11::timestamptz, now()))
-		RETURNING created_at, updated_at`
+			COALESCE($11::timestamptz, now()), COALESCE($11::timestamptz, now()),
+			COALESCE(NULLIF($12, '')::uuid, ` + founderID + `))
+		RETURNING created_at, updated_at, owner_id::text`
 	err := s.db.QueryRow(ctx, q, p.ID, p.Title, p.Body, strs(p.Triggers), p.Exec, p.Skill,
 		strs(p.DependsOnCredentialIDs), strs(p.DependsOnServiceIDs),
-		strs(p.ExplicitCredentialIDs), strs(p.ExplicitServiceIDs), nullTime(p.CreatedAt)).
-		Scan(&p.CreatedAt, &p.UpdatedAt)
+		strs(p.ExplicitCredentialIDs), strs(p.ExplicitServiceIDs), nullTime(p.CreatedAt), p.OwnerID).
+		Scan(&p.CreatedAt, &p.UpdatedAt, &p.OwnerID)
 	return classify("create playbook", err)
 }
 

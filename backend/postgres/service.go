@@ -12,7 +12,7 @@ const serviceColumns = `s.id::text, s.name, s.type, s.url, s.transport, s.descri
 	s.sealed_headers, COALESCE(s.credential_id, ''), s.local_command, s.local_args, s.local_working_dir,
 	s.sealed_env, s.disabled_tools, s.timeout_seconds, s.health_status, s.health_last_error,
 	s.health_last_success_at, s.health_last_checked_at, s.health_stderr, s.created_at, s.updated_at,
-	s.sealed_userinfo, s.pin_tools, s.tools_pinned_at`
+	s.sealed_userinfo, s.pin_tools, s.tools_pinned_at, s.owner_id::text`
 
 func scanService(row pgx.Row) (backend.ServiceRecord, error) {
 	var r backend.ServiceRecord
@@ -21,7 +21,7 @@ func scanService(row pgx.Row) (backend.ServiceRecord, error) {
 		&r.SealedHeaders, &r.CredentialID, &r.LocalCommand, &r.LocalArgs, &r.LocalWorkingDir,
 		&r.SealedEnv, &r.DisabledTools, &r.TimeoutSeconds, &health, &r.Health.LastError,
 		&r.Health.LastSuccessAt, &r.Health.LastCheckedAt, &r.Health.Stderr, &r.CreatedAt, &r.UpdatedAt,
-		&r.SealedUserinfo, &r.PinTools, &r.ToolsPinnedAt)
+		&r.SealedUserinfo, &r.PinTools, &r.ToolsPinnedAt, &r.OwnerID)
 	r.Type, r.Transport, r.Health.Status = backend.ServiceType(typ), backend.Transport(transport), backend.HealthStatus(health)
 	r.LocalArgs, r.DisabledTools, r.PlainHeaders = strs(r.LocalArgs), strs(r.DisabledTools), strMap(r.PlainHeaders)
 	return r, err
@@ -51,15 +51,16 @@ func (s *Store) CreateService(ctx context.Context, r *backend.ServiceRecord) err
 	const q = `
 		INSERT INTO services (id, name, type, url, transport, description, headers, sealed_headers,
 			credential_id, local_command, local_args, local_working_dir, sealed_env, disabled_tools,
-			timeout_seconds, sealed_userinfo, pin_tools, health_status, created_at, updated_at)
+			timeout_seconds, sealed_userinfo, pin_tools, health_status, created_at, updated_at, owner_id)
 		VALUES (COALESCE($1::uuid, gen_random_uuid()), $2, $3, $4, COALESCE(NULLIF($5, ''), 'auto'), $6, $7,
 			$8, $9, $10, $11, $12, $13, $14, $15, $16, $17, COALESCE(NULLIF($18, ''), 'unknown'),
-			COALESCE($19::timestamptz, now()), COALESCE($19::timestamptz, now()))
-		RETURNING id::text, transport, health_status, created_at, updated_at`
+			COALESCE($19::timestamptz, now()), COALESCE($19::timestamptz, now()),
+			COALESCE(NULLIF($20, '')::uuid, ` + founderID + `))
+		RETURNING id::text, transport, health_status, created_at, updated_at, owner_id::text`
 	args := append([]any{nullString(r.ID)}, serviceArgs(r)...)
-	args = append(args, string(r.Health.Status), nullTime(r.CreatedAt))
+	args = append(args, string(r.Health.Status), nullTime(r.CreatedAt), r.OwnerID)
 	var transport, health string
-	err := s.db.QueryRow(ctx, q, args...).Scan(&r.ID, &transport, &health, &r.CreatedAt, &r.UpdatedAt)
+	err := s.db.QueryRow(ctx, q, args...).Scan(&r.ID, &transport, &health, &r.CreatedAt, &r.UpdatedAt, &r.OwnerID)
 	if err != nil {
 		return classify("create service", err)
 	}

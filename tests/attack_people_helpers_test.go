@@ -1,0 +1,186 @@
+package tests
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
+)
+
+// Attacks of one person on another's decks and cards (issue 26), for the tables of each surface.
+
+// alicesHub is a team hub where alice owns a private deck with her own service and playbook,
+// and the admin a deck shared with everyone.
+func alicesHub(t *testing.T) (*teamHub, string) {
+	t.Helper()
+	h := startTeamHub(t, mcpStackOptions{})
+	peer := startHTTPPeer(t)
+	alice := h.as(h.person["alice"])
+	alice.Must(t, http.StatusCreated, "POST", "/api/v1/decks", core.DeckInput{Name: "alice-private"}, nil)
+	alice.Must(t, http.StatusCreated, "POST", "/api/v1/services", core.ServiceInput{Name: "alice-svc",
+		Type: backend.ServiceRemote, URL: peer}, nil)
+	alice.Must(t, http.StatusCreated, "POST", "/api/v1/playbooks", backend.PlaybookInput{Title: "Alice runbook", Body: "x"}, nil)
+	for _, c := range []core.CardRef{{CardType: backend.CardService, CardID: "alice-svc"}, {CardType: backend.CardPlaybook, CardID: "Alice runbook"}} {
+		alice.Must(t, http.StatusOK, "POST", "/api/v1/decks/alice-private/cards", c, nil)
+	}
+	admin := h.s.api()
+	admin.Must(t, http.StatusCreated, "POST", "/api/v1/decks", core.DeckInput{Name: "team"}, nil)
+	admin.Must(t, http.StatusOK, "PUT", "/api/v1/decks/team/sharing", core.DeckSharingInput{Sharing: backend.ShareEveryone}, nil)
+	return h, peer
+}
+
+func attackMCPOtherPersonsDeck(t *testing.T) {
+	h, _ := alicesHub(t)
+	// A session asked to start on alice's deck is refused, as for a deck that does not exist.
+	init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`
+	a := h.as(h.agent["bob"]).Do(t, h.agent["bob"], "POST", "/mcp", init, backend.HeaderDeckID, "alice-private",
+		"Accept", "application/json, text/event-stream")
+	if a.Status == http.StatusOK && !strings.Contains(string(a.Body), "NOT_FOUND") || strings.Contains(string(a.Body), "alice_runbook") {
+		t.Errorf("bob opens a session on alice's deck: %d %s", a.Status, a.Body)
+	}
+	bob := h.s.connect(t, h.agent["bob"], nil, "")
+	for _, try := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"bind_workspace", map[string]any{"workspaceRoot": "/w", "deckId": "alice-private"}},
+		{"switch_bound_deck", map[string]any{"deckId": "alice-private"}},
+	} {
+		if e := bob.fails(try.tool, try.args); e.Code != "NOT_FOUND" && e.Code != "NOT_BOUND" {
+			t.Errorf("%s on alice's deck: %+v", try.tool, e)
+		}
+	}
+	bob.ok("bind_workspace", map[string]any{"workspaceRoot": "/w", "deckId": "team"}, nil)
+	for _, try := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"get_playbook", map[string]any{"playbook_id": "pb_alice_runbook"}},
+		{"list_service_tools", map[string]any{"serviceId": "alice-svc"}},
+		{"call_service_tool", map[string]any{"serviceId": "alice-svc", "toolName": "echo", "arguments": map[string]any{"message": "x"}}},
+		{"manage_deck_card", map[string]any{"action": "link", "card_type": "playbook", "card_id": "pb_alice_runbook"}},
+		{"update_service_tool_settings", map[string]any{"service_id": "alice-svc", "disabled_tools": []string{}}},
+	} {
+		e := bob.fails(try.tool, try.args)
+		if e.Code != "NOT_FOUND" && e.Code != "NOT_ON_BOUND_DECK" {
+			t.Errorf("%s on alice's card: %+v", try.tool, e)
+		}
+	}
+	for _, tool := range []string{"get_decks", "list_collection"} {
+		if txt := mcpText(bob.call(tool, map[string]any{})); strings.Contains(txt, "alice") {
+			t.Errorf("%s names alice's cards: %s", tool, txt)
+		}
+	}
+}
+
+func attackMCPUnsharedDeckStaysBound(t *testing.T) {
+	h, _ := alicesHub(t)
+	h.as(h.person["alice"]).Must(t, http.StatusOK, "PUT", "/api/v1/decks/alice-private/sharing",
+		core.DeckSharingInput{Sharing: backend.SharePeople, SharedWith: []string{"bob"}}, nil)
+	bob := h.s.connect(t, h.agent["bob"], nil, "")
+	bob.ok("bind_workspace", map[string]any{"workspaceRoot": "/w", "deckId": "alice-private"}, nil)
+	bob.ok("call_service_tool", map[string]any{"serviceId": "alice-svc", "toolName": "echo", "arguments": map[string]any{"message": "x"}}, nil)
+	h.as(h.person["alice"]).Must(t, http.StatusOK, "PUT", "/api/v1/decks/alice-private/sharing",
+		core.DeckSharingInput{Sharing: backend.SharePrivate}, nil)
+	for tool, args := range map[string]map[string]any{
+		"call_service_tool": {"serviceId": "alice-svc", "toolName": "echo", "arguments": map[string]any{"message": "x"}},
+		"get_bound_deck":    {},
+		"get_playbook":      {"playbook_id": "pb_alice_runbook"},
+	} {
+		if e := bob.fails(tool, args); e.Code != "NOT_BOUND" {
+			t.Errorf("%s after alice unshared her deck: %+v", tool, e)
+		}
+	}
+}
+
+func attackRESTOtherPersonsDeck(t *testing.T) {
+	h, _ := alicesHub(t)
+	for _, tok := range []string{h.agent["bob"], h.person["bob"]} {
+		bob := h.as(tok)
+		for _, r := range []struct {
+			method, path string
+			body         any
+		}{
+			{"GET", "/api/v1/decks/alice-private", nil},
+			{"GET", "/api/v1/decks/alice-private/snapshot", nil},
+			{"PATCH", "/api/v1/decks/alice-private", core.DeckInput{Name: "bobs"}},
+			{"POST", "/api/v1/decks/alice-private/cards", core.CardRef{CardType: backend.CardPlaybook, CardID: "pb_alice_runbook"}},
+			{"POST", "/api/v1/decks/team/cards", core.CardRef{CardType: backend.CardService, CardID: "alice-svc"}},
+			{"GET", "/api/v1/services/alice-svc", nil},
+			{"PATCH", "/api/v1/services/alice-svc", map[string]any{"description": "mine now"}},
+			{"POST", "/api/v1/services/alice-svc/call", core.CallInput{ToolName: "echo", Deck: "alice-private"}},
+			{"GET", "/api/v1/playbooks/pb_alice_runbook", nil},
+			{"PATCH", "/api/v1/playbooks/pb_alice_runbook", map[string]any{"body": "gone"}},
+			{"GET", "/api/v1/playbooks/pb_alice_runbook/versions", nil},
+			{"GET", "/api/v1/decks/alice-private/services/alice-svc/settings", nil},
+		} {
+			if a := bob.Do(t, tok, r.method, r.path, r.body); a.Status != http.StatusNotFound {
+				t.Errorf("bob %s %s: %d %s, want 404", r.method, r.path, a.Status, a.Body)
+			}
+		}
+	}
+}
+
+func attackRESTMemberOverreach(t *testing.T) {
+	h, _ := alicesHub(t)
+	bob := h.as(h.person["bob"])
+	for _, r := range []struct {
+		method, path string
+		body         any
+	}{
+		{"PUT", "/api/v1/decks/team/sharing", core.DeckSharingInput{Sharing: backend.SharePrivate}},
+		{"PUT", "/api/v1/decks/team/sharing", core.DeckSharingInput{Sharing: backend.ShareEveryone, Owner: "bob"}},
+		{"DELETE", "/api/v1/decks/team", nil},
+		{"POST", "/api/v1/tokens", core.TokenInput{Name: "x", Scope: backend.ScopeAgent, Person: "alice"}},
+		{"POST", "/api/v1/people", core.PersonInput{Name: "mallory", Role: backend.RoleAdmin}},
+		{"PATCH", "/api/v1/people/bob", map[string]any{"role": "admin"}},
+		{"DELETE", "/api/v1/people/alice", nil},
+		{"POST", "/api/v1/dashboard/signin-codes?person=alice", nil},
+		{"GET", "/api/v1/tool-calls", nil},
+		{"GET", "/api/v1/export", nil},
+	} {
+		if a := bob.Do(t, h.person["bob"], r.method, r.path, r.body); a.Status != http.StatusForbidden {
+			t.Errorf("member bob %s %s: %d %s, want 403", r.method, r.path, a.Status, a.Body)
+		}
+	}
+	var tokens []backend.Token
+	bob.Must(t, http.StatusOK, "GET", "/api/v1/tokens", nil, &tokens)
+	for _, tok := range tokens {
+		if tok.Person != "bob" {
+			t.Errorf("bob lists %s's token %q", tok.Person, tok.Name)
+		}
+	}
+}
+
+func attackDashboardOtherPersonsDeck(t *testing.T) {
+	h, _ := alicesHub(t)
+	bob := h.dashboard(t, "bob")
+	for _, path := range []string{"/api/v1/decks/alice-private/snapshot", "/api/v1/services/alice-svc", "/api/v1/playbooks/pb_alice_runbook"} {
+		if a := bob.Do(t, "", "GET", path, nil); a.Status != http.StatusNotFound {
+			t.Errorf("bob's dashboard GET %s: %d %s", path, a.Status, a.Body)
+		}
+	}
+	if a := bob.Do(t, "", "DELETE", "/api/v1/decks/alice-private", nil); a.Status != http.StatusNotFound {
+		t.Errorf("bob's dashboard deletes alice's deck: %d %s", a.Status, a.Body)
+	}
+}
+
+func attackCLIOtherPersonsDeck(t *testing.T) {
+	h, _ := alicesHub(t)
+	for _, args := range [][]string{
+		{"deck", "show", "alice-private"},
+		{"deck", "delete", "alice-private", "--yes"},
+		{"service", "show", "alice-svc"},
+		{"playbook", "show", "pb_alice_runbook"},
+		{"deck", "share", "alice-private", "--everyone"},
+	} {
+		h.cli(t, h.person["bob"], args...).wantCode(t, 1)
+	}
+	for _, args := range [][]string{{"deck", "list"}, {"service", "list"}, {"playbook", "list"}} {
+		if out := h.cli(t, h.person["bob"], args...).wantCode(t, 0).stdout; strings.Contains(out, "alice") {
+			t.Errorf("bob's %v names alice's cards:\n%s", args, out)
+		}
+	}
+}
