@@ -41,6 +41,10 @@ const (
 	CodePatchConflict Code = "PATCH_CONFLICT"
 	// CodePatchNoChange is a playbook proposal whose ops would leave the playbook as it is.
 	CodePatchNoChange Code = "PATCH_NO_CHANGE"
+
+	// CodeCredentialMissing is a call to a service that takes each person's own secret, by a
+	// person who has not set theirs: never anyone else's is sent. The hint names the command.
+	CodeCredentialMissing Code = "CREDENTIAL_MISSING"
 )
 
 // Error is a classified failure whose Message and Hint are safe to show to a person or a model.

@@ -49,6 +49,7 @@ var codeTable = []codeRule{
 	{CodeDownstreamResultTooLarge, http.StatusBadGateway, false},
 	{CodePatchConflict, http.StatusConflict, false},
 	{CodePatchNoChange, http.StatusConflict, false},
+	{CodeCredentialMissing, http.StatusConflict, false},
 }
 
 // StatusClientClosedRequest is the status recorded (in logs and metrics) for a request its client

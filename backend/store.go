@@ -58,6 +58,14 @@ type Store interface {
 	ClearToolPins(ctx context.Context, serviceID string) error
 
 	CreateCredential(ctx context.Context, c *CredentialRecord) error
+	// SetPersonalSecret stores a person's own sealed secret for a credential; nil deletes it
+	// (NOT_FOUND when there was none).
+	SetPersonalSecret(ctx context.Context, credentialID, personID string, sealed []byte, at time.Time) error
+	// PersonalSecret returns a person's own sealed secret and when it was set; NOT_FOUND when
+	// they have none.
+	PersonalSecret(ctx context.Context, credentialID, personID string) ([]byte, time.Time, error)
+	// PersonalSecretIDs returns the ids of the credentials a person set their own secret for.
+	PersonalSecretIDs(ctx context.Context, personID string) (map[string]bool, error)
 	UpdateCredential(ctx context.Context, c *CredentialRecord) error
 	DeleteCredential(ctx context.Context, id string) error
 	GetCredential(ctx context.Context, ref string) (CredentialRecord, error)

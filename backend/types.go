@@ -144,10 +144,12 @@ type Credential struct {
 	Tags       []string   `json:"tags"`
 	DocsURL    string     `json:"docs_url,omitempty"`
 	HasSecret  bool       `json:"has_secret"`
-	// Personal says each person brings their own secret: HasSecret is then the caller's own.
-	Personal  bool      `json:"personal,omitempty"`
-	CreatedAt time.Time `json:"created_at"`
-	UpdatedAt time.Time `json:"updated_at"`
+	// Personal says each person brings their own secret; HasOwnSecret says the caller has set
+	// theirs (HasSecret speaks of the shared one, which a personal credential never sends).
+	Personal     bool      `json:"personal,omitempty"`
+	HasOwnSecret bool      `json:"has_own_secret,omitempty"`
+	CreatedAt    time.Time `json:"created_at"`
+	UpdatedAt    time.Time `json:"updated_at"`
 	// OwnerID is the person the card belongs to.
 	OwnerID string `json:"-"`
 }

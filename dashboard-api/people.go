@@ -18,8 +18,18 @@ func (a *api) peopleRoutes() []route {
 		withBody(http.MethodPost, v1+"/people", "Add a person (admin or member); admin", http.StatusCreated, a.addPerson).adminOnly(),
 		withBody(http.MethodPatch, v1+"/people/:person", "Change a person's role, e-mail or OpenID Connect subject; admin", http.StatusOK, a.updatePerson).adminOnly(),
 		noBody(http.MethodDelete, v1+"/people/:person", "Remove a person: their tokens are revoked and their MCP sessions end at once; admin", a.removePerson).adminOnly(),
+		withBody(http.MethodPut, v1+"/credentials/:credential/mine", "Set your own secret for a credential (used where each person brings their own; write-only); admin", http.StatusOK, a.setOwnSecret).adminOnly(),
+		noContent(http.MethodDelete, v1+"/credentials/:credential/mine", "Forget your own secret for a credential; admin", a.deleteOwnSecret).adminOnly(),
 		withBody(http.MethodPut, v1+"/decks/:deck/sharing", "Share a deck with everyone or named people, make it private, or hand it on (its owner or the admin role); admin", http.StatusOK, a.shareDeck).adminOnly(),
 	}
+}
+
+func (a *api) setOwnSecret(c *gin.Context, in core.OwnSecretInput) (backend.Credential, error) {
+	return a.svc.SetOwnCredentialSecret(ctx(c), c.Param("credential"), in)
+}
+
+func (a *api) deleteOwnSecret(c *gin.Context) error {
+	return a.svc.DeleteOwnCredentialSecret(ctx(c), c.Param("credential"))
 }
 
 func (a *api) shareDeck(c *gin.Context, in core.DeckSharingInput) (backend.Deck, error) {

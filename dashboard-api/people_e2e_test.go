@@ -40,6 +40,14 @@ func peopleSteps(ok, created []int) []step {
 					t.Errorf("deck %+v", d)
 				}
 			}},
+		{"create a personal credential", "POST", "/api/v1/credentials", map[string]any{"label": "Mine", "value": "", "personal": true}, created, nil},
+		{"set my own secret", "PUT", "/api/v1/credentials/Mine/mine", map[string]any{"value": "my-own-secret"}, ok,
+			func(t *testing.T, r response, _ map[string]string) {
+				if c := decode[backend.Credential](t, r); !c.Personal || !c.HasOwnSecret || c.HasSecret {
+					t.Errorf("credential %+v", c)
+				}
+			}},
+		{"forget my own secret", "DELETE", "/api/v1/credentials/Mine/mine", nil, []int{204}, nil},
 		{"remove person", "DELETE", "/api/v1/people/{person_id}", nil, ok, func(t *testing.T, r response, _ map[string]string) {
 			if rm := decode[backend.PersonRemoval](t, r); rm.Person.Name != "Bob" || rm.Person.RemovedAt == nil {
 				t.Errorf("removal %+v", rm)

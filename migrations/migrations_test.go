@@ -68,7 +68,7 @@ func tables(t *testing.T, url string) []string {
 	return names
 }
 
-var wantTables = []string{"credentials", "dashboard_signin_codes", "deck_audit_settings", "deck_cards", "deck_sampling",
+var wantTables = []string{"credential_person_secrets", "credentials", "dashboard_signin_codes", "deck_audit_settings", "deck_cards", "deck_sampling",
 	"deck_service_settings", "deck_shares",
 	"decks", "exec_audit", "feedback_signals", "mcp_badge_levels", "mcp_sessions", "oauth_clients",
 	"oauth_codes", "oauth_refresh_tokens", "people", "playbook_fetches", "playbook_proposals", "playbook_versions", "playbooks",

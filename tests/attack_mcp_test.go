@@ -20,5 +20,6 @@ func TestAttacksMCP(t *testing.T) {
 		{"agent erases its calls from the audit trail with a NUL in a tool name", attackAuditNULErasesTrail},
 		{"a member's agent binds, reads, links and calls another person's private deck and cards", attackMCPOtherPersonsDeck},
 		{"a member's agent keeps using a deck after its owner unshared it", attackMCPUnsharedDeckStaysBound},
+		{"a person without their own secret calls a personal service another person is connected to", attackMCPBorrowAnotherPersonsSecret},
 	})
 }

@@ -184,3 +184,39 @@ func attackCLIOtherPersonsDeck(t *testing.T) {
 		}
 	}
 }
+
+// attackMCPBorrowAnotherPersonsSecret: with alice's own secret set and connected, bob (who set
+// none) calls the same personal service through the same deck: he gets CREDENTIAL_MISSING, and
+// nothing goes out with alice's secret for him.
+func attackMCPBorrowAnotherPersonsSecret(t *testing.T) {
+	h := startTeamHub(t, mcpStackOptions{})
+	capture := startCaptureProxy(t, startHTTPPeer(t))
+	admin := h.s.api()
+	admin.Must(t, http.StatusCreated, "POST", "/api/v1/credentials", core.CredentialInput{Label: "Tracker", Value: "shared-" + randHex(6)}, nil)
+	admin.Must(t, http.StatusCreated, "POST", "/api/v1/services", core.ServiceInput{Name: "tracker", Type: backend.ServiceRemote,
+		URL: capture.URL, CredentialID: "cred_tracker", Personal: true}, nil)
+	admin.Must(t, http.StatusCreated, "POST", "/api/v1/decks", core.DeckInput{Name: "team"}, nil)
+	admin.Must(t, http.StatusOK, "POST", "/api/v1/decks/team/cards", core.CardRef{CardType: backend.CardService, CardID: "tracker"}, nil)
+	admin.Must(t, http.StatusOK, "PUT", "/api/v1/decks/team/sharing", core.DeckSharingInput{Sharing: backend.ShareEveryone}, nil)
+	aliceSecret := "alice-" + randHex(8)
+	h.as(h.person["alice"]).Must(t, http.StatusOK, "PUT", "/api/v1/credentials/Tracker/mine", core.OwnSecretInput{Value: aliceSecret}, nil)
+	echo := map[string]any{"serviceId": "tracker", "toolName": "echo", "arguments": map[string]any{"message": "x"}}
+	alice := h.s.connect(t, h.agent["alice"], nil, "")
+	alice.ok("bind_workspace", map[string]any{"workspaceRoot": "/w/a", "deckId": "team"}, nil)
+	alice.ok("call_service_tool", echo, nil)
+	capture.take()
+	bob := h.s.connect(t, h.agent["bob"], nil, "")
+	bob.ok("bind_workspace", map[string]any{"workspaceRoot": "/w/b", "deckId": "team"}, nil)
+	for i := 0; i < 2; i++ {
+		if e := bob.fails("call_service_tool", echo); e.Code != "CREDENTIAL_MISSING" {
+			t.Errorf("bob's call with no secret of his own: %+v", e)
+		}
+	}
+	if a := h.as(h.agent["bob"]).Do(t, h.agent["bob"], "POST", "/api/v1/services/tracker/call",
+		core.CallInput{ToolName: "echo", Deck: "team", Arguments: []byte(`{"message":"x"}`)}); a.Status != http.StatusConflict {
+		t.Errorf("bob's REST call: %d %s", a.Status, a.Body)
+	}
+	if got := capture.take(); len(got) != 0 {
+		t.Errorf("bob's calls went out with %q (alice's secret or the shared one)", got)
+	}
+}

@@ -99,6 +99,9 @@ func (s *invalidatingStore) ClearToolPins(ctx context.Context, id string) error 
 func (s *invalidatingStore) CreateCredential(ctx context.Context, c *backend.CredentialRecord) error {
 	return s.after(s.Store.CreateCredential(ctx, c), "credentials", c.ID)
 }
+func (s *invalidatingStore) SetPersonalSecret(ctx context.Context, credID, personID string, sealed []byte, at time.Time) error {
+	return s.after(s.Store.SetPersonalSecret(ctx, credID, personID, sealed, at), "credentials", credID)
+}
 func (s *invalidatingStore) UpdateCredential(ctx context.Context, c *backend.CredentialRecord) error {
 	return s.after(s.Store.UpdateCredential(ctx, c), "credentials", c.ID)
 }

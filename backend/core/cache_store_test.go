@@ -33,6 +33,8 @@ var storeReads = map[string]string{
 	"PersonBySignIn":     "lookup",
 	"FounderAdmin":       "lookup",
 	"PersonCards":        "lookup",
+	"PersonalSecret":     "lookup",
+	"PersonalSecretIDs":  "lookup",
 }
 
 // unwrappedWrites are the writes invalidatingStore may leave to the embedded Store, each with

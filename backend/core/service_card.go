@@ -26,6 +26,8 @@ type ServiceInput struct {
 	LocalEnv        map[string]string   `json:"local_env,omitempty"`
 	TimeoutSeconds  int                 `json:"timeout_seconds,omitempty"`
 	PinTools        *bool               `json:"pin_tools,omitempty"`
+	// Personal says each person brings their own secret (and sign-in) for the service.
+	Personal bool `json:"personal,omitempty"`
 }
 
 // ServicePatch changes some fields of a service; nil means unchanged. An empty CredentialID
@@ -43,6 +45,8 @@ type ServicePatch struct {
 	LocalEnv        *map[string]string `json:"local_env,omitempty"`
 	TimeoutSeconds  *int               `json:"timeout_seconds,omitempty"`
 	PinTools        *bool              `json:"pin_tools,omitempty"`
+	// Personal turns "each person brings their own" on or off; admin only.
+	Personal *bool `json:"personal,omitempty"`
 }
 
 // ListServices returns every service card, masked, by name.

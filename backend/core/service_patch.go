@@ -21,6 +21,11 @@ func (s *Hub) checkPatchScope(ctx context.Context, rec backend.ServiceRecord, p 
 	if a, ok := backend.ActorFrom(ctx); ok && a.IsAdmin() {
 		return nil
 	}
+	if p.Personal != nil && *p.Personal != rec.Personal {
+		if _, err := backend.RequireAdmin(ctx, "change whether each person brings their own secret for a service"); err != nil {
+			return err
+		}
+	}
 	if p.CredentialID != nil {
 		if cred := strings.TrimSpace(*p.CredentialID); cred != "" && cred != rec.CredentialID {
 			if _, err := backend.RequireAdmin(ctx, "link a credential to a service"); err != nil {
@@ -71,7 +76,7 @@ func checkLocalPatch(ctx context.Context, rec backend.ServiceRecord, p ServicePa
 // target could send elsewhere.
 func carriesSecret(rec backend.ServiceRecord) bool {
 	return len(rec.SealedHeaders) > 0 || len(rec.SealedEnv) > 0 || len(rec.SealedUserinfo) > 0 ||
-		rec.CredentialID != ""
+		rec.CredentialID != "" || rec.Personal
 }
 
 // patchedFields names the fields a patch really changes, other than the description. A field
@@ -153,6 +158,7 @@ func (s *Hub) applyServicePatch(ctx context.Context, rec *backend.ServiceRecord,
 		Description: rec.Description, CredentialID: rec.CredentialID,
 		LocalCommand: rec.LocalCommand, LocalArgs: rec.LocalArgs,
 		LocalWorkingDir: rec.LocalWorkingDir, TimeoutSeconds: rec.TimeoutSeconds, PinTools: &rec.PinTools,
+		Personal: rec.Personal,
 	}
 	setIf(&in.Name, p.Name)
 	setIf(&in.URL, p.URL)
@@ -166,6 +172,7 @@ func (s *Hub) applyServicePatch(ctx context.Context, rec *backend.ServiceRecord,
 	if p.PinTools != nil {
 		in.PinTools = p.PinTools
 	}
+	setIf(&in.Personal, p.Personal)
 	var err error
 	if p.Headers != nil {
 		if in.Headers, err = s.patchedSecrets("headers", *p.Headers, rec.PlainHeaders, s.openerOf(backend.FieldServiceHeaders, rec.ID, rec.SealedHeaders)); err != nil {

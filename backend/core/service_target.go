@@ -78,7 +78,7 @@ func (s *Hub) egressTarget(ctx context.Context, rec backend.ServiceRecord) (back
 		if err != nil {
 			return backend.Target{}, err
 		}
-		t.Credential = cred.TargetCredential
+		t.Credential, t.PersonalCredential = cred.TargetCredential, cred.personal
 		// A rotated secret must reach the live connection: the credential's change time is part
 		// of the revision, so the proxy reconnects.
 		t.Revision += "|" + cred.ID + "@" + cred.updatedAt
@@ -137,6 +137,9 @@ func urlUserinfo(raw string) []string {
 type targetCredentialWithTime struct {
 	*backend.TargetCredential
 	updatedAt string
+	// personal says the secret is each person's own: the target carries none until the
+	// calling person's is filled in (personTarget).
+	personal bool
 }
 
 func (s *Hub) targetCredential(ctx context.Context, rec backend.ServiceRecord) (targetCredentialWithTime, error) {
@@ -148,6 +151,13 @@ func (s *Hub) targetCredential(ctx context.Context, rec backend.ServiceRecord) (
 	}
 	if err != nil {
 		return targetCredentialWithTime{}, backend.StoreErr("reading a credential", err)
+	}
+	if rec.Personal || c.Personal {
+		return targetCredentialWithTime{
+			TargetCredential: &backend.TargetCredential{ID: c.ID, Scheme: c.Scheme, HeaderName: c.HeaderName, EnvName: c.EnvName},
+			updatedAt:        c.UpdatedAt.UTC().Format(time.RFC3339Nano),
+			personal:         true,
+		}, nil
 	}
 	if len(c.SealedSecret) == 0 {
 		return targetCredentialWithTime{}, backend.Errorf(backend.CodeDownstreamAuth,

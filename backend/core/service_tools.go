@@ -168,6 +168,10 @@ func (s *Hub) CheckService(ctx context.Context, ref, deck string) (backend.Healt
 		s.saveHealth(ctx, rec.ID, h)
 		return h, nil
 	}
+	if err == nil && t.PersonalCredential {
+		// A personal service is checked with the caller's own secret, as their calls go.
+		t, err = s.personTarget(ctx, a, rec, t)
+	}
 	if err != nil {
 		return backend.Health{}, err
 	}

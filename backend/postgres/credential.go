@@ -9,13 +9,13 @@ import (
 )
 
 const credentialColumns = `c.id, c.label, c.scheme, c.header_name, c.env_name, c.tags, c.docs_url,
-	c.sealed_secret, c.created_at, c.updated_at, c.owner_id::text`
+	c.sealed_secret, c.created_at, c.updated_at, c.owner_id::text, c.personal`
 
 func scanCredential(row pgx.Row) (backend.CredentialRecord, error) {
 	var r backend.CredentialRecord
 	var scheme string
 	err := row.Scan(&r.ID, &r.Label, &scheme, &r.HeaderName, &r.EnvName, &r.Tags, &r.DocsURL,
-		&r.SealedSecret, &r.CreatedAt, &r.UpdatedAt, &r.OwnerID)
+		&r.SealedSecret, &r.CreatedAt, &r.UpdatedAt, &r.OwnerID, &r.Personal)
 	r.Scheme, r.Tags, r.HasSecret = backend.AuthScheme(scheme), strs(r.Tags), len(r.SealedSecret) > 0
 	return r, err
 }
@@ -36,14 +36,14 @@ func collectCredentials(rows pgx.Rows, err error) ([]backend.CredentialRecord, e
 func (s *Store) CreateCredential(ctx context.Context, r *backend.CredentialRecord) error {
 	const q = `
 		INSERT INTO credentials (id, label, scheme, header_name, env_name, tags, docs_url, sealed_secret,
-			created_at, updated_at, owner_id)
+			created_at, updated_at, owner_id, personal)
 		VALUES ($1, $2, COALESCE(NULLIF($3, ''), 'bearer'), $4, $5, $6, $7, $8,
 			COALESCE($9::timestamptz, now()), COALESCE($9::timestamptz, now()),
-			COALESCE(NULLIF($10, '')::uuid, ` + founderID + `))
+			COALESCE(NULLIF($10, '')::uuid, ` + founderID + `), $11)
 		RETURNING scheme, created_at, updated_at, owner_id::text`
 	var scheme string
 	err := s.db.QueryRow(ctx, q, r.ID, r.Label, string(r.Scheme), r.HeaderName, r.EnvName, strs(r.Tags),
-		r.DocsURL, r.SealedSecret, nullTime(r.CreatedAt), r.OwnerID).Scan(&scheme, &r.CreatedAt, &r.UpdatedAt, &r.OwnerID)
+		r.DocsURL, r.SealedSecret, nullTime(r.CreatedAt), r.OwnerID, r.Personal).Scan(&scheme, &r.CreatedAt, &r.UpdatedAt, &r.OwnerID)
 	if err != nil {
 		return classify("create credential", err)
 	}
@@ -56,12 +56,12 @@ func (s *Store) CreateCredential(ctx context.Context, r *backend.CredentialRecor
 func (s *Store) UpdateCredential(ctx context.Context, r *backend.CredentialRecord) error {
 	const q = `
 		UPDATE credentials SET label = $2, scheme = COALESCE(NULLIF($3, ''), 'bearer'), header_name = $4,
-			env_name = $5, tags = $6, docs_url = $7, sealed_secret = $8, updated_at = now()
+			env_name = $5, tags = $6, docs_url = $7, sealed_secret = $8, personal = $9, updated_at = now()
 		WHERE id = $1
 		RETURNING scheme, created_at, updated_at`
 	var scheme string
 	err := s.db.QueryRow(ctx, q, r.ID, r.Label, string(r.Scheme), r.HeaderName, r.EnvName, strs(r.Tags),
-		r.DocsURL, r.SealedSecret).Scan(&scheme, &r.CreatedAt, &r.UpdatedAt)
+		r.DocsURL, r.SealedSecret, r.Personal).Scan(&scheme, &r.CreatedAt, &r.UpdatedAt)
 	if err != nil {
 		return rowErr("update credential", "credential", r.ID, err)
 	}

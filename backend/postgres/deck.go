@@ -90,10 +90,20 @@ func (s *Store) PersonCards(ctx context.Context, personID string) (backend.Perso
 	if u == "" {
 		return out, nil
 	}
+	// The credentials the services of those decks present count too: a person brings their own
+	// secret for them.
 	rows, err := s.db.Query(ctx, `
-		SELECT DISTINCT c.card_type, c.card_id FROM deck_cards c JOIN decks d ON d.id = c.deck_id
-		WHERE d.owner_id = $1 OR d.sharing = 'everyone'
-			OR d.sharing = 'people' AND EXISTS (SELECT 1 FROM deck_shares x WHERE x.deck_id = d.id AND x.person_id = $1)`, u)
+		WITH usable AS (
+			SELECT d.id FROM decks d
+			WHERE d.owner_id = $1 OR d.sharing = 'everyone'
+				OR d.sharing = 'people' AND EXISTS (SELECT 1 FROM deck_shares x WHERE x.deck_id = d.id AND x.person_id = $1))
+		SELECT c.card_type, c.card_id FROM deck_cards c JOIN usable u ON u.id = c.deck_id
+		UNION
+		SELECT 'credential', s.credential_id FROM deck_cards c JOIN usable u ON u.id = c.deck_id
+			JOIN services s ON s.id = c.service_id WHERE s.credential_id IS NOT NULL
+		UNION
+		SELECT 'credential', st.credential_id FROM deck_service_settings st JOIN usable u ON u.id = st.deck_id
+			WHERE st.credential_id IS NOT NULL`, u)
 	if err != nil {
 		return nil, classify("list a person's cards", err)
 	}
