@@ -196,6 +196,8 @@ type PlaybookVersion struct {
 	CreatedAt  time.Time `json:"created_at"`
 	// ProposalID is the accepted proposal that wrote the version after this one, if any.
 	ProposalID string `json:"proposal_id,omitempty"`
+	// Person is the person whose change this version precedes.
+	Person string `json:"person,omitempty"`
 }
 
 // Scope is what a token may do.

@@ -61,7 +61,7 @@ var peopleFieldDocs = map[string]string{
 	"role":         "admin (everything) or member (their own decks and cards and those shared with them)",
 	"email":        "E-mail an OpenID Connect sign-in maps to this person (verified by the provider)",
 	"oidc_subject": "OpenID Connect subject (sub) that maps to this person",
-	"person":       "The person (name or id) it is for; empty: the caller. Only an admin names someone else",
+	"person":       "A person's name: whom a token or session acts for, whose agent made a call or proposal; in a request, the person (name or id) it is for (empty: the caller; only an admin names someone else)",
 	"sharing":      "private (the owner only), everyone, or people (the owner and those in shared_with)",
 	"shared_with":  "People (names or ids) a deck with sharing people is shared with",
 	"owner":        "The person a deck belongs to; in a sharing change, the person (name or id) it is handed to",

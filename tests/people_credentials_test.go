@@ -120,6 +120,15 @@ func TestBringYourOwnCredential(t *testing.T) {
 	if got := capture.take(); len(got) != 0 {
 		t.Errorf("calls without a secret reached the service: %q", got)
 	}
+	// The trail names the person of every call: bob's two (MCP, REST), and the admin's refusals.
+	for _, c := range auditCalls(t, h.s, url.Values{"person": {"bob"}}, 3) {
+		if c.Person != "bob" || c.TokenName != "bob agent" {
+			t.Errorf("bob's trail holds %+v", c)
+		}
+	}
+	if ref := auditCalls(t, h.s, url.Values{"person": {"admin"}, "outcome": {"error"}}, 2); ref[0].ErrorCode != backend.CodeCredentialMissing {
+		t.Errorf("the admin's refused call is recorded as %+v", ref[0])
+	}
 	// Secrets stay write-only for everyone, admins included.
 	for _, c := range []interface{ Bodies() [][]byte }{admin, h.as(h.person["alice"])} {
 		for _, b := range c.Bodies() {

@@ -137,7 +137,7 @@ func (s *Hub) ListToolCalls(ctx context.Context, f backend.ToolCallFilter) (back
 }
 
 func toolCallQuery(f backend.ToolCallFilter) (backend.ToolCallQuery, error) {
-	q := backend.ToolCallQuery{Service: strings.TrimSpace(f.Service), Deck: strings.TrimSpace(f.Deck),
+	q := backend.ToolCallQuery{Person: strings.TrimSpace(f.Person), Service: strings.TrimSpace(f.Service), Deck: strings.TrimSpace(f.Deck),
 		Session: strings.TrimSpace(f.Session), Tool: strings.TrimSpace(f.Tool),
 		Outcome: backend.CallOutcome(strings.TrimSpace(f.Outcome)), Since: f.Since, Until: f.Until, Limit: f.Limit}
 	for field, v := range map[string]string{"service": q.Service, "deck": q.Deck, "session": q.Session, "tool": q.Tool} {

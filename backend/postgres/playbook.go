@@ -120,22 +120,22 @@ func (s *Store) AddPlaybookVersion(ctx context.Context, v *backend.PlaybookVersi
 		WITH seq AS (
 			UPDATE playbooks SET version_seq = version_seq + 1 WHERE id = $1 RETURNING version_seq
 		)
-		INSERT INTO playbook_versions (playbook_id, version, snapshot, actor, created_at, proposal_id)
-		SELECT $1, seq.version_seq, $2, $3, COALESCE($4::timestamptz, now()), $5::uuid FROM seq
+		INSERT INTO playbook_versions (playbook_id, version, snapshot, actor, created_at, proposal_id, person_name)
+		SELECT $1, seq.version_seq, $2, $3, COALESCE($4::timestamptz, now()), $5::uuid, $6 FROM seq
 		RETURNING version, created_at`
 	err := s.db.QueryRow(ctx, q, v.PlaybookID, v.Snapshot, string(v.Actor), nullTime(v.CreatedAt),
-		nullString(v.ProposalID)).
+		nullString(v.ProposalID), v.Person).
 		Scan(&v.Version, &v.CreatedAt)
 	return rowErr("add playbook version", "playbook", v.PlaybookID, err)
 }
 
 const versionColumns = `v.playbook_id, v.version, v.snapshot, v.actor, v.created_at,
-	COALESCE(v.proposal_id::text, '')`
+	COALESCE(v.proposal_id::text, ''), v.person_name`
 
 func scanVersion(row pgx.Row) (backend.PlaybookVersion, error) {
 	var v backend.PlaybookVersion
 	var actor string
-	err := row.Scan(&v.PlaybookID, &v.Version, &v.Snapshot, &actor, &v.CreatedAt, &v.ProposalID)
+	err := row.Scan(&v.PlaybookID, &v.Version, &v.Snapshot, &actor, &v.CreatedAt, &v.ProposalID, &v.Person)
 	v.Actor = backend.ActorKind(actor)
 	v.Snapshot.Triggers = strs(v.Snapshot.Triggers)
 	v.Snapshot.DependsOnCredentialIDs = strs(v.Snapshot.DependsOnCredentialIDs)
