@@ -34,6 +34,9 @@ func serveCommand() *cli.Command {
 		Flags: serveFlags(),
 		Action: func(c *cli.Context) error {
 			cfg := serveConfigFrom(c)
+			if err := cfg.fromFiles(os.Getenv); err != nil {
+				return cli.Exit(err.Error(), 1)
+			}
 			cfg.Logger = newLogger(c.App.ErrWriter, cfg.LogLevel, cfg.LogFormat)
 			// This is the agent-deck binary: local servers are started through its launcher.
 			if exe, err := os.Executable(); err == nil {
