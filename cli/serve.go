@@ -34,7 +34,13 @@ func serveCommand() *cli.Command {
 		Flags: serveFlags(),
 		Action: func(c *cli.Context) error {
 			cfg := serveConfigFrom(c)
-			if err := cfg.fromFiles(os.Getenv); err != nil {
+			getenv := func(k string) string {
+				if k == envOIDCClientSecret+fileSuffix { // also a flag: --oidc-client-secret-file
+					return c.String("oidc-client-secret-file")
+				}
+				return os.Getenv(k)
+			}
+			if err := cfg.fromFiles(getenv); err != nil {
 				return cli.Exit(err.Error(), 1)
 			}
 			cfg.Logger = newLogger(c.App.ErrWriter, cfg.LogLevel, cfg.LogFormat)
@@ -267,6 +273,10 @@ func (s *Server) listen(ctx context.Context) error {
 	}
 	if s.cfg.Pprof {
 		opts.Pprof = pprofHandler()
+	}
+	if o := s.cfg.OIDC; o.Issuer != "" {
+		opts.OIDC = &dashboardapi.OIDCOptions{Issuer: o.Issuer, ClientID: o.ClientID, ClientSecret: o.ClientSecret,
+			RedirectURL: o.RedirectURL}
 	}
 	mux.Handle("/", dashboardapi.NewRouter(s.svc, opts))
 	hs := newHTTPServer(met.wrap(s.tracing.wrap(mux)), s.cfg.HTTP)

@@ -10,10 +10,11 @@ import (
 // Container platforms hand secrets over as files (Docker and Compose secrets, Kubernetes
 // volumes): each secret setting of serve also reads from a file named by <VARIABLE>_FILE.
 const (
-	envSecretKey       = "AGENT_DECK_SECRET_KEY"
-	envDatabaseURL     = "AGENT_DECK_DATABASE_URL"
-	fileSuffix         = "_FILE"
-	maxSecretFileBytes = 64 << 10
+	envSecretKey        = "AGENT_DECK_SECRET_KEY"
+	envDatabaseURL      = "AGENT_DECK_DATABASE_URL"
+	envOIDCClientSecret = "AGENT_DECK_OIDC_CLIENT_SECRET"
+	fileSuffix          = "_FILE"
+	maxSecretFileBytes  = 64 << 10
 )
 
 // fromFiles fills the secret settings that are empty from their *_FILE variables. Setting
@@ -25,6 +26,7 @@ func (c *ServeConfig) fromFiles(getenv func(string) string) error {
 	}{
 		{envSecretKey, &c.SecretKey},
 		{envDatabaseURL, &c.DatabaseURL},
+		{envOIDCClientSecret, &c.OIDC.ClientSecret},
 	} {
 		path := getenv(s.env + fileSuffix)
 		if path == "" {

@@ -43,10 +43,7 @@ func (a *api) signIn(c *gin.Context, in SignInInput) (DashboardSessionInfo, erro
 	if err != nil {
 		return DashboardSessionInfo{}, err
 	}
-	http.SetCookie(c.Writer, &http.Cookie{
-		Name: SessionCookie, Value: s.Secret, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode,
-		Secure: c.Request.TLS != nil, Expires: *s.ExpiresAt, MaxAge: int(time.Until(*s.ExpiresAt).Seconds()),
-	})
+	setSessionCookie(c, s)
 	return DashboardSessionInfo{ID: s.ID, CSRFToken: s.CSRF, Person: s.Person, Role: s.Role}, nil
 }
 
@@ -111,4 +108,12 @@ func sameOrigin(r *http.Request, origin string) bool {
 		scheme = "https://"
 	}
 	return origin != "" && strings.EqualFold(origin, scheme+r.Host)
+}
+
+// setSessionCookie hands a new dashboard session to the browser.
+func setSessionCookie(c *gin.Context, s core.DashboardSession) {
+	http.SetCookie(c.Writer, &http.Cookie{
+		Name: SessionCookie, Value: s.Secret, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode,
+		Secure: c.Request.TLS != nil, Expires: *s.ExpiresAt, MaxAge: int(time.Until(*s.ExpiresAt).Seconds()),
+	})
 }

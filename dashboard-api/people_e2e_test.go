@@ -9,6 +9,11 @@ import (
 // peopleSteps add, change, list and remove a person as the admin.
 func peopleSteps(ok, created []int) []step {
 	return []step{
+		{"sign-in options", "GET", "/api/v1/dashboard/signin-options", nil, ok, func(t *testing.T, r response, _ map[string]string) {
+			if string(r.body) != `{"oidc":false}` {
+				t.Errorf("sign-in options without a provider: %s", r.body)
+			}
+		}},
 		{"me", "GET", "/api/v1/me", nil, ok, func(t *testing.T, r response, _ map[string]string) {
 			if p := decode[backend.Person](t, r); p.Role != backend.RoleAdmin || !p.Founder {
 				t.Errorf("me = %+v, want the first admin", p)

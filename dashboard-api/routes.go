@@ -144,6 +144,7 @@ func (a *api) routes() []route {
 		withBody(http.MethodPut, v1+"/decks/:deck/audit", "Turn argument capture on or off for calls through the deck (arguments are redacted); admin", http.StatusOK, a.setDeckArgumentCapture).adminOnly(),
 	}
 	table = append(table, a.peopleRoutes()...)
+	table = append(table, a.oidcRoutes()...)
 	table = append(table, a.authServerRoutes()...)
 	table = append(table, a.oauthRoutes()...)
 	if a.opts.Info != nil {

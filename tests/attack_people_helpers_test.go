@@ -7,6 +7,7 @@ import (
 
 	"github.com/agent-deck/agent-deck/backend"
 	"github.com/agent-deck/agent-deck/backend/core"
+	"github.com/agent-deck/agent-deck/cli"
 )
 
 // Attacks of one person on another's decks and cards (issue 26), for the tables of each surface.
@@ -218,5 +219,43 @@ func attackMCPBorrowAnotherPersonsSecret(t *testing.T) {
 	}
 	if got := capture.take(); len(got) != 0 {
 		t.Errorf("bob's calls went out with %q (alice's secret or the shared one)", got)
+	}
+}
+
+// attackOIDCForeignCallback: an attacker sends a victim's browser to the OpenID Connect
+// callback with a code and state of the attacker's own sign-in (login CSRF). The browser has no
+// sign-in in progress, so the callback refuses and sets no session.
+func attackOIDCForeignCallback(t *testing.T) {
+	users := oidcUsers{"id-x": {ID: "id-x", Username: "x", Password: "x", Email: "x@example.com", EmailVerified: true}}
+	issuer, serve := startOIDCProvider(t, users)
+	s := startMCPStack(t, mcpStackOptions{Serve: func(c *cli.ServeConfig) {
+		c.OIDC = cli.OIDCConfig{Issuer: issuer, ClientID: "agent-deck", ClientSecret: "oidc-client-secret"}
+	}})
+	serve(s.URL + "/api/v1/dashboard/oidc/callback")
+	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	for _, q := range []string{"?state=attacker-state&code=attacker-code", "?code=attacker-code", ""} {
+		resp, err := noRedirect.Get(s.URL + "/api/v1/dashboard/oidc/callback" + q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		loc := resp.Header.Get("Location")
+		if resp.StatusCode != http.StatusFound || !strings.HasPrefix(loc, "/signin?error=") {
+			t.Errorf("callback%s: %d to %q, want a refusal on the sign-in page", q, resp.StatusCode, loc)
+		}
+		for _, c := range resp.Cookies() {
+			if c.Name == "agent_deck_session" && c.Value != "" {
+				t.Errorf("callback%s set a dashboard session", q)
+			}
+		}
+	}
+	// A start issues a fresh state each time, bound to this browser only.
+	resp, err := noRedirect.Get(s.URL + "/api/v1/dashboard/oidc/start")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusFound || !strings.HasPrefix(resp.Header.Get("Location"), issuer) {
+		t.Errorf("start: %d to %q, want the provider", resp.StatusCode, resp.Header.Get("Location"))
 	}
 }

@@ -28,5 +28,6 @@ func TestAttacksREST(t *testing.T) {
 		{"a member's tokens read, change, link and call another person's private deck and cards", attackRESTOtherPersonsDeck},
 		{"a member re-shares or deletes a deck, adds people or makes tokens for others", attackRESTMemberOverreach},
 		{"a member's dashboard session reads or deletes another person's deck", attackDashboardOtherPersonsDeck},
+		{"a browser is sent to the OpenID Connect callback with someone else's sign-in", attackOIDCForeignCallback},
 	})
 }

@@ -136,3 +136,35 @@ func TestSignInCodeForAPerson(t *testing.T) {
 }
 
 func second[T any](_ T, err error) error { return err }
+
+// TestOIDCSessionMapsVerifiedIdentity: an OpenID Connect sign-in opens a session for the person
+// whose subject it is, or whose e-mail it is when the provider verified it; an unverified or
+// unknown e-mail opens nothing.
+func TestOIDCSessionMapsVerifiedIdentity(t *testing.T) {
+	f := newCoreFixture(t)
+	coreMust[backend.Person](t)(f.svc.AddPerson(f.admin, core.PersonInput{Name: "alice", Email: "alice@example.com"}))
+	coreMust[backend.Person](t)(f.svc.AddPerson(f.admin, core.PersonInput{Name: "bob", OIDCSubject: "sub-bob"}))
+	ctx := context.Background()
+	for name, c := range map[string]struct {
+		id   core.OIDCIdentity
+		want string
+	}{
+		"verified e-mail":          {core.OIDCIdentity{Subject: "s1", Email: "ALICE@example.com", EmailVerified: true}, "alice"},
+		"subject":                  {core.OIDCIdentity{Subject: "sub-bob", Email: "other@example.com"}, "bob"},
+		"subject wins over e-mail": {core.OIDCIdentity{Subject: "sub-bob", Email: "alice@example.com", EmailVerified: true}, "bob"},
+		"unverified e-mail":        {core.OIDCIdentity{Subject: "s2", Email: "alice@example.com"}, ""},
+		"unknown e-mail":           {core.OIDCIdentity{Subject: "s3", Email: "mallory@example.com", EmailVerified: true}, ""},
+		"no subject":               {core.OIDCIdentity{Email: "alice@example.com", EmailVerified: true}, ""},
+	} {
+		s, err := f.svc.StartOIDCSession(ctx, c.id)
+		if c.want == "" {
+			if backend.ErrorCode(err) != backend.CodeUnauthenticated {
+				t.Errorf("%s: session %+v, err %v; want UNAUTHENTICATED", name, s.Token, err)
+			}
+			continue
+		}
+		if err != nil || s.Person != c.want {
+			t.Errorf("%s: session for %q (%v), want %s", name, s.Person, err, c.want)
+		}
+	}
+}
