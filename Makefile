@@ -15,17 +15,34 @@ BENCH      ?= .
 
 all: build
 
+# The commit, its time and whether the tree was dirty, for `agent-deck version`: read from git
+# here, because the Go toolchain stamps none when GOFLAGS says -buildvcs=false (CI, many images)
+# or when the checkout is a linked git worktree (its .git is a file, which Go does not
+# recognise). Empty outside a git work tree. Recursive (=), so only `build` asks git.
+VCS_PKG      := github.com/agent-deck/agent-deck/cli
+VCS_REVISION  = $(shell git rev-parse HEAD 2>/dev/null)
+VCS_TIME      = $(shell git log -1 --format=%cI 2>/dev/null)
+VCS_MODIFIED  = $(shell git status --porcelain 2>/dev/null | grep -q . && echo true)
+VCS_LDFLAGS   = -X $(VCS_PKG).vcsRevision=$(VCS_REVISION) -X $(VCS_PKG).vcsTime=$(VCS_TIME) -X $(VCS_PKG).vcsModified=$(VCS_MODIFIED)
+
 build:
-	$(GO) build -o $(BIN) ./cmd/agent-deck
+	$(GO) build -ldflags "$(VCS_LDFLAGS)" -o $(BIN) ./cmd/agent-deck
 
-## install: copy the binary to $(PREFIX)/bin (default ~/.local/bin), which should be on PATH
+## install: copy the binary to $(PREFIX)/bin (default ~/.local/bin), which should be on PATH, and
+## its manual page to $(PREFIX)/share/man/man1
 PREFIX ?= $(HOME)/.local
-.PHONY: install
-install: build
-	install -d $(PREFIX)/bin
+.PHONY: install man
+install: build man
+	install -d $(PREFIX)/bin $(PREFIX)/share/man/man1
 	install -m 0755 $(BIN) $(PREFIX)/bin/agent-deck
+	install -m 0644 $(BIN).1 $(PREFIX)/share/man/man1/agent-deck.1
 
-## run: build and serve with the embedded PostgreSQL under $$AGENT_DECK_HOME (default ~/.agent-deck)
+## man: the manual page, generated from the command tree, at bin/agent-deck.1 (man ./bin/agent-deck.1)
+man: build
+	./$(BIN) man > $(BIN).1
+
+## run: build and serve with the embedded PostgreSQL under $$AGENT_DECK_HOME (default ~/.agent-deck);
+## another port or home: AGENT_DECK_ADDR=127.0.0.1:2220 AGENT_DECK_HOME=/tmp/deck2 make run
 run: build
 	./$(BIN) serve
 
@@ -69,7 +86,7 @@ bench: test-deps
 	@mkdir -p bin
 	$(GO) test -run='^$$' -bench='$(BENCH)' -benchmem -count=$(BENCHCOUNT) -timeout 60m -json $(PKGS) | tee bin/bench.json | $(GO) run ./tests/benchtable $(BENCHTABLE_FLAGS)
 
-## bench-readme: make bench, and write the growth curves into README.md's performance section
+## bench-readme: make bench, and write its figures (targets, misses, growth curves) into README.md's performance section
 bench-readme:
 	$(MAKE) --no-print-directory bench BENCHTABLE_FLAGS=-readme=README.md
 

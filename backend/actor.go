@@ -64,14 +64,21 @@ func requireScopeRole(ctx context.Context, need func(Scope) bool, admin bool, wh
 			WithHint("send Authorization: Bearer <token>")
 	}
 	if !need(a.Scope) {
-		return a, Errorf(CodeForbidden, "scope %q may not %s", a.Scope, what).
-			WithHint(scopeHint(need))
+		return a, Refuse(a.Scope, what).WithHint(scopeHint(need))
 	}
 	if admin && !a.SeesAll() {
 		return a, Errorf(CodeForbidden, "%s is a member and members may not %s", QuoteClip(a.PersonName), what).
 			WithHint("ask an admin; a member manages their own decks, cards and tokens")
 	}
 	return a, nil
+}
+
+// Refuse is the one sentence of every refusal for want of scope, on every surface:
+// `scope "agent" may not accept proposals`. what is a verb phrase that completes "may not"
+// (TestRefusalsAreSentences holds every caller to it); the caller adds the hint, the scope
+// that may, or what the caller may do instead.
+func Refuse(s Scope, what string) *Error {
+	return Errorf(CodeForbidden, "scope %q may not %s", s, what)
 }
 
 func scopeHint(need func(Scope) bool) string {

@@ -16,6 +16,9 @@ type AuthClient struct {
 	Name         string    `json:"client_name"`
 	RedirectURIs []string  `json:"redirect_uris"`
 	CreatedAt    time.Time `json:"-"`
+	// SignedInAt is when one of the client's codes first became a grant; nil for a client that
+	// never completed a sign-in, which expires.
+	SignedInAt *time.Time `json:"-"`
 }
 
 // OAuthCode is an authorization code as stored (its sha256 only).
@@ -53,12 +56,16 @@ type AuthServerStore interface {
 	CreateOAuthClient(ctx context.Context, c AuthClient) error
 	// GetOAuthClient is NOT_FOUND for an unknown client.
 	GetOAuthClient(ctx context.Context, id string) (AuthClient, error)
+	// PruneOAuthClients deletes the clients that never completed a sign-in and were registered
+	// before unusedBefore, then, while more than room clients are left, the oldest clients that
+	// never signed in; it returns how many clients are left.
+	PruneOAuthClients(ctx context.Context, unusedBefore time.Time, room int) (left int, err error)
 	CreateOAuthCode(ctx context.Context, c AuthCode) error
 	// ConsumeOAuthCode marks an unused, unexpired code used and returns it. A code used before
 	// is returned with UsedAt set and CONFLICT; an unknown or expired one is NOT_FOUND.
 	ConsumeOAuthCode(ctx context.Context, hash []byte, at time.Time) (AuthCode, error)
-	// IssueOAuthGrant stores a new grant (token row) with its first refresh token and records
-	// it on the code it came from, in one transaction.
+	// IssueOAuthGrant stores a new grant (token row) with its first refresh token, records it
+	// on the code it came from and marks the code's client signed in, in one transaction.
 	IssueOAuthGrant(ctx context.Context, t *TokenRecord, codeHash []byte, r AuthRefresh) error
 	// RotateOAuthRefresh spends refresh token oldHash: the grant's access hash, expiry and
 	// scope are replaced and next becomes its refresh token (with the grant's scope), in one

@@ -45,7 +45,18 @@ const (
 	// CodeCredentialMissing is a call to a service that takes each person's own secret, by a
 	// person who has not set theirs: never anyone else's is sent. The hint names the command.
 	CodeCredentialMissing Code = "CREDENTIAL_MISSING"
+	// CodeRateLimited is a call over a rate limit (calls per minute or calls in flight, of a
+	// token or of a service on a deck). The message names the limit, the hint when to retry;
+	// details carry limit and retry_after_seconds.
+	CodeRateLimited Code = "RATE_LIMITED"
+	// CodeLimitReached is a write that would pass a standing bound (open proposals or signals
+	// of a token); the message names the limit, the hint what frees room.
+	CodeLimitReached Code = "LIMIT_REACHED"
 )
+
+// DetailRetryAfter is the detail of a RATE_LIMITED error giving the whole seconds to wait
+// before retrying; REST sends it as Retry-After too.
+const DetailRetryAfter = "retry_after_seconds"
 
 // Error is a classified failure whose Message and Hint are safe to show to a person or a model.
 // Details carries structured facts (field names, dependent playbooks, service ids) that front ends
@@ -57,7 +68,12 @@ type Error struct {
 	Details map[string]any
 	// Err is the underlying cause, for logs only; it never reaches a client.
 	Err error
+	// accepted is the field and rule of an INVALID_ARGUMENT whose hint is still the field's
+	// accepted-values hint, which PublicFor renders again in an agent's words.
+	accepted *acceptedField
 }
+
+type acceptedField struct{ field, rule string }
 
 func (e *Error) Error() string {
 	if e.Err != nil {
@@ -75,7 +91,7 @@ func Errorf(code Code, format string, args ...any) *Error {
 
 // WithHint returns e with a hint telling the caller what to do next.
 func (e *Error) WithHint(hint string) *Error {
-	e.Hint = hint
+	e.Hint, e.accepted = hint, nil
 	return e
 }
 

@@ -1,6 +1,7 @@
 package backend
 
 import (
+	"context"
 	"net/http"
 	"slices"
 )
@@ -25,6 +26,8 @@ type codeRule struct {
 // conflict with the approved definition, like a disabled one. Downstream failures are 503 (the
 // deck is fine, what it fronts is not), except a downstream timeout, which is 504, and a result
 // over the hard cap, which is 502 (the downstream answered, with more than the deck accepts). A
+// call over a rate limit is 429 (REST adds Retry-After); a write past a standing bound (open
+// proposals of a token) is a conflict with the current state, which a person's review ends. A
 // request its client cancelled is recorded as 499, so it never counts as a server failure.
 // UNAVAILABLE (the database is down or restarting, stored secrets unreadable) stays visible with
 // its hint: the caller can do something about it, and its cause never leaves the log anyway.
@@ -50,6 +53,8 @@ var codeTable = []codeRule{
 	{CodePatchConflict, http.StatusConflict, false},
 	{CodePatchNoChange, http.StatusConflict, false},
 	{CodeCredentialMissing, http.StatusConflict, false},
+	{CodeRateLimited, http.StatusTooManyRequests, false},
+	{CodeLimitReached, http.StatusConflict, false},
 }
 
 // StatusClientClosedRequest is the status recorded (in logs and metrics) for a request its client
@@ -118,26 +123,38 @@ func Public(err error, requestID string) PublicError {
 	return PublicError{Code: e.Code, Message: e.Message, Hint: e.Hint, Details: details, Status: r.status}
 }
 
+// PublicFor is Public for the caller in ctx: an agent's accepted-values hint names the tool of
+// its own session that lists what a field accepts (ToolFor), a person's the REST route.
+func PublicFor(ctx context.Context, err error, requestID string) PublicError {
+	p := Public(err, requestID)
+	if e := AsError(err); e.accepted != nil && p.Code == e.Code {
+		p.Hint = acceptedHint(e.accepted.field, e.accepted.rule, func(l fieldLister) string {
+			return InWordsOf(ctx, l.route, ToolFor(ctx, l.tool))
+		})
+	}
+	return p
+}
+
 // fieldAccepts says, per input field, what a valid value looks like. invalid() puts it in the
 // hint of every INVALID_ARGUMENT it builds, so a caller who got a field wrong learns what the
 // field takes without reading the docs. Fields are named as callers spell them (REST and MCP).
 var fieldAccepts = map[string]string{
 	"action":                    "one of the actions listed in the message",
-	"allow_tools":               "a list of the service's tool names, the only ones the deck exposes; list_service_tools shows them",
+	"allow_tools":               "a list of the service's tool names, the only ones the deck exposes",
 	"audit_id":                  "the positive id of an exec audit row, as `agent-deck exec` printed it",
 	"body":                      "markdown text, up to 256 KiB, without control characters other than newlines and tabs",
-	"card_id":                   "the id or the name (label, title) of a card; list_collection shows them",
+	"card_id":                   "the id or the name (label, title) of a card",
 	"card_type":                 "service, credential or playbook",
 	"command":                   "the command to run and its arguments, as a non-empty list of strings",
 	"credential_id":             "a credential id (cred_…) or label; `agent-deck credential list` shows them",
 	"credential_ids":            "one or more credential ids (cred_…) or labels, each with a secret set",
-	"deck":                      "a deck id or exact name; get_decks lists them",
-	"deckId":                    "a deck id or exact name; get_decks lists them",
+	"deck":                      "a deck id or exact name",
+	"deckId":                    "a deck id or exact name",
 	"depends_on_credential_ids": "a list of credential ids (cred_…) or labels, at most 64",
 	"depends_on_service_ids":    "a list of service ids or names, at most 64",
-	"deny_tools":                "a list of the service's tool names the deck hides; list_service_tools shows them",
+	"deny_tools":                "a list of the service's tool names the deck hides",
 	"description":               "plain text, up to 2000 characters",
-	"disabled_tools":            "a list of the service's tool names; list_service_tools shows them",
+	"disabled_tools":            "a list of the service's tool names",
 	"docs_url":                  "an http:// or https:// URL, or empty",
 	"env_name":                  "an environment variable name: capital letters, digits and _, not starting with a digit",
 	"exec":                      "a command line of at most 4000 characters, or empty",
@@ -157,12 +174,12 @@ var fieldAccepts = map[string]string{
 	"profile":                   "runtime, standard, resource or legacy",
 	"scheme":                    "bearer, header or http_basic_user",
 	"scope":                     "admin, agent or agent:read",
-	"service_id":                "a service id or name; list_collection or `agent-deck service list` shows them",
+	"service_id":                "a service id or name",
 	"skill":                     "a skill name of at most 200 characters, or empty",
 	"tags":                      "a list of short tags (at most 32, each at most 40 characters)",
 	"timeout_seconds":           "a whole number of seconds from 1 to 600",
 	"title":                     "a non-empty title of at most 100 characters, unique among playbooks",
-	"tool_name":                 "the name of one of the service's tools; list_service_tools shows them",
+	"tool_name":                 "the name of one of the service's tools",
 	"tools":                     "a list of the service's tool names",
 	"transport":                 "auto, streamable_http or sse",
 	"triggers":                  "a list of at most 16 phrases, each at most 80 characters",
@@ -173,10 +190,39 @@ var fieldAccepts = map[string]string{
 	"workspaceRoot":             "the absolute path of the project folder, e.g. /home/me/project",
 }
 
-// acceptedHint is the hint of an INVALID_ARGUMENT about field: what the field accepts.
-func acceptedHint(field, rule string) string {
-	if a, ok := fieldAccepts[field]; ok {
-		return field + " accepts " + a
+// fieldListers name, per field, where a caller finds the values it accepts: an agent's tool
+// (canonical, rendered in the session's words) or a person's REST route.
+var fieldListers = map[string]fieldLister{
+	"allow_tools":    {"list_service_tools", "GET /api/v1/services/{service}/tools"},
+	"card_id":        {"list_collection", "GET /api/v1/services, /credentials or /playbooks"},
+	"deck":           {"get_decks", "GET /api/v1/decks"},
+	"deckId":         {"get_decks", "GET /api/v1/decks"},
+	"deny_tools":     {"list_service_tools", "GET /api/v1/services/{service}/tools"},
+	"disabled_tools": {"list_service_tools", "GET /api/v1/services/{service}/tools"},
+	"service_id":     {"list_collection", "GET /api/v1/services"},
+	"tool_name":      {"list_service_tools", "GET /api/v1/services/{service}/tools"},
+}
+
+type fieldLister struct{ tool, route string }
+
+// peopleLister is where a person (REST, the CLI) finds a field's accepted values: the route.
+func peopleLister(l fieldLister) string { return l.route }
+
+// acceptedHint is the hint of an INVALID_ARGUMENT about field: what the field accepts, and where
+// the caller finds the accepted values (where renders the lister in the caller's words; "" when
+// the caller has none).
+func acceptedHint(field, rule string, where func(fieldLister) string) string {
+	a, ok := fieldAccepts[field]
+	if !ok {
+		return "send " + field + " again: it " + rule
 	}
-	return "send " + field + " again: it " + rule
+	hint := field + " accepts " + a
+	l, ok := fieldListers[field]
+	if !ok {
+		return hint
+	}
+	if w := where(l); w != "" {
+		return hint + "; " + w + " lists them"
+	}
+	return hint
 }

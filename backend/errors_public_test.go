@@ -1,6 +1,7 @@
 package backend_test
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"strings"
@@ -65,3 +66,50 @@ func TestPublicFormOfUnknownAndUnclassified(t *testing.T) {
 
 // fmtWrap wraps err the way operations do, to prove the classification is found through it.
 func fmtWrap(err error) error { return errors.Join(err) }
+
+// resourceWords calls every tool as the resource profile does, and has no create_deck.
+type resourceWords struct{}
+
+func (resourceWords) Tool(canonical, action string) string {
+	switch canonical {
+	case "get_decks":
+		return "deck action list"
+	case "list_service_tools":
+		return "service action tools"
+	}
+	return ""
+}
+
+// TestAcceptedHintInCallersWords holds issue 27 item 1 for the accepted-values hints: a person
+// reads the REST route that lists a field's values, an agent the tool of its own profile, and
+// an agent whose session cannot list them no pointer at all; a hint a use case chose stays.
+func TestAcceptedHintInCallersWords(t *testing.T) {
+	agent := backend.WithActor(context.Background(), backend.Actor{Scope: backend.ScopeAgent, Kind: backend.ActorAgent})
+	person := backend.WithActor(context.Background(), backend.Actor{Scope: backend.ScopeAdmin, Kind: backend.ActorUser})
+	tests := []struct {
+		name string
+		ctx  context.Context
+		err  error
+		want string
+	}{
+		{"a person reads the route", person, backend.Invalid("deckId", "is required"),
+			"deckId accepts a deck id or exact name; GET /api/v1/decks lists them"},
+		{"an agent without words reads the canonical tool", agent, backend.Invalid("deckId", "is required"),
+			"deckId accepts a deck id or exact name; get_decks lists them"},
+		{"a resource session reads its action", backend.WithToolWords(agent, resourceWords{}), backend.Invalid("deckId", "is required"),
+			"deckId accepts a deck id or exact name; deck action list lists them"},
+		{"a session that cannot list reads no pointer", backend.WithToolWords(agent, resourceWords{}), backend.Invalid("card_id", "is required"),
+			"card_id accepts the id or the name (label, title) of a card"},
+		{"a chosen hint stays", backend.WithToolWords(agent, resourceWords{}), backend.Invalid("deckId", "x").WithHint("mine"), "mine"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := backend.PublicFor(tc.ctx, tc.err, "").Hint; got != tc.want {
+				t.Errorf("hint %q, want %q", got, tc.want)
+			}
+		})
+	}
+	if got := backend.Public(backend.Invalid("deckId", "is required"), "").Hint; !strings.Contains(got, "GET /api/v1/decks") {
+		t.Errorf("Public (REST, the CLI) hint %q, want the route", got)
+	}
+}

@@ -15,6 +15,9 @@ type Sealer interface {
 	OpenUnbound(sealed []byte) ([]byte, error)
 	// Fingerprint identifies the key without revealing it (truncated HMAC-SHA256).
 	Fingerprint() []byte
+	// Derive is a secret for label derived from the key (HMAC-SHA256): every replica sharing the
+	// key derives the same one, and nobody without the key can.
+	Derive(label string) []byte
 }
 
 // SealedField names one sealed column. With a row id it is the associated data of the column's
@@ -41,4 +44,10 @@ var (
 // AAD is the associated data of this field's value in row id.
 func (f SealedField) AAD(id string) []byte {
 	return []byte(f.Table + "/" + id + "/" + f.Column)
+}
+
+// MarkdownRenderer turns markdown into sanitized HTML for a person's screen (the dashboard's
+// previews). Agents are never sent its output: they read the markdown.
+type MarkdownRenderer interface {
+	RenderHTML(src string) string
 }

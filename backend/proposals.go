@@ -49,9 +49,12 @@ type Proposal struct {
 	DeckID      string         `json:"deck_id,omitempty"`
 	Ops         []PlaybookOp   `json:"ops"`
 	NewPlaybook *PlaybookInput `json:"new_playbook,omitempty"`
-	Rationale   string         `json:"rationale"`
-	Evidence    Evidence       `json:"evidence"`
-	Supersedes  []string       `json:"supersedes"`
+	// Edit is an agent's direct change (update_playbook, a restore) held for review on a deck
+	// that requires it; an update proposal has either Ops or Edit.
+	Edit       *PlaybookEdit `json:"edit,omitempty"`
+	Rationale  string        `json:"rationale"`
+	Evidence   Evidence      `json:"evidence"`
+	Supersedes []string      `json:"supersedes"`
 	// SupersededBy is the proposal that replaced this one.
 	SupersededBy string     `json:"superseded_by,omitempty"`
 	SessionID    string     `json:"session_id,omitempty"`
@@ -65,6 +68,18 @@ type Proposal struct {
 	// rejected it.
 	Person    string `json:"person,omitempty"`
 	DecidedBy string `json:"decided_by,omitempty"`
+}
+
+// PlaybookEdit is an agent's direct playbook change held for review: the fields it sets, nil
+// leaving a field as it is, applied to the playbook as it is when a person accepts. It has no
+// exec or skill: what a harness runs changes only by an admin's own hand.
+type PlaybookEdit struct {
+	Title                  *string   `json:"title,omitempty"`
+	Body                   *string   `json:"body,omitempty"`
+	Triggers               *[]string `json:"triggers,omitempty"`
+	DependsOnCredentialIDs *[]string `json:"depends_on_credential_ids,omitempty"`
+	DependsOnServiceIDs    *[]string `json:"depends_on_service_ids,omitempty"`
+	AutoDetectDependencies *bool     `json:"auto_detect_dependencies,omitempty"`
 }
 
 // ProposalSummary is what get_playbook shows of an open proposal, so an agent supersedes it
@@ -108,6 +123,8 @@ type Signal struct {
 	SessionID  string       `json:"session_id,omitempty"`
 	ClientName string       `json:"client_name,omitempty"`
 	CreatedAt  time.Time    `json:"created_at"`
+	// TokenID is the token of the agent that recorded it; open signals are bounded per token.
+	TokenID string `json:"-"`
 }
 
 // PlaybookFetchStat is how often agents fetched a playbook within the retention period.

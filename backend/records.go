@@ -93,3 +93,13 @@ type PlaybookOp struct {
 	Text     string   `json:"text,omitempty"`
 	Triggers []string `json:"triggers,omitempty"`
 }
+
+// RateLimitSetting overrides the server's rate limits of proxied calls for one service on one
+// deck (both ids), for a service on every deck (no deck) or for every service of a deck (no
+// service). A nil limit inherits from the next wider setting; 0 means no limit.
+type RateLimitSetting struct {
+	DeckID          string `json:"deck_id,omitempty"`
+	ServiceID       string `json:"service_id,omitempty"`
+	CallsPerMinute  *int   `json:"calls_per_minute"`
+	ConcurrentCalls *int   `json:"concurrent_calls"`
+}

@@ -1,6 +1,7 @@
 package backend
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -68,7 +69,14 @@ func cardByRef[R any](ctx context.Context, st Store, t CardType, name, ref strin
 	}
 	rec, err := get(ctx, ref)
 	if IsNotFound(err) {
-		return zero, unknownCardError(ctx, st, t, ref)
+		id, perr := ResolveIDPrefix(ctx, st, IDKind(t), ref)
+		if perr != nil {
+			return zero, perr
+		}
+		if id == "" {
+			return zero, unknownCardError(ctx, st, t, ref)
+		}
+		rec, err = get(ctx, id)
 	}
 	return rec, StoreErr("reading a "+string(t), err)
 }
@@ -96,8 +104,20 @@ func CheckCardType(field string, t CardType) error {
 	return InvalidEnum(field, t, CardTypes)
 }
 
-// getCard finds one card of type t by id or name/label/title.
+// getCard finds one card of type t by id or name/label/title, or by the unique start of its id.
 func GetCard(ctx context.Context, st Store, t CardType, ref string) (CardInfo, error) {
+	c, err := getCard(ctx, st, t, ref)
+	if !IsNotFound(err) {
+		return c, err
+	}
+	id, perr := ResolveIDPrefix(ctx, st, IDKind(t), ref)
+	if perr != nil || id == "" {
+		return c, cmp.Or(perr, err)
+	}
+	return getCard(ctx, st, t, id)
+}
+
+func getCard(ctx context.Context, st Store, t CardType, ref string) (CardInfo, error) {
 	switch t {
 	case CardService:
 		r, err := st.GetService(ctx, ref)
@@ -175,8 +195,16 @@ func unknownCardError(ctx context.Context, st Store, t CardType, ref string) err
 	}
 	return Errorf(CodeNotFound, "no %s %q; known %ss: %s", t, Clip(ref, 100), t, KnownList(known)).
 		WithHint(InWordsOf(ctx, "use an id or exact name from the collection (GET /api/v1/"+string(t)+"s)",
-			"use an id or exact name from the collection (list_collection)")).
+			collectionHint(ctx))).
 		WithDetail("card_type", string(t)).WithDetail("known", CapList(known))
+}
+
+// collectionHint points an agent at the collection's cards, through its own session's tool.
+func collectionHint(ctx context.Context) string {
+	if tool := ToolFor(ctx, "list_collection"); tool != "" {
+		return "use an id or exact name from the collection (" + tool + ")"
+	}
+	return "use one of the ids or exact names the message lists"
 }
 
 // nameConflict turns a store CONFLICT into a message naming the taken name; other errors pass

@@ -1,13 +1,15 @@
 package backend
 
 import (
-	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"regexp"
 	"strings"
 	"unicode"
+
+	"github.com/google/uuid"
+	"golang.org/x/text/unicode/norm"
 )
 
 // maxSlugLength bounds the slug part of derived credential and playbook ids.
@@ -18,45 +20,34 @@ var (
 	playbookIDRE   = regexp.MustCompile(`^pb_[a-z0-9_]+$`)
 )
 
-// latinFold transliterates the lowercase Latin letters of Latin-1, Latin Extended-A and -B and
-// Latin Extended Additional to ASCII, so "Łódź Škoda" slugs to lodz_skoda rather than losing
-// its letters. The core keeps to the standard library, which has no Unicode decomposition, so
-// this is a table: each ASCII spelling with the letters that fold to it, including those that
-// do not decompose (ł, đ, ø, ß, æ, œ, þ…).
+// latinFold spells in ASCII the lowercase Latin letters that Unicode decomposition leaves as
+// they are (ł, đ, ø, ß, æ, œ, þ…): NFKD already takes accents off (é → e + ´), splits
+// ligatures (ﬁ → fi, ĳ → ij, ǆ → dž) and turns full-width and other compatibility forms into
+// their plain letters (Ａ → A), and what it leaves is looked up here. Letters built on one of
+// these (ǿ, ǣ) decompose to it first.
 var latinFold = foldTable(map[string]string{
-	"a":  "àáâãäåāăąǎǟǡǻȁȃȧḁạảấầẩẫậắằẳẵặ",
-	"ae": "æǣǽ",
-	"b":  "ƀḃḅḇ",
-	"c":  "çćĉċčƈȼḉ",
-	"d":  "ðďđḋḍḏḑḓ",
-	"dz": "ǆǳ",
-	"e":  "èéêëēĕėęěȅȇȩɇḕḗḙḛḝẹẻẽếềểễệ",
-	"f":  "ƒḟ",
-	"g":  "ĝğġģǥǧǵḡ",
-	"h":  "ĥħȟḣḥḧḩḫẖ",
-	"i":  "ìíîïĩīĭįıǐȉȋḭḯỉị",
-	"ij": "ĳ",
-	"j":  "ĵǰɉ",
-	"k":  "ķĸƙǩḱḳḵ",
-	"l":  "ĺļľŀłƚḷḹḻḽ",
-	"lj": "ǉ",
-	"m":  "ḿṁṃ",
-	"n":  "ñńņňŋǹṅṇṉṋ",
-	"nj": "ǌ",
-	"o":  "òóôõöøōŏőơǒǫǭǿȍȏȫȭȯȱṍṏṑṓọỏốồổỗộớờởỡợ",
+	"ae": "æ",
+	"b":  "ƀ",
+	"c":  "ƈȼ",
+	"d":  "ðđ",
+	"e":  "ɇ",
+	"f":  "ƒ",
+	"g":  "ǥ",
+	"h":  "ħ",
+	"i":  "ı",
+	"j":  "ɉ",
+	"k":  "ĸƙ",
+	"l":  "łƚ",
+	"n":  "ŋ",
+	"o":  "ø",
 	"oe": "œ",
-	"p":  "ƥṕṗ",
-	"r":  "ŕŗřȑȓɍṙṛṝṟ",
-	"s":  "śŝşšſșṡṣṥṧṩ",
+	"p":  "ƥ",
+	"r":  "ɍ",
 	"ss": "ß",
-	"t":  "ţťŧƫƭțṫṭṯṱẗ",
+	"t":  "ŧƫƭ",
 	"th": "þ",
-	"u":  "ùúûüũūŭůűųưǔǖǘǚǜȕȗṳṵṷṹṻụủứừửữự",
-	"v":  "ṽṿ",
-	"w":  "ŵẁẃẅẇẉẘ",
-	"x":  "ẋẍ",
-	"y":  "ýÿŷƴȳɏẏẙỳỵỷỹ",
-	"z":  "źżžƶȥẑẓẕ",
+	"y":  "ƴɏ",
+	"z":  "ƶȥ",
 })
 
 func foldTable(byASCII map[string]string) map[rune]string {
@@ -71,18 +62,21 @@ func foldTable(byASCII map[string]string) map[rune]string {
 
 // Slugify lowercases s and keeps only [a-z0-9_], turning every other run of characters into one
 // underscore, trimming underscores at both ends and bounding the length. Ids derived from names
-// (cred_…, pb_…) use it, so the same name always gives the same id.
+// (cred_…, pb_…) use it, so the same name always gives the same id. Letters are first taken
+// apart by Unicode's compatibility decomposition (NFKD, golang.org/x/text): accents are dropped,
+// ligatures and full-width letters become plain ones, and latinFold spells the rest of the
+// Latin letters ("Œuvre ﬁle" → oeuvre_file, "Łódź" → lodz).
 func Slugify(s string) string {
 	var b strings.Builder
 	pending := false
-	for _, r := range strings.ToLower(s) {
+	for _, r := range strings.ToLower(norm.NFKD.String(s)) {
 		var piece string
 		switch {
 		case r >= 'a' && r <= 'z' || r >= '0' && r <= '9':
 			piece = string(r)
 		case latinFold[r] != "":
 			piece = latinFold[r]
-		case unicode.Is(unicode.Mn, r): // a combining accent of decomposed text: drop it
+		case unicode.Is(unicode.Mn, r): // an accent taken off its letter: drop it
 			continue
 		default:
 			pending = b.Len() > 0
@@ -172,14 +166,12 @@ func WithSuffix(id string, attempt int) string {
 	return fmt.Sprintf("%s_%d", id, attempt+1)
 }
 
-// newUUID returns a random (version 4) UUID for decks, services and tokens.
+// NewUUID returns a random (version 4, RFC 9562) UUID for decks, services and tokens, in the
+// canonical lowercase form the database's uuid type prints.
 func NewUUID() (string, error) {
-	var b [16]byte
-	if _, err := rand.Read(b[:]); err != nil {
+	id, err := uuid.NewRandom()
+	if err != nil {
 		return "", Internal("generating an id", err)
 	}
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	h := hex.EncodeToString(b[:])
-	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:32], nil
+	return id.String(), nil
 }

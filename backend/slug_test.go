@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/uuid"
+
 	"github.com/agent-deck/agent-deck/backend"
 )
 
@@ -17,6 +19,11 @@ func TestSlugify(t *testing.T) {
 		{"trims separators", "  __Stripe__  ", "stripe"},
 		{"keeps digits", "S3 bucket 2", "s3_bucket_2"},
 		{"folds accents", "Café Crème", "cafe_creme"},
+		{"ligatures split", "Œuvre ﬁle", "oeuvre_file"},
+		{"more ligatures", "ﬀ ﬂ ﬃ ĳ ǆ", "ff_fl_ffi_ij_dz"},
+		{"full-width letters and digits", "ＧｉｔＨｕｂ　Ｔｏｋｅｎ ２", "github_token_2"},
+		{"letters built on letters that do not decompose", "ǣ ǿ", "ae_o"},
+		{"compatibility forms", "ℌ① ²", "h1_2"},
 		{"underscores collapse", "a__b___c", "a_b_c"},
 		{"non latin only", "日本語", ""},
 		{"empty", "", ""},
@@ -77,5 +84,28 @@ func TestDeriveIDsWithoutSlug(t *testing.T) {
 	env := backend.DeriveEnvName("日本語")
 	if !strings.HasSuffix(env, "_API_KEY") || strings.Trim(env, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") != "" {
 		t.Errorf("DeriveEnvName(non-latin) = %q, want an upper-case env name", env)
+	}
+}
+
+// TestNewUUIDIsCanonicalV4 reads NewUUID's ids back with the UUID library: version 4, the RFC
+// variant, the canonical lowercase spelling, and no two alike.
+func TestNewUUIDIsCanonicalV4(t *testing.T) {
+	seen := map[string]bool{}
+	for range 1000 {
+		id, err := backend.NewUUID()
+		if err != nil {
+			t.Fatal(err)
+		}
+		u, err := uuid.Parse(id)
+		if err != nil {
+			t.Fatalf("NewUUID() = %q: %v", id, err)
+		}
+		if u.Version() != 4 || u.Variant() != uuid.RFC4122 || u.String() != id {
+			t.Fatalf("NewUUID() = %q: version %d, variant %s, canonical %q", id, u.Version(), u.Variant(), u.String())
+		}
+		if seen[id] {
+			t.Fatalf("NewUUID() repeated %q", id)
+		}
+		seen[id] = true
 	}
 }

@@ -2,6 +2,7 @@ package backend
 
 import (
 	"context"
+	"fmt"
 	"time"
 )
 
@@ -21,6 +22,9 @@ type Store interface {
 	DeleteDeck(ctx context.Context, id string) error
 	GetDeck(ctx context.Context, ref string) (Deck, error)
 	ListDecks(ctx context.Context) ([]Deck, error)
+	// ListIDsWithPrefix returns up to limit ids of kind that start with prefix, ignoring case,
+	// in id order (ResolveIDPrefix).
+	ListIDsWithPrefix(ctx context.Context, kind IDKind, prefix string, limit int) ([]string, error)
 	// LockDeck takes a row lock on the deck for the rest of the transaction, so concurrent
 	// link/unlink/reorder on one deck serialize.
 	LockDeck(ctx context.Context, id string) error
@@ -41,6 +45,9 @@ type Store interface {
 	DecksLinking(ctx context.Context, t CardType, cardID string) ([]Deck, error)
 
 	CreateService(ctx context.Context, s *ServiceRecord) error
+	// CreateServices creates services in order in one round trip, inside the current
+	// transaction; an error is a *BatchError naming the first that failed.
+	CreateServices(ctx context.Context, s []*ServiceRecord) error
 	UpdateService(ctx context.Context, s *ServiceRecord) error
 	UpdateServiceHealth(ctx context.Context, id string, h Health) error
 	DeleteService(ctx context.Context, id string) error
@@ -66,12 +73,16 @@ type Store interface {
 	PersonalSecret(ctx context.Context, credentialID, personID string) ([]byte, time.Time, error)
 	// PersonalSecretIDs returns the ids of the credentials a person set their own secret for.
 	PersonalSecretIDs(ctx context.Context, personID string) (map[string]bool, error)
+	// CreateCredentials is CreateServices for credentials.
+	CreateCredentials(ctx context.Context, c []*CredentialRecord) error
 	UpdateCredential(ctx context.Context, c *CredentialRecord) error
 	DeleteCredential(ctx context.Context, id string) error
 	GetCredential(ctx context.Context, ref string) (CredentialRecord, error)
 	ListCredentials(ctx context.Context) ([]CredentialRecord, error)
 
 	CreatePlaybook(ctx context.Context, p *Playbook) error
+	// CreatePlaybooks is CreateServices for playbooks.
+	CreatePlaybooks(ctx context.Context, p []*Playbook) error
 	UpdatePlaybook(ctx context.Context, p *Playbook) error
 	DeletePlaybook(ctx context.Context, id string) error
 	GetPlaybook(ctx context.Context, ref string) (Playbook, error)
@@ -87,6 +98,15 @@ type Store interface {
 	// concurrent accepts of proposals on one playbook serialize.
 	LockPlaybook(ctx context.Context, id string) error
 
+	// PlaybookReviewRequired reports whether an agent's write to the playbook must be held for
+	// review: whether any deck holding it requires review, a deck without its own setting and a
+	// playbook on no deck following byDefault (the server's default).
+	PlaybookReviewRequired(ctx context.Context, playbookID string, byDefault bool) (bool, error)
+	// DeckPlaybookReview is the deck's own review setting; nil when it follows the server's.
+	DeckPlaybookReview(ctx context.Context, deckID string) (*bool, error)
+	// SetDeckPlaybookReview stores the deck's review setting; nil deletes it.
+	SetDeckPlaybookReview(ctx context.Context, deckID string, required *bool) error
+
 	CreateProposal(ctx context.Context, p *Proposal) error
 	// GetProposal finds a proposal by id and locks it for the rest of the transaction.
 	GetProposal(ctx context.Context, id string) (Proposal, error)
@@ -101,6 +121,8 @@ type Store interface {
 	SetSignals(ctx context.Context, ids []string, status SignalStatus, proposalID string) error
 	// SignalsOfProposal returns the ids of the signals parked on or actioned by a proposal.
 	SignalsOfProposal(ctx context.Context, proposalID string) ([]string, error)
+	// OpenByToken counts the open proposals and open signals a token recorded.
+	OpenByToken(ctx context.Context, tokenID string) (proposals, signals int, err error)
 
 	RecordPlaybookFetch(ctx context.Context, f PlaybookFetch) error
 	// PlaybookFetchStats counts the fetch events kept, per playbook.
@@ -151,15 +173,30 @@ type Store interface {
 	FinishExecAudit(ctx context.Context, id int64, exitCode int, at time.Time) error
 	ListExecAudits(ctx context.Context) ([]ExecAudit, error)
 
+	// RateLimitSettings returns the rate limit overrides bearing on a service on a deck: the
+	// pair's, the service's on every deck and the deck's for all its services.
+	RateLimitSettings(ctx context.Context, deckID, serviceID string) ([]RateLimitSetting, error)
+	// SetRateLimitSetting stores one override; one that sets neither limit is deleted.
+	SetRateLimitSetting(ctx context.Context, st RateLimitSetting) error
+
 	// SetSamplingAllowed grants (a row) or withdraws sampling for a service on a deck.
 	SetSamplingAllowed(ctx context.Context, deckID, serviceID string, allowed bool) error
 	// SamplingAllowed reports whether the deck lets the service sample.
 	SamplingAllowed(ctx context.Context, deckID, serviceID string) (bool, error)
+	// ListSamplingServices returns the ids of the services the deck lets sample.
+	ListSamplingServices(ctx context.Context, deckID string) ([]string, error)
 	// InsertToolCalls writes audit entries in one round trip, filling token and deck names
 	// and keeping Arguments only for decks that capture them (audit.go).
 	InsertToolCalls(ctx context.Context, calls []ToolCall) error
 	// ListToolCalls returns the entries q selects, newest first.
 	ListToolCalls(ctx context.Context, q ToolCallQuery) ([]ToolCall, error)
+	// GetToolCall returns one audit entry.
+	GetToolCall(ctx context.Context, id int64) (ToolCall, error)
+	// ListToolCallBuckets counts the entries q selects per group and time bucket, and per group
+	// over the whole period (a row with a zero At), ordered by group then time.
+	ListToolCallBuckets(ctx context.Context, q ToolCallStatsQuery) ([]ToolCallBucket, error)
+	// GetDeckArgumentCapture reports whether calls through the deck keep their arguments.
+	GetDeckArgumentCapture(ctx context.Context, deckID string) (bool, error)
 	// PruneToolCalls deletes entries older than before and says how many.
 	PruneToolCalls(ctx context.Context, before time.Time) (int64, error)
 	// SetDeckArgumentCapture turns argument capture on or off for one deck, for calls made
@@ -251,3 +288,13 @@ type SealedValue struct {
 // SecretKeyStateFunc decides the new key state from the recorded one; load reads every stored
 // sealed value. It returns the state to record and the values to rewrite.
 type SecretKeyStateFunc func(st SecretKeyState, load func() ([]SealedValue, error)) (SecretKeyState, []SealedValue, error)
+
+// BatchError is the failure of one write of a batch (CreateServices and friends): Index is its
+// position in the batch, Err what went wrong; nothing of the batch was kept.
+type BatchError struct {
+	Index int
+	Err   error
+}
+
+func (e *BatchError) Error() string { return fmt.Sprintf("item %d: %v", e.Index, e.Err) }
+func (e *BatchError) Unwrap() error { return e.Err }

@@ -63,6 +63,8 @@ type ToolCallFilter struct {
 	Deck    string
 	Session string
 	Tool    string
+	// Token matches the token's id or name (case-insensitive): who made the calls.
+	Token   string
 	Outcome string
 	Since   time.Time
 	Until   time.Time
@@ -79,11 +81,11 @@ type ToolCallPage struct {
 // ToolCallQuery is a validated ToolCallFilter as the Store runs it: Before is the id the page
 // starts below (0: from the newest).
 type ToolCallQuery struct {
-	Person, Service, Deck, Session, Tool string
-	Outcome                              CallOutcome
-	Since, Until                         time.Time
-	Before                               int64
-	Limit                                int
+	Person, Service, Deck, Session, Tool, Token string
+	Outcome                                     CallOutcome
+	Since, Until                                time.Time
+	Before                                      int64
+	Limit                                       int
 }
 
 // Page sizes of the audit trail.
@@ -91,3 +93,27 @@ const (
 	DefaultToolCallLimit = 100
 	MaxToolCallLimit     = 1000
 )
+
+// ToolCallStatsQuery is a validated request for call counts, error counts and latency per group
+// and time bucket: buckets of Bucket length from Since (aligned to it) to Until.
+type ToolCallStatsQuery struct {
+	Service, Deck, Tool string
+	Since, Until        time.Time
+	Bucket              time.Duration
+	// ByTool groups per service and tool; otherwise per service.
+	ByTool bool
+}
+
+// ToolCallBucket is one group's calls in one time bucket; At is zero on the row of the whole
+// period. Errors are calls that failed (outcome error, refusals included), IsErrors those the
+// tool itself reported as failed.
+type ToolCallBucket struct {
+	Service  string    `json:"service,omitempty"`
+	Tool     string    `json:"tool,omitempty"`
+	At       time.Time `json:"at,omitzero"`
+	Calls    int       `json:"calls"`
+	Errors   int       `json:"errors"`
+	IsErrors int       `json:"is_errors"`
+	P50MS    float64   `json:"p50_ms"`
+	P95MS    float64   `json:"p95_ms"`
+}

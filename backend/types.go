@@ -256,6 +256,15 @@ type MCPSession struct {
 	// Person is the name of the person whose token opened the session; PersonID their id.
 	Person   string `json:"person,omitempty"`
 	PersonID string `json:"-"`
+	// Token names that token; only admins are shown it (the session list).
+	Token *SessionToken `json:"token,omitempty"`
+}
+
+// SessionToken is the token a session was opened with, as the session list shows it to admins.
+type SessionToken struct {
+	ID   string    `json:"id"`
+	Name string    `json:"name"`
+	Kind TokenKind `json:"kind"`
 }
 
 // ExecAudit records one `agent-deck exec`: which credentials, which command, how it ended.

@@ -35,8 +35,10 @@ var envNameRE = regexp.MustCompile(`^[A-Z_][A-Z0-9_]*$`)
 // field accepts (a caller may replace the hint with a more specific one).
 func Invalid(field, format string, args ...any) *Error {
 	rule := fmt.Sprintf(format, args...)
-	return Errorf(CodeInvalidArgument, "%s: %s", field, rule).
-		WithDetail("field", field).WithHint(acceptedHint(field, rule))
+	e := Errorf(CodeInvalidArgument, "%s: %s", field, rule).
+		WithDetail("field", field).WithHint(acceptedHint(field, rule, peopleLister))
+	e.accepted = &acceptedField{field, rule}
+	return e
 }
 
 // invalidEnum is the error for a value outside a closed set; it lists the accepted values.

@@ -29,16 +29,6 @@ var Profiles = []string{ProfileRuntime, ProfileStandard, ProfileResource, Profil
 // IsProfile reports whether name is a profile, spelled exactly.
 func IsProfile(name string) bool { return slices.Contains(Profiles, name) }
 
-// recordedProfile is the profile a session row records: the row keeps a session from widening
-// later, so resource is recorded as standard, its size (the sessions table's check constraint
-// predates resource); the connection's profile picks between the two on each request.
-func RecordedProfile(name string) string {
-	if name == ProfileResource {
-		return ProfileStandard
-	}
-	return name
-}
-
 // ProfileChoices is the list of profiles for a help text or an error: "runtime, standard,
 // resource or legacy".
 func ProfileChoices() string {

@@ -67,6 +67,9 @@ type adoptItem struct {
 	Ignored    []string `json:"ignored_keys,omitempty"`
 	ServiceID  string   `json:"service_id,omitempty"`
 	Linked     bool     `json:"linked,omitempty"`
+	// TakenOut is the backup of the client's file an earlier adopt --replace wrote when it
+	// took this server out (adoptedEarlier).
+	TakenOut string `json:"taken_out_earlier,omitempty"`
 }
 
 type adoptReport struct {
@@ -151,6 +154,7 @@ func adoptAction(c *cli.Context) error {
 		}
 		rep.Services = append(rep.Services, a.item)
 	}
+	rep.Services = append(rep.Services, adoptedEarlier(t, file, servers, existing, paths, cl.BaseURL)...)
 	if c.Bool("replace") && !rep.DryRun && len(remove) > 0 {
 		if err := replaceInClient(t, file, remove, &rep); err != nil {
 			return err
@@ -243,7 +247,7 @@ func createAdopted(c *cli.Context, cl *client.Client, a adoption, deck string) a
 	card, err := cl.CreateService(c.Context, a.in)
 	if err != nil {
 		if a.in.CredentialID != "" {
-			_ = cl.DeleteCredential(c.Context, a.in.CredentialID) // nothing half-applied
+			_, _ = cl.DeleteCredential(c.Context, a.in.CredentialID) // nothing half-applied
 		}
 		return failed("the server refused it", err)
 	}
@@ -320,6 +324,9 @@ func printAdopt(c *cli.Context, rep adoptReport) error {
 		var notes []string
 		if it.Reason != "" {
 			notes = append(notes, it.Reason)
+		}
+		if it.TakenOut != "" {
+			notes = append(notes, "taken out of the file by an earlier adopt --replace (the original is in "+short(it.TakenOut)+")")
 		}
 		if len(it.Sealed) > 0 {
 			notes = append(notes, "encrypted: "+strings.Join(it.Sealed, ", "))

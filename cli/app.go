@@ -24,7 +24,7 @@ func App(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 		EnableBashCompletion: true,
 		HideHelpCommand:      true,
 		Flags:                globalFlags(),
-		Commands:             withUsageErrors(withUnknownCommand(withGlobalFlags(commands()))),
+		Commands:             withArgCompletion("", withUsageErrors(withUnknownCommand(withGlobalFlags(commands())))),
 		Action:               unknownCommand,
 		OnUsageError:         usageError,
 		ExitErrHandler:       func(*cli.Context, error) {},
@@ -55,6 +55,7 @@ func commands() []*cli.Command {
 		launchCommand(),
 		versionCommand(),
 		completionCommand(),
+		manCommand(),
 	}
 }
 

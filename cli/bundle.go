@@ -91,11 +91,9 @@ func importAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	counts := bundleCounts(raw)
-	if counts.total() >= largeBundleCards {
-		fmt.Fprintf(c.App.ErrWriter, "Importing %s (%d bytes)…\n", counts, len(raw))
-	}
+	stop := importProgress(c.App.ErrWriter, bundleCounts(raw), len(raw))
 	rep, err := cl.Import(c.Context, json.RawMessage(raw), c.Bool("dry-run"))
+	stop()
 	if err != nil {
 		return fail(err)
 	}

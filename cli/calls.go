@@ -20,7 +20,7 @@ func callsCommand() *cli.Command {
 			&cli.StringFlag{Name: "person", Usage: "only calls of this person's tokens (name or id)"},
 			&cli.StringFlag{Name: "service", Usage: "only calls of this service (id or name)"},
 			&cli.StringFlag{Name: "deck", Usage: "only calls through this deck (id or name)"},
-			&cli.StringFlag{Name: "session", Usage: "only calls of this MCP session"},
+			&cli.StringFlag{Name: "session", Usage: "only calls of this MCP session: its id, or its start as the list shows it"},
 			&cli.StringFlag{Name: "tool", Usage: "only calls of this tool"},
 			&cli.StringFlag{Name: "outcome", Usage: "only ok, is_error or error"},
 			&cli.StringFlag{Name: "since", Usage: "only calls since a duration ago (1h) or an RFC 3339 time"},

@@ -26,9 +26,10 @@ type cardKind struct {
 	// to show (rows one cell longer than header).
 	extraColumn string
 	show        func(context.Context, *client.Client, string) (any, func(io.Writer) error, error)
-	delete      func(context.Context, *client.Client, string) error
-	extra       []*cli.Command
-	aliases     []string
+	// delete deletes the card and returns lines saying what else the deletion changed.
+	delete  func(context.Context, *client.Client, string) ([]string, error)
+	extra   []*cli.Command
+	aliases []string
 }
 
 func (k cardKind) command() *cli.Command {
@@ -157,11 +158,15 @@ func (k cardKind) deleteAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := k.delete(c.Context, cl, ref); err != nil {
+	notes, err := k.delete(c.Context, cl, ref)
+	if err != nil {
 		printDependents(c.App.ErrWriter, err)
 		return fail(err)
 	}
 	fmt.Fprintf(c.App.Writer, "Deleted %s %s\n", k.noun, ref)
+	for _, n := range notes {
+		fmt.Fprintln(c.App.Writer, n)
+	}
 	return nil
 }
 
@@ -227,10 +232,12 @@ func serviceCommand() *cli.Command {
 			}
 			return s, func(w io.Writer) error { return keyValues(w, pairs) }, err
 		},
-		delete: func(ctx context.Context, cl *client.Client, ref string) error { return cl.DeleteService(ctx, ref) },
+		delete: func(ctx context.Context, cl *client.Client, ref string) ([]string, error) {
+			return nil, cl.DeleteService(ctx, ref)
+		},
 		extra: []*cli.Command{serviceAddCommand(), serviceEditCommand(), serviceToolsCommand(),
 			serviceToggleCommand(true), serviceToggleCommand(false), serviceCheckCommand(), serviceApproveCommand(),
-			serviceConnectCommand(), serviceDisconnectCommand()},
+			serviceConnectCommand(), serviceDisconnectCommand(), serviceLimitsCommand()},
 	}.command()
 }
 
@@ -320,7 +327,10 @@ func playbookCommand() *cli.Command {
 				return err
 			}, err
 		},
-		delete: func(ctx context.Context, cl *client.Client, ref string) error { return cl.DeletePlaybook(ctx, ref) },
+		delete: func(ctx context.Context, cl *client.Client, ref string) ([]string, error) {
+			return nil, cl.DeletePlaybook(ctx, ref)
+		},
+		extra: []*cli.Command{playbookAddCommand(), playbookEditCommand()},
 	}.command()
 }
 

@@ -50,8 +50,9 @@ func TestCmdProposalsAndSignals(t *testing.T) {
 		{name: "proposals-after", args: []string{"proposals"}},
 		{name: "signals-json", args: []string{"signals", "--json"}},
 		{name: "discard-nothing", args: []string{"signal", "discard"}, code: 1},
-		{name: "discard", args: []string{"signal", "discard", signal.ID}},
-		{name: "discard-json-last", args: []string{"signal", "discard", later.ID, "--json"}},
+		{name: "discard-without-yes", args: []string{"signal", "discard", signal.ID}, code: 1},
+		{name: "discard", args: []string{"signal", "discard", signal.ID, "--yes"}},
+		{name: "discard-json-last", args: []string{"signal", "discard", later.ID, "--json", "--yes"}},
 		{name: "signals-after", args: []string{"signals"}},
 	})
 }

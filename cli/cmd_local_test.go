@@ -37,7 +37,7 @@ func TestCmdStatus(t *testing.T) {
 	})
 }
 
-// TestCmdVersionAndCompletion runs the commands that need no server: version and completion.
+// TestCmdVersionAndCompletion runs the commands that need no server: version, completion and man.
 func TestCmdVersionAndCompletion(t *testing.T) {
 	e := &cmdEnv{t: t, home: t.TempDir(), cells: map[string]string{}}
 	e.runCases(t, "local", []cmdCase{
@@ -52,6 +52,8 @@ func TestCmdVersionAndCompletion(t *testing.T) {
 		{name: "completion-fish", args: []string{"completion", "fish"}, verify: fishCompletion},
 		{name: "completion-unknown-shell", args: []string{"completion", "ksh"}, code: 1},
 		{name: "completion-no-shell", args: []string{"completion"}, code: 1},
+		{name: "man", args: []string{"man"}, verify: manPageChecks},
+		{name: "man-extra-argument", args: []string{"man", "deck"}, code: 1},
 	})
 }
 

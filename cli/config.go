@@ -30,6 +30,13 @@ const (
 // DefaultAddr is where `serve` listens and where clients look when nothing else is configured.
 const DefaultAddr = "127.0.0.1:1110"
 
+// serve's default limits of each token's proxied calls: far above what an agent at a person's
+// pace makes, low enough to stop a loop from spending a paid API's quota in minutes.
+const (
+	DefaultTokenCallsPerMinute  = 600
+	DefaultTokenConcurrentCalls = 32
+)
+
 func globalFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: flagHome, EnvVars: []string{"AGENT_DECK_HOME"},
@@ -69,6 +76,12 @@ func serveFlags() []cli.Flag {
 			Value: 200, Usage: "live MCP sessions one token may hold; opening one more expires its least recently used"},
 		&cli.DurationFlag{Name: "oauth-access-ttl", EnvVars: []string{"AGENT_DECK_OAUTH_ACCESS_TTL"},
 			Value: authserver.DefaultAccessTTL, Usage: "access tokens issued to OAuth clients expire after this long (they refresh by themselves)"},
+		&cli.IntFlag{Name: "oauth-registrations-per-minute", EnvVars: []string{"AGENT_DECK_OAUTH_REGISTRATIONS_PER_MINUTE"},
+			Value: authserver.DefaultRegistrationsPerMinute, Usage: "OAuth client registrations (POST /oauth/register) each replica accepts a minute; more get 429 with Retry-After"},
+		&cli.IntFlag{Name: "oauth-max-clients", EnvVars: []string{"AGENT_DECK_OAUTH_MAX_CLIENTS"},
+			Value: authserver.DefaultMaxClients, Usage: "registered OAuth clients kept; at the limit the oldest that never signed in makes room"},
+		&cli.DurationFlag{Name: "oauth-unused-client-ttl", EnvVars: []string{"AGENT_DECK_OAUTH_UNUSED_CLIENT_TTL"},
+			Value: authserver.DefaultUnusedClientTTL, Usage: "a registered OAuth client that completes no sign-in within this long expires and is deleted"},
 		&cli.StringFlag{Name: "oauth-client-metadata-url", EnvVars: []string{"AGENT_DECK_OAUTH_CLIENT_METADATA_URL"},
 			Usage: "https URL of Agent Deck's Client ID Metadata Document (served at /oauth/client-metadata.json), its client_id at services' authorization servers that support such documents; default: that path on the server's address when it is https"},
 		&cli.DurationFlag{Name: "local-idle-timeout", EnvVars: []string{"AGENT_DECK_LOCAL_IDLE_TIMEOUT"},
@@ -89,6 +102,16 @@ func serveFlags() []cli.Flag {
 			Usage: "debug, info, warn or error"},
 		&cli.DurationFlag{Name: "playbook-fetch-retention", EnvVars: []string{"AGENT_DECK_PLAYBOOK_FETCH_RETENTION"},
 			Value: core.DefaultPlaybookFetchRetention, Usage: "get_playbook fetch events are deleted after this long"},
+		&cli.IntFlag{Name: "token-calls-per-minute", EnvVars: []string{"AGENT_DECK_TOKEN_CALLS_PER_MINUTE"}, Value: DefaultTokenCallsPerMinute,
+			Usage: "proxied calls each token may make a minute, a minute's worth at once (0: no limit); more get RATE_LIMITED / 429"},
+		&cli.IntFlag{Name: "token-concurrent-calls", EnvVars: []string{"AGENT_DECK_TOKEN_CONCURRENT_CALLS"}, Value: DefaultTokenConcurrentCalls,
+			Usage: "proxied calls each token may have in flight at once (0: no limit)"},
+		&cli.IntFlag{Name: "service-calls-per-minute", EnvVars: []string{"AGENT_DECK_SERVICE_CALLS_PER_MINUTE"},
+			Usage: "default calls a minute to each service through each deck (0: no limit); agent-deck deck limits and service limits override it"},
+		&cli.IntFlag{Name: "service-concurrent-calls", EnvVars: []string{"AGENT_DECK_SERVICE_CONCURRENT_CALLS"},
+			Usage: "default calls in flight at once to each service through each deck (0: no limit)"},
+		&cli.BoolFlag{Name: "playbook-review", EnvVars: []string{"AGENT_DECK_PLAYBOOK_REVIEW"},
+			Usage: "hold agent tokens' playbook writes for review (as proposals a person accepts) on decks without their own setting (agent-deck deck review)"},
 		&cli.BoolFlag{Name: "allow-metadata-hosts", EnvVars: []string{"AGENT_DECK_ALLOW_METADATA_HOSTS"},
 			Usage: "let services use link-local and cloud-metadata hosts (169.254.169.254, metadata.google.internal, …)"},
 		&cli.BoolFlag{Name: "pprof", EnvVars: []string{"AGENT_DECK_PPROF"},
@@ -123,6 +146,11 @@ type ServeConfig struct {
 	MaxSessionsPerToken int
 	// OAuthAccessTTL is the lifetime of access tokens issued to OAuth clients; 0 means 1 h.
 	OAuthAccessTTL time.Duration
+	// OAuthRegistrationsPerMinute, OAuthMaxClients and OAuthUnusedClientTTL bound Dynamic
+	// Client Registration (authserver.Config); 0 takes the defaults.
+	OAuthRegistrationsPerMinute int
+	OAuthMaxClients             int
+	OAuthUnusedClientTTL        time.Duration
 	// OAuthAllowLoopbackHTTPClientIDs accepts http loopback Client ID Metadata Document URLs.
 	// Tests only; there is no flag.
 	OAuthAllowLoopbackHTTPClientIDs bool
@@ -139,6 +167,15 @@ type ServeConfig struct {
 	AuditRetention time.Duration
 	// PlaybookFetchRetention is how long get_playbook fetch events are kept; 0 = 90 days.
 	PlaybookFetchRetention time.Duration
+	// PlaybookReview holds agent tokens' playbook writes for review on decks without their
+	// own setting (--playbook-review).
+	PlaybookReview bool
+	// TokenCallsPerMinute and TokenConcurrentCalls bound every token's proxied calls;
+	// ServiceCallsPerMinute and ServiceConcurrentCalls are the default bounds of a service's
+	// calls through a deck. 0 is no limit (serve's flags default to DefaultTokenCallsPerMinute
+	// and DefaultTokenConcurrentCalls for tokens).
+	TokenCallsPerMinute, TokenConcurrentCalls     int
+	ServiceCallsPerMinute, ServiceConcurrentCalls int
 	// OAuthClientMetadataURL is the https URL of Agent Deck's own Client ID Metadata Document,
 	// its client_id at services' authorization servers that support such documents.
 	OAuthClientMetadataURL string
@@ -166,31 +203,39 @@ type ServeConfig struct {
 
 func serveConfigFrom(c *cli.Context) ServeConfig {
 	return ServeConfig{
-		Home:                global(c, flagHome),
-		Addr:                c.String("addr"),
-		AllowRemote:         c.Bool("allow-remote"),
-		DatabaseURL:         c.String("database-url"),
-		SecretKey:           os.Getenv(envSecretKey),
-		Profile:             c.String("profile"),
-		DefaultDeck:         c.String("deck"),
-		DefaultWorkspace:    c.String("workspace"),
-		SessionIdleTimeout:  c.Duration("session-idle-timeout"),
-		MaxSessionsPerToken: c.Int("max-sessions-per-token"),
-		OAuthAccessTTL:      c.Duration("oauth-access-ttl"),
-		LocalIdleTimeout:    c.Duration("local-idle-timeout"),
-		ResultCap:           c.Int("result-cap"),
-		ResultRetention:     c.Duration("result-retention"),
-		ResultHardCap:       c.Int("result-hard-cap"),
-		ResultDirCap:        c.Int64("result-dir-cap"),
-		LogLevel:            c.String("log-level"),
-		LogFormat:           c.String("log-format"),
-		AllowMetadataHosts:  c.Bool("allow-metadata-hosts"),
-		AuditRetention:      c.Duration("audit-retention"),
-		StrictPerms:         c.Bool("strict-perms"),
-		AllowOrigins:        c.StringSlice("allow-origin"),
-		Pprof:               c.Bool("pprof"),
+		Home:                        global(c, flagHome),
+		Addr:                        c.String("addr"),
+		AllowRemote:                 c.Bool("allow-remote"),
+		DatabaseURL:                 c.String("database-url"),
+		SecretKey:                   os.Getenv(envSecretKey),
+		Profile:                     c.String("profile"),
+		DefaultDeck:                 c.String("deck"),
+		DefaultWorkspace:            c.String("workspace"),
+		SessionIdleTimeout:          c.Duration("session-idle-timeout"),
+		MaxSessionsPerToken:         c.Int("max-sessions-per-token"),
+		OAuthAccessTTL:              c.Duration("oauth-access-ttl"),
+		OAuthRegistrationsPerMinute: c.Int("oauth-registrations-per-minute"),
+		OAuthMaxClients:             c.Int("oauth-max-clients"),
+		OAuthUnusedClientTTL:        c.Duration("oauth-unused-client-ttl"),
+		LocalIdleTimeout:            c.Duration("local-idle-timeout"),
+		ResultCap:                   c.Int("result-cap"),
+		ResultRetention:             c.Duration("result-retention"),
+		ResultHardCap:               c.Int("result-hard-cap"),
+		ResultDirCap:                c.Int64("result-dir-cap"),
+		LogLevel:                    c.String("log-level"),
+		LogFormat:                   c.String("log-format"),
+		AllowMetadataHosts:          c.Bool("allow-metadata-hosts"),
+		AuditRetention:              c.Duration("audit-retention"),
+		StrictPerms:                 c.Bool("strict-perms"),
+		AllowOrigins:                c.StringSlice("allow-origin"),
+		Pprof:                       c.Bool("pprof"),
 
 		PlaybookFetchRetention: c.Duration("playbook-fetch-retention"),
+		PlaybookReview:         c.Bool("playbook-review"),
+		TokenCallsPerMinute:    c.Int("token-calls-per-minute"),
+		TokenConcurrentCalls:   c.Int("token-concurrent-calls"),
+		ServiceCallsPerMinute:  c.Int("service-calls-per-minute"),
+		ServiceConcurrentCalls: c.Int("service-concurrent-calls"),
 		OAuthClientMetadataURL: c.String("oauth-client-metadata-url"),
 		OIDC: OIDCConfig{Issuer: c.String("oidc-issuer"), ClientID: c.String("oidc-client-id"),
 			ClientSecret: os.Getenv(envOIDCClientSecret), RedirectURL: c.String("oidc-redirect-url")},
@@ -245,6 +290,15 @@ func (c ServeConfig) validate() error {
 	}
 	if c.OAuthAccessTTL < 0 {
 		return fmt.Errorf("--oauth-access-ttl %s: expected a positive duration", c.OAuthAccessTTL)
+	}
+	for flag, v := range map[string]int{"--token-calls-per-minute": c.TokenCallsPerMinute, "--token-concurrent-calls": c.TokenConcurrentCalls,
+		"--service-calls-per-minute": c.ServiceCallsPerMinute, "--service-concurrent-calls": c.ServiceConcurrentCalls} {
+		if v < 0 {
+			return fmt.Errorf("%s %d: expected 0 (no limit) or a positive number", flag, v)
+		}
+	}
+	if c.OAuthRegistrationsPerMinute < 0 || c.OAuthMaxClients < 0 || c.OAuthUnusedClientTTL < 0 {
+		return fmt.Errorf("--oauth-registrations-per-minute, --oauth-max-clients and --oauth-unused-client-ttl: expected positive values")
 	}
 	if err := checkClientMetadataURL(c.OAuthClientMetadataURL); err != nil {
 		return err

@@ -38,8 +38,11 @@ func credentialCommand() *cli.Command {
 					{"secret", credentialSecretState(c)}})
 			}, err
 		},
-		delete: func(ctx context.Context, cl *client.Client, ref string) error { return cl.DeleteCredential(ctx, ref) },
-		extra:  []*cli.Command{credentialAddCommand(), credentialRotateCommand(), credentialSetMineCommand(), credentialUnsetMineCommand()},
+		delete: func(ctx context.Context, cl *client.Client, ref string) ([]string, error) {
+			del, err := cl.DeleteCredential(ctx, ref)
+			return deletionNotes(del), err
+		},
+		extra: []*cli.Command{credentialAddCommand(), credentialRotateCommand(), credentialSetMineCommand(), credentialUnsetMineCommand()},
 	}.command()
 }
 
@@ -152,4 +155,21 @@ func readSecret(c *cli.Context, prompt string) (string, error) {
 		return "", userError("no secret given: type it at the prompt or pipe it on stdin")
 	}
 	return s, nil
+}
+
+// deletionNotes says what a credential's deletion changed beyond its card: the decks whose
+// choice of it fell back, and the services that call without it now.
+func deletionNotes(del core.CredentialDeletion) []string {
+	var out []string
+	for _, f := range del.Fallbacks {
+		now := f.Service + " has no credential of its own, so calls there go without one"
+		if f.Now != "" {
+			now = "calls there now present " + f.Service + "'s own credential, " + f.Now
+		}
+		out = append(out, fmt.Sprintf("  deck %s had chosen it for %s: %s", f.Deck, f.Service, now))
+	}
+	for _, s := range del.ServicesWithout {
+		out = append(out, fmt.Sprintf("  service %s used it as its own credential: its calls go without one now", s))
+	}
+	return out
 }

@@ -28,8 +28,11 @@ func deckCommand() *cli.Command {
 			d, err := cl.GetDeck(ctx, ref)
 			return d, func(w io.Writer) error { return printDeck(w, d) }, err
 		},
-		delete: func(ctx context.Context, cl *client.Client, ref string) error { return cl.DeleteDeck(ctx, ref) },
-		extra:  []*cli.Command{deckCreateCommand(), deckToolsCommand(), deckCredentialCommand(), deckSamplingCommand(), deckShareCommand()},
+		delete: func(ctx context.Context, cl *client.Client, ref string) ([]string, error) {
+			return nil, cl.DeleteDeck(ctx, ref)
+		},
+		extra: []*cli.Command{deckCreateCommand(), deckRenameCommand(), deckToolsCommand(), deckCredentialCommand(),
+			deckSamplingCommand(), deckReviewCommand(), deckLimitsCommand(), deckShareCommand()},
 	}.command()
 }
 

@@ -25,56 +25,87 @@ const (
 )
 
 // loadSecretKey returns the key that seals secrets at rest: AGENT_DECK_SECRET_KEY when set, else
-// <home>/secret.key, generated (0600) on first start.
-func loadSecretKey(home, fromEnv string) ([]byte, error) {
+// <home>/secret.key, generated (0600) on first start. A generated key is written beside its
+// path and kept only once the database accepts it (pendingKey): a start refused because the
+// database was sealed with another key leaves no key file behind to be read next time.
+func loadSecretKey(home, fromEnv string) ([]byte, *pendingKey, error) {
 	if fromEnv != "" {
 		key, err := secret.DecodeKey(fromEnv)
 		if err != nil {
-			return nil, fmt.Errorf("AGENT_DECK_SECRET_KEY: %w", err)
+			return nil, nil, fmt.Errorf("AGENT_DECK_SECRET_KEY: %w", err)
 		}
-		return key, nil
+		return key, nil, nil
 	}
 	path := filepath.Join(home, secretKeyFile)
 	data, err := os.ReadFile(path)
 	if err == nil {
 		key, derr := secret.DecodeKey(strings.TrimSpace(string(data)))
 		if derr != nil {
-			return nil, fmt.Errorf("%s: %w", path, derr)
+			return nil, nil, fmt.Errorf("%s: %w", path, derr)
 		}
-		return key, nil
+		return key, nil, nil
 	}
 	if !errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("read secret key: %w", err)
+		return nil, nil, fmt.Errorf("read secret key: %w", err)
+	}
+	pending := &pendingKey{tmp: path + ".new", path: path}
+	if data, err := os.ReadFile(pending.tmp); err == nil {
+		// A first start stopped between the database accepting its key and keeping it: the
+		// database may already record this key, so it is tried before a new one is made.
+		if key, derr := secret.DecodeKey(strings.TrimSpace(string(data))); derr == nil {
+			return key, pending, nil
+		}
 	}
 	key, err := secret.GenerateKey()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if err := writeFileAtomic(path, []byte(base64.StdEncoding.EncodeToString(key)+"\n"), 0o600); err != nil {
-		return nil, fmt.Errorf("write secret key: %w", err)
+	if err := writeFileAtomic(pending.tmp, []byte(base64.StdEncoding.EncodeToString(key)+"\n"), 0o600); err != nil {
+		return nil, nil, fmt.Errorf("write secret key: %w", err)
 	}
-	return key, nil
+	return key, pending, nil
 }
 
-// ensureAdminToken makes sure <home>/admin.token holds a working admin token, creating one on
-// first start (or when the database no longer knows the stored one).
+// pendingKey is a key generated on this start, written to tmp until the database accepts it.
+type pendingKey struct{ tmp, path string }
+
+// keep moves the key to its path once the database accepted it; nil does nothing.
+func (p *pendingKey) keep() error {
+	if p == nil {
+		return nil
+	}
+	if err := os.Rename(p.tmp, p.path); err != nil {
+		return fmt.Errorf("write secret key: %w", err)
+	}
+	return nil
+}
+
+// drop removes a key that was not kept (after keep, there is nothing left to remove).
+func (p *pendingKey) drop() {
+	if p != nil {
+		_ = os.Remove(p.tmp)
+	}
+}
+
+// ensureAdminToken makes sure <home>/admin.token holds a working admin token: the one already
+// there, else the cluster's serve admin token (core.ServeAdminToken), made once for every
+// replica that shares the database and the key, however many homes start.
 func ensureAdminToken(ctx context.Context, svc *core.Hub, home string) (string, error) {
 	path := filepath.Join(home, adminTokenFile)
 	if data, err := os.ReadFile(path); err == nil {
 		secret := strings.TrimSpace(string(data))
-		if a, aerr := svc.Authenticate(ctx, secret, backend.ActorUser); aerr == nil && a.Scope == backend.ScopeAdmin {
+		if a, aerr := svc.Authenticate(ctx, secret, backend.ActorUser); aerr == nil && a.IsAdmin() {
 			return secret, nil
 		}
 	}
-	tok, err := svc.CreateToken(backend.WithActor(ctx, backend.SystemActor),
-		core.TokenInput{Name: "admin (created by serve)", Scope: backend.ScopeAdmin})
+	secret, err := svc.ServeAdminToken(ctx)
 	if err != nil {
-		return "", fmt.Errorf("create admin token: %w", err)
+		return "", fmt.Errorf("admin token: %w", err)
 	}
-	if err := writeFileAtomic(path, []byte(tok.Secret+"\n"), 0o600); err != nil {
+	if err := writeFileAtomic(path, []byte(secret+"\n"), 0o600); err != nil {
 		return "", fmt.Errorf("write admin token: %w", err)
 	}
-	return tok.Secret, nil
+	return secret, nil
 }
 
 // writeServerInfo records the running server in <home>/server.json (removed when it stops) and

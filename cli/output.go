@@ -188,6 +188,16 @@ func isTerminal(r io.Reader) bool {
 // yesFlag skips confirm's question, for scripts.
 var yesFlag = &cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask for confirmation"}
 
+// The rule for commands that decide something that cannot be taken back (a delete, a revoke, a
+// review's accept, reject, discard or approve, forgetting a sign-in): each asks on a terminal
+// and needs --yes (-y) anywhere else, and no other command takes --yes. decidingCommands names
+// them as people type them; TestEveryDecidingCommandTakesYes holds the tree to it.
+var decidingCommands = []string{
+	"deck delete", "service delete", "credential delete", "playbook delete",
+	"token revoke", "proposal accept", "proposal reject", "signal discard",
+	"service approve", "service disconnect", "person remove",
+}
+
 // confirm asks on a terminal; elsewhere it needs --yes, so scripts never hang or delete by
 // accident.
 func confirm(c *cli.Context, question string) error {

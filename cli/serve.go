@@ -19,9 +19,11 @@ import (
 	"github.com/agent-deck/agent-deck/backend/core"
 	"github.com/agent-deck/agent-deck/backend/postgres"
 	"github.com/agent-deck/agent-deck/backend/postgres/cluster"
+	"github.com/agent-deck/agent-deck/backend/ratelimit"
 	"github.com/agent-deck/agent-deck/backend/secret"
 	"github.com/agent-deck/agent-deck/cli/client"
 	dashboardapi "github.com/agent-deck/agent-deck/dashboard-api"
+	"github.com/agent-deck/agent-deck/markdown"
 	"github.com/agent-deck/agent-deck/mcptools"
 	"github.com/agent-deck/agent-deck/migrations"
 	"github.com/agent-deck/agent-deck/proxy"
@@ -122,10 +124,11 @@ func Start(ctx context.Context, cfg ServeConfig) (srv *Server, err error) {
 	}
 	s.push("database pool", func(context.Context) error { store.Close(); return nil })
 
-	key, err := loadSecretKey(cfg.Home, cfg.SecretKey)
+	key, pendingKey, err := loadSecretKey(cfg.Home, cfg.SecretKey)
 	if err != nil {
 		return nil, err
 	}
+	defer pendingKey.drop()
 	sealer, err := secret.NewSealer(key)
 	if err != nil {
 		return nil, err
@@ -154,6 +157,8 @@ func Start(ctx context.Context, cfg ServeConfig) (srv *Server, err error) {
 
 	audit := audit.New(store, s.log.With("component", "audit"), audit.Config{Retention: cfg.AuditRetention})
 	s.runAudit(audit)
+	limiter := ratelimit.New(store, nil, s.log.With("component", "ratelimit"))
+	s.runLimiter(limiter)
 	s.svc = core.NewHub(store, px, sealer, nil, s.log, core.Config{
 		ToolCalls:           toolCallSink{audit: audit, metrics: s.metrics},
 		SessionIdleTimeout:  cfg.SessionIdleTimeout,
@@ -165,14 +170,30 @@ func Start(ctx context.Context, cfg ServeConfig) (srv *Server, err error) {
 		ServiceOAuth:        proxy.NewOAuthFlow(),
 
 		PlaybookFetchRetention: cfg.PlaybookFetchRetention,
+		PlaybookReview:         cfg.PlaybookReview,
+		Limiter:                limiter,
+		TokenLimits:            ratelimit.Limits{CallsPerMinute: cfg.TokenCallsPerMinute, ConcurrentCalls: cfg.TokenConcurrentCalls},
+		ServiceLimits:          ratelimit.Limits{CallsPerMinute: cfg.ServiceCallsPerMinute, ConcurrentCalls: cfg.ServiceConcurrentCalls},
 		ClientMetadataURL:      cfg.OAuthClientMetadataURL,
+		Markdown:               markdown.New(),
 	})
 	s.auth = authserver.New(s.svc.Store(), s.svc, nil, s.log.With("component", "oauth-server"),
 		authserver.Config{AccessTokenTTL: cfg.OAuthAccessTTL,
-			AllowLoopbackHTTPClientIDs: cfg.OAuthAllowLoopbackHTTPClientIDs})
-	s.metrics.registry.MustRegister(newStateCollector(s.svc, store, audit, s.log.With("component", "metrics")))
+			AllowLoopbackHTTPClientIDs: cfg.OAuthAllowLoopbackHTTPClientIDs,
+			RegistrationsPerMinute:     cfg.OAuthRegistrationsPerMinute,
+			MaxClients:                 cfg.OAuthMaxClients, UnusedClientTTL: cfg.OAuthUnusedClientTTL})
+	s.metrics.registry.MustRegister(newStateCollector(s.svc, store, audit, s.log.With("component", "metrics")),
+		newRateLimitCollector(limiter))
 	if err := s.svc.CheckSecretKey(ctx); err != nil {
 		return nil, keyRefusal(err, cfg)
+	}
+	// Before the first request: every secret the database holds is masked from then on, on
+	// this replica too, not only those of the services it has called.
+	if err := s.svc.LearnHeldSecrets(ctx); err != nil {
+		return nil, fmt.Errorf("loading the secrets to mask: %w", err)
+	}
+	if err := pendingKey.keep(); err != nil {
+		return nil, err
 	}
 	if s.token, err = ensureAdminToken(ctx, s.svc, cfg.Home); err != nil {
 		return nil, err
@@ -190,6 +211,26 @@ func (s *Server) runAudit(audit *audit.Log) {
 		audit.Run(ctx)
 	}()
 	s.push("tool-call audit", func(stop context.Context) error {
+		cancel()
+		select {
+		case <-done:
+			return nil
+		case <-stop.Done():
+			return stop.Err()
+		}
+	})
+}
+
+// runLimiter reports this replica's rate limit counts to the shared buckets until the server
+// closes.
+func (s *Server) runLimiter(lim *ratelimit.Limiter) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		lim.Run(ctx)
+	}()
+	s.push("rate limiter", func(stop context.Context) error {
 		cancel()
 		select {
 		case <-done:

@@ -36,7 +36,7 @@ func repeatedValues(c *cli.Context, name string) []string {
 func serviceFieldFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "transport", Usage: "remote transport: auto, streamable_http or sse"},
-		repeatedFlag("header", "header K=V sent to a remote server; secret headers go through --header-from-stdin"),
+		repeatedFlag("header", "header sent to a remote server, as \"Name: value\" or Name=value; secret headers go through --header-from-stdin"),
 		repeatedFlag("header-from-stdin", "header K whose value is read from stdin or a hidden prompt"),
 		repeatedFlag("env", "environment variable K=V of a local server"),
 		repeatedFlag("env-from-stdin", "environment variable K whose value is read from stdin or a hidden prompt"),
@@ -49,7 +49,7 @@ func serviceFieldFlags() []cli.Flag {
 	}
 }
 
-const serviceAddDescription = `Remote:  agent-deck service add NAME URL [--header K=V]... [--header-from-stdin K]
+const serviceAddDescription = `Remote:  agent-deck service add NAME URL [--header "Name: value"]... [--header-from-stdin Name]
 Local:   agent-deck service add NAME [--env K=V]... [--env-from-stdin K] -- COMMAND ARGS...
 
 Secret values never go on the command line (shell history, process lists): a header whose
@@ -150,7 +150,7 @@ func linkToDeck(c *cli.Context, cl *client.Client, card backend.ServiceCard) err
 // serviceSecrets gathers --header/--env pairs and the values of --header-from-stdin and
 // --env-from-stdin. Secret headers on argv are refused without echoing their value.
 func serviceSecrets(c *cli.Context) (headers, env map[string]string, err error) {
-	if headers, err = pairs("--header", repeatedValues(c, "header")); err != nil {
+	if headers, err = headerPairs(repeatedValues(c, "header")); err != nil {
 		return nil, nil, err
 	}
 	for k := range headers {
@@ -191,6 +191,28 @@ func readInto(c *cli.Context, m map[string]string, what, key string) (map[string
 	}
 	m[key] = v
 	return m, nil
+}
+
+// headerPairs parses --header values written as HTTP writes them ("Name: value") or as the
+// other pair flags are (Name=value): the first ":" or "=" ends the name, so either may appear
+// in the value. Space around a value after ":" is dropped, as HTTP does.
+func headerPairs(list []string) (map[string]string, error) {
+	if len(list) == 0 {
+		return nil, nil
+	}
+	out := make(map[string]string, len(list))
+	for _, h := range list {
+		i := strings.IndexAny(h, ":=")
+		if i < 0 || strings.TrimSpace(h[:i]) == "" {
+			return nil, userError("--header expects \"Name: value\" (or Name=value), got a value without a name or a separator")
+		}
+		k, v := strings.TrimSpace(h[:i]), h[i+1:]
+		if h[i] == ':' {
+			v = strings.TrimSpace(v)
+		}
+		out[k] = v
+	}
+	return out, nil
 }
 
 // pairs parses K=V values of a flag.

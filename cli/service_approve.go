@@ -21,7 +21,7 @@ func serviceApproveCommand() *cli.Command {
 			"approved, and a tool added after the service was first reached, until you approve it. " +
 			"Review the change first (GET /api/v1/services/SERVICE/tools shows the new and the approved " +
 			"definition); with no TOOL, every held tool is approved.",
-		Flags: []cli.Flag{jsonFlag},
+		Flags: []cli.Flag{yesFlag, jsonFlag},
 		Action: func(c *cli.Context) error {
 			args, err := positional(c)
 			if err != nil {
@@ -29,6 +29,13 @@ func serviceApproveCommand() *cli.Command {
 			}
 			if len(args) == 0 || strings.TrimSpace(args[0]) == "" {
 				return userError("%s: expected a service id or name, then optionally tool names", commandName(c))
+			}
+			which := "every held tool"
+			if len(args) > 1 {
+				which = strings.Join(args[1:], ", ")
+			}
+			if err := confirm(c, fmt.Sprintf("Approve the current definitions of %s of %s?", which, args[0])); err != nil {
+				return err
 			}
 			cl, err := apiClient(c)
 			if err != nil {

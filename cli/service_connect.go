@@ -74,8 +74,16 @@ func serviceConnectCommand() *cli.Command {
 func serviceDisconnectCommand() *cli.Command {
 	return &cli.Command{
 		Name: "disconnect", Usage: "forget a service's sign-in (revoking its tokens where the server supports it)", ArgsUsage: "NAME",
+		Flags: []cli.Flag{yesFlag},
 		Action: func(c *cli.Context) error {
-			ref, cl, err := refAndClient(c, "service id or name")
+			ref, err := oneArg(c, "service id or name")
+			if err != nil {
+				return err
+			}
+			if err := confirm(c, fmt.Sprintf("Forget the sign-in of %s? A person signs in again with agent-deck service connect", ref)); err != nil {
+				return err
+			}
+			cl, err := apiClient(c)
 			if err != nil {
 				return err
 			}

@@ -1,9 +1,12 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -81,8 +84,12 @@ func setupAction(c *cli.Context) error {
 	if t.Scope == harness.ScopeUser {
 		e.Home = statusLineHome(c) // a project's settings are shared: each person's default home
 	}
+	var tightened *modeChange
 	if !c.Bool("remove") && t.Scope == harness.ScopeUser {
 		if e.Token, err = setupToken(c, cl, t, paths); err != nil {
+			return err
+		}
+		if tightened, err = tightenTokenFile(paths.Resolve(t.Config)); err != nil {
 			return err
 		}
 	}
@@ -101,7 +108,15 @@ func setupAction(c *cli.Context) error {
 		if revoked != "" {
 			out["revoked_token"] = revoked
 		}
+		if tightened != nil {
+			out["tightened"] = tightened
+		}
 		return printJSON(c.App.Writer, out)
+	}
+	if tightened != nil {
+		fmt.Fprintf(c.App.ErrWriter, "warning: %s was readable by other users (%s) and now holds a live Agent Deck token: "+
+			"made it %s. %s reads it as you, so nothing else changes; if the client writes it back wider, run setup again.\n",
+			tightened.Path, tightened.From, tightened.To, t.Client)
 	}
 	if revoked != "" {
 		fmt.Fprintf(c.App.Writer, "%-9s token %s (created by setup)\n", "revoked", revoked)
@@ -111,6 +126,45 @@ func setupAction(c *cli.Context) error {
 			"`agent-deck token create %s-%s` and export it.\n", e.TokenEnv, t.Client, t.Scope)
 	}
 	return nil
+}
+
+// modeChange is a file whose permissions setup narrowed.
+type modeChange struct {
+	Path string `json:"path"`
+	From string `json:"from"`
+	To   string `json:"to"`
+}
+
+// tightenTokenFile makes a user-scope client config, about to hold a live token, readable and
+// writable by its owner only, before the token is written. Every client in the harness table
+// reads its user config as the user who runs it, so each works with 0600; clients create these
+// files 0644 (Claude Code's ~/.claude.json among them). A file that does not exist yet is
+// created 0600 by the change itself. nil when nothing changed (or on Windows, where modes do not
+// say who may read).
+func tightenTokenFile(path string) (*modeChange, error) {
+	if runtime.GOOS == "windows" {
+		return nil, nil
+	}
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		path = real
+	}
+	st, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, userError("reading %s: %v", path, err)
+	}
+	perm := st.Mode().Perm()
+	if perm&0o077 == 0 {
+		return nil, nil
+	}
+	next := perm &^ 0o077
+	if err := os.Chmod(path, next); err != nil {
+		return nil, userError("%s holds a live token but is readable by other users (%#o), and making it %#o failed: %v",
+			path, perm, next, err)
+	}
+	return &modeChange{Path: path, From: fmt.Sprintf("%#o", perm), To: fmt.Sprintf("%#o", next)}, nil
 }
 
 // harnessTools are the tools the harness text may name for a client on profile: the MCP

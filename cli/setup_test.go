@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -56,5 +57,55 @@ func TestHarnessToolsProfiles(t *testing.T) {
 		if _, err := harnessTools(bad); err == nil {
 			t.Errorf("harnessTools(%q) accepted an unknown profile", bad)
 		}
+	}
+}
+
+// TestSetupTightensTheTokenFile holds issue 27 item 8: a user config that is about to hold a
+// live token is made 0600 before the token is written, with a warning; an already private file
+// and a new one give no warning, and the new one is created 0600.
+func TestSetupTightensTheTokenFile(t *testing.T) {
+	e := startCmdEnv(t)
+	tests := []struct {
+		name     string
+		existing os.FileMode // 0: no file yet
+		warns    bool
+	}{
+		{"Claude Code's default 0644", 0o644, true},
+		{"group-writable", 0o664, true},
+		{"already private", 0o600, false},
+		{"no file yet", 0, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			home := t.TempDir()
+			t.Setenv("HOME", home)
+			t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+			cfg := filepath.Join(home, ".claude.json")
+			if tc.existing != 0 {
+				if err := os.WriteFile(cfg, []byte(`{"numStartups": 3}`+"\n"), tc.existing); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Chmod(cfg, tc.existing); err != nil { // past the umask
+					t.Fatal(err)
+				}
+			}
+			r := e.run("", "setup", "--client", "claude-code")
+			if r.code != 0 {
+				t.Fatalf("setup: %d %s", r.code, r.stderr)
+			}
+			st, err := os.Stat(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if perm := st.Mode().Perm(); perm != 0o600 {
+				t.Errorf("%s is %#o after setup, want 0600", cfg, perm)
+			}
+			if warned := strings.Contains(r.stderr, "readable by other users"); warned != tc.warns {
+				t.Errorf("warning %v, want %v: %q", warned, tc.warns, r.stderr)
+			}
+			if again := e.run("", "setup", "--client", "claude-code"); strings.Contains(again.stderr, "readable by other users") {
+				t.Errorf("the second setup warns again: %q", again.stderr)
+			}
+		})
 	}
 }

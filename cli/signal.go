@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 )
@@ -18,7 +19,7 @@ func signalCommand() *cli.Command {
 		Name: "signal", Usage: "manage feedback signals (admin)",
 		Subcommands: []*cli.Command{
 			{Name: "discard", Usage: "discard signals, all or none", ArgsUsage: "ID...",
-				Flags: []cli.Flag{jsonFlag}, Action: signalDiscard},
+				Flags: []cli.Flag{yesFlag, jsonFlag}, Action: signalDiscard},
 		},
 	}
 }
@@ -50,6 +51,9 @@ func signalDiscard(c *cli.Context) error {
 	}
 	if len(ids) == 0 {
 		return userError("signal discard needs at least one signal id (agent-deck signals lists them)")
+	}
+	if err := confirm(c, fmt.Sprintf("Discard %d signal(s) (%s)?", len(ids), strings.Join(ids, ", "))); err != nil {
+		return err
 	}
 	cl, err := apiClient(c)
 	if err != nil {

@@ -7,12 +7,14 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 	"github.com/agent-deck/agent-deck/cli/client"
 )
 
@@ -26,9 +28,11 @@ const (
 
 // Lines printed instead of the deck line. OfflineLine means nothing answered at the server's
 // address; TokenRefusedLine that the server answered but refused the token.
+// NotUnderstoodLine means stdin held something other than the host's status line JSON.
 const (
-	OfflineLine      = "◆ Agent Deck offline — start it with `agent-deck serve`"
-	TokenRefusedLine = "◆ Agent Deck token refused — run agent-deck setup again"
+	OfflineLine       = "◆ Agent Deck offline — start it with `agent-deck serve`"
+	TokenRefusedLine  = "◆ Agent Deck token refused — run agent-deck setup again"
+	NotUnderstoodLine = "◆ Agent Deck: status line input not understood (expected JSON with workspace.current_dir or cwd)"
 )
 
 func statuslineCommand() *cli.Command {
@@ -41,26 +45,36 @@ func statuslineCommand() *cli.Command {
 
 func statuslineAction(c *cli.Context) error {
 	start := time.Now()
-	ws := readStatusInput(c.App.Reader, statuslineStdinWait)
-	line := displayLine(c, ws, statuslineBudget-time.Since(start))
+	ws, ok := readStatusInput(c.App.Reader, statuslineStdinWait)
+	if !ok {
+		fmt.Fprintln(c.App.Writer, NotUnderstoodLine)
+		return nil
+	}
+	line, pinned := displayLine(c, ws, statuslineBudget-time.Since(start))
 	fmt.Fprintln(c.App.Writer, oneLine(line))
-	refreshStubs(c, ws, statuslineBudget-time.Since(start))
+	refreshStubs(c, ws, statuslineBudget-time.Since(start), pinned)
 	return nil
 }
 
 // readStatusInput returns the workspace from the host's JSON (workspace.current_dir, then cwd),
-// or the current directory when stdin is a terminal, empty, silent or not the JSON expected:
-// the line is about this process's directory then, never a claim that the server is down.
-func readStatusInput(r io.Reader, wait time.Duration) string {
+// or the current directory when stdin is a terminal, empty or silent: the line is about this
+// process's directory then, never a claim that the server is down. understood is false when
+// stdin held something else (not JSON, or JSON without a directory string).
+func readStatusInput(r io.Reader, wait time.Duration) (dir string, understood bool) {
 	cwd, _ := os.Getwd()
 	if r == nil || isTerminal(r) {
-		return cwd
+		return cwd, true
 	}
-	ch := make(chan string, 1)
+	type input struct {
+		dir string
+		ok  bool
+	}
+	ch := make(chan input, 1)
 	go func() {
 		var in any
-		if json.NewDecoder(io.LimitReader(r, statuslineMaxInput)).Decode(&in) != nil {
-			ch <- ""
+		err := json.NewDecoder(io.LimitReader(r, statuslineMaxInput)).Decode(&in)
+		if errors.Is(err, io.EOF) {
+			ch <- input{"", true} // nothing at all: run by hand with stdin closed
 			return
 		}
 		obj, _ := in.(map[string]any)
@@ -69,39 +83,63 @@ func readStatusInput(r io.Reader, wait time.Duration) string {
 		if dir == "" {
 			dir, _ = obj["cwd"].(string)
 		}
-		ch <- dir
+		ch <- input{dir, err == nil && dir != ""}
 	}()
 	select {
-	case dir := <-ch:
-		if dir == "" {
-			return cwd
+	case in := <-ch:
+		if in.dir == "" {
+			return cwd, in.ok
 		}
-		return dir
+		return in.dir, in.ok
 	case <-time.After(wait):
-		return cwd
+		return cwd, true
 	}
 }
 
-// displayLine asks the server for the workspace's line within the remaining budget.
-func displayLine(c *cli.Context, workspace string, budget time.Duration) string {
+// displayLine asks the server for the workspace's line within the remaining budget. A folder
+// pinned with `agent-deck use` that no session is bound in yet shows its pinned deck, marked as
+// such; pinned is that deck, for the playbook stubs.
+func displayLine(c *cli.Context, workspace string, budget time.Duration) (line string, pinned *core.DeckSnapshot) {
 	if budget <= 0 {
-		return OfflineLine
+		return OfflineLine, nil
 	}
 	cl, err := client.New(client.Options{Home: global(c, flagHome), Server: global(c, flagServer),
 		Token: global(c, flagToken), Timeout: budget})
 	if err != nil {
-		return OfflineLine
+		return OfflineLine, nil
 	}
 	ctx, cancel := context.WithTimeout(c.Context, budget)
 	defer cancel()
 	d, err := cl.Display(ctx, workspace)
 	if err != nil {
-		return statuslineError(err)
+		return statuslineError(err), nil
+	}
+	if !d.Bound {
+		if deck, ok := pinnedDeck(ctx, cl, workspace); ok {
+			counts := core.DeckCounts{Services: len(deck.Services), Credentials: len(deck.Credentials),
+				Playbooks: len(deck.Playbooks)}
+			return core.PinnedSummary(deck.Name, counts), &deck
+		}
 	}
 	if strings.TrimSpace(d.Line) == "" {
-		return "◆ Agent Deck"
+		return "◆ Agent Deck", nil
 	}
-	return d.Line
+	return d.Line, nil
+}
+
+// pinnedDeck is the deck the nearest `agent-deck use` pin at or above workspace names, if the
+// server has it.
+func pinnedDeck(ctx context.Context, cl *client.Client, workspace string) (core.DeckSnapshot, bool) {
+	root := pinnedRoot(workspace)
+	if root == "" {
+		return core.DeckSnapshot{}, false
+	}
+	pin, err := readUseFile(filepath.Join(root, useFilePath))
+	if err != nil {
+		return core.DeckSnapshot{}, false
+	}
+	deck, err := cl.GetDeck(ctx, pin.DeckName)
+	return deck, err == nil
 }
 
 // statuslineError is the line for a server that did not give one: offline only when nothing

@@ -35,17 +35,34 @@ func newTracing(ctx context.Context, given trace.TracerProvider) (tr tracing, st
 	if os.Getenv("OTEL_EXPORTER_OTLP_ENDPOINT") == "" && os.Getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") == "" {
 		return tracing{}, stop, nil
 	}
+	res, err := tracingResource(ctx)
+	if err != nil {
+		return tracing{}, stop, err
+	}
 	exp, err := otlptracehttp.New(ctx)
 	if err != nil {
 		return tracing{}, stop, fmt.Errorf("OpenTelemetry exporter: %w", err)
 	}
-	res, err := resource.Merge(resource.Default(), resource.NewSchemaless(
-		attribute.String("service.name", "agent-deck"), attribute.String("service.version", ReadBuildInfo().Version)))
-	if err != nil {
-		res = resource.Default()
-	}
 	p := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(res))
 	return tracing{provider: p, prop: propagation.TraceContext{}}, p.Shutdown, nil
+}
+
+// tracingResource says which process the spans come from: service.name agent-deck and the
+// build's version, the SDK's own attributes and the host name, then the standard
+// OTEL_RESOURCE_ATTRIBUTES and OTEL_SERVICE_NAME, which win (later detectors override earlier
+// ones), so replicas can be told apart by name or by any attribute an operator sets.
+func tracingResource(ctx context.Context) (*resource.Resource, error) {
+	res, err := resource.New(ctx,
+		resource.WithTelemetrySDK(),
+		resource.WithHost(),
+		resource.WithAttributes(attribute.String("service.name", "agent-deck"),
+			attribute.String("service.version", ReadBuildInfo().Version)),
+		resource.WithFromEnv(),
+	)
+	if err != nil {
+		return nil, fmt.Errorf("OpenTelemetry resource (OTEL_RESOURCE_ATTRIBUTES, OTEL_SERVICE_NAME): %w", err)
+	}
+	return res, nil
 }
 
 func (t tracing) proxy() proxy.Tracing {

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -107,13 +108,34 @@ func useAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	_, tokenSet := os.LookupEnv(e.TokenEnv)
 	if c.Bool("json") {
 		return printJSON(c.App.Writer, map[string]any{"deck_id": deck.ID, "deck_name": deck.Name, "files": files,
-			"stubs": stubs})
+			"stubs": stubs, "token_env": e.TokenEnv, "token_env_set": tokenSet})
 	}
 	printStubReport(c.App.Writer, stubs)
-	_, err = fmt.Fprintf(c.App.Writer, "This project now uses deck %s (%s)\n", deck.Name, deck.ID)
+	if _, err := fmt.Fprintf(c.App.Writer, "This project now uses deck %s (%s)\n", deck.Name, deck.ID); err != nil {
+		return err
+	}
+	_, err = fmt.Fprint(c.App.ErrWriter, tokenEnvNote(e.TokenEnv, tokenSet))
 	return err
+}
+
+// tokenEnvNote explains the variable the project's MCP config reads its token from: the file is
+// committed, so it holds a reference, never a token, and the client resolves it when it starts.
+// The default variable is also the CLI's own --token, which an agent token there would narrow.
+func tokenEnvNote(env string, set bool) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "The project's MCP config sends Authorization: Bearer ${%s}, read from the environment of the client when it starts", env)
+	if set {
+		b.WriteString(" (it is set in this shell).\n")
+	} else {
+		fmt.Fprintf(&b, "; it is not set in this shell.\n  Create an agent token with `agent-deck token create NAME --scope agent` and export %s=<its secret> where the client starts.\n", env)
+	}
+	if env == backend.EnvToken {
+		fmt.Fprintf(&b, "  %s is also the token this CLI uses: in a shell that runs admin commands, pick another variable with --token-env.\n", env)
+	}
+	return b.String()
 }
 
 func readUseFile(path string) (useFile, error) {

@@ -16,6 +16,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 	"github.com/agent-deck/agent-deck/cli/client"
 	"github.com/agent-deck/agent-deck/harness"
 )
@@ -121,25 +122,25 @@ func printStubReport(w io.Writer, rep stubReport) {
 // refreshStubs brings a pinned project's playbook stubs up to date from the status line, within
 // what is left of its budget, once the line is out. The server never writes into workspaces;
 // this is the workspace's own CLI asking. Any failure leaves the stubs for the next call.
-func refreshStubs(c *cli.Context, workspace string, budget time.Duration) {
+func refreshStubs(c *cli.Context, workspace string, budget time.Duration, known *core.DeckSnapshot) {
 	root := pinnedRoot(workspace)
 	if root == "" || budget <= 0 {
 		return
 	}
-	pin, err := readUseFile(filepath.Join(root, useFilePath))
-	if err != nil {
-		return
-	}
-	cl, err := client.New(client.Options{Home: global(c, flagHome), Server: global(c, flagServer),
-		Token: global(c, flagToken), Timeout: budget})
-	if err != nil {
-		return
-	}
-	ctx, cancel := context.WithTimeout(c.Context, budget)
-	defer cancel()
-	deck, err := cl.GetDeck(ctx, pin.DeckName)
-	if err != nil {
-		return
+	deck := known
+	if deck == nil {
+		cl, err := client.New(client.Options{Home: global(c, flagHome), Server: global(c, flagServer),
+			Token: global(c, flagToken), Timeout: budget})
+		if err != nil {
+			return
+		}
+		ctx, cancel := context.WithTimeout(c.Context, budget)
+		defer cancel()
+		d, ok := pinnedDeck(ctx, cl, root)
+		if !ok {
+			return
+		}
+		deck = &d
 	}
 	paths, err := setupPaths(root)
 	if err != nil {

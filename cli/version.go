@@ -19,9 +19,20 @@ type BuildInfo struct {
 	GoVersion string `json:"go_version"`
 }
 
-// ReadBuildInfo reads the build information the Go toolchain embedded in the binary.
+// The commit the Makefile's build stamps with -ldflags -X, for builds the Go toolchain stamps
+// no VCS information into (GOFLAGS=-buildvcs=false, a linked git worktree). Set at link time
+// only; never changed at run time.
+var (
+	vcsRevision string
+	vcsTime     string
+	vcsModified string // "true" when the tree had changes not committed
+)
+
+// ReadBuildInfo reads the build information the Go toolchain embedded in the binary, and the
+// commit the Makefile stamped when the toolchain recorded none.
 func ReadBuildInfo() BuildInfo {
-	b := BuildInfo{Version: "devel", GoVersion: runtime.Version()}
+	b := BuildInfo{Version: "devel", GoVersion: runtime.Version(), Revision: vcsRevision, Time: vcsTime,
+		Modified: vcsModified == "true"}
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
 		return b

@@ -2,6 +2,7 @@ package dashboardapi
 
 import (
 	"encoding/json"
+	"strings"
 
 	"github.com/gin-gonic/gin"
 	"github.com/google/uuid"
@@ -20,15 +21,27 @@ func (a *api) createToken(c *gin.Context, in core.TokenInput) (core.NewToken, er
 
 func (a *api) revokeToken(c *gin.Context) error {
 	id := c.Param("token")
-	if u, err := uuid.Parse(id); err != nil || u.String() != id {
-		return badInput("token", "path parameter token must be a token id (a lower-case UUID), got %q",
-			clipText(id, 40)).WithHint("GET /api/v1/tokens lists the token ids")
+	if u, err := uuid.Parse(id); (err != nil || u.String() != id) && !tokenIDStart(id) {
+		return badInput("token", "path parameter token must be a token id (a lower-case UUID, or at least its first %d characters), got %q",
+			backend.MinIDPrefix, clipText(id, 40)).WithHint("GET /api/v1/tokens lists the token ids")
 	}
 	return a.svc.RevokeToken(ctx(c), id)
 }
 
+// tokenIDStart reports whether id can be the start of a token id: lower-case hex and dashes,
+// long enough to stand for one (backend.ResolveIDPrefix).
+func tokenIDStart(id string) bool {
+	return len(id) >= backend.MinIDPrefix && len(id) < 36 &&
+		strings.Trim(id, "0123456789abcdef-") == ""
+}
+
 func (a *api) listSessions(c *gin.Context) ([]backend.MCPSession, error) {
 	return a.svc.ListSessions(ctx(c))
+}
+
+// endSession ends a live MCP session; its client must start a new one.
+func (a *api) endSession(c *gin.Context) error {
+	return a.svc.EndSession(ctx(c), c.Param("session"))
 }
 
 func (a *api) display(c *gin.Context) (core.DisplayLine, error) {

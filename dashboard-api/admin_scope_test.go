@@ -59,8 +59,9 @@ func TestAdminScopeBeforeShape(t *testing.T) {
 }
 
 // TestOpenAPIIsPublic checks that the document is served without a token (but not
-// to a foreign web page), and that it says where the server is, its license, and what every
-// request body field means.
+// to a foreign web page), and that it says where the server is and what every request body field
+// means. It names no license: Agent Deck has no license file yet, and a License Object must name
+// one by SPDX identifier or URL (swagger-parser refused {"name":"UNLICENSED"}).
 func TestOpenAPIIsPublic(t *testing.T) {
 	e := newEngine(nil, Options{})
 	rec := httptest.NewRecorder()
@@ -80,8 +81,8 @@ func TestOpenAPIIsPublic(t *testing.T) {
 	if servers, _ := doc["servers"].([]any); len(servers) == 0 {
 		t.Error("the document has no servers entry")
 	}
-	if lic, _ := doc["info"].(map[string]any)["license"].(map[string]any); lic["name"] == "" || lic["name"] == nil {
-		t.Error("the document has no license")
+	if lic, ok := doc["info"].(map[string]any)["license"]; ok {
+		t.Errorf("the document names a license, %v, though the repository has none", lic)
 	}
 	schemas := doc["components"].(map[string]any)["schemas"].(map[string]any)
 	var missing []string

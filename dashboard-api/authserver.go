@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"strconv"
 
 	"github.com/gin-gonic/gin"
 
@@ -149,6 +150,9 @@ func (a *api) oauthError(c *gin.Context, err error) {
 	a.logOAuth(c, err, oe)
 	if oe.Status == http.StatusUnauthorized {
 		c.Header("WWW-Authenticate", `Basic realm="agent-deck"`)
+	}
+	if oe.RetryAfter > 0 {
+		c.Header("Retry-After", strconv.Itoa(oe.RetryAfter))
 	}
 	c.Data(oe.Status, jsonContentType, mustJSON(map[string]string{"error": oe.Code, "error_description": oe.Description}))
 }

@@ -60,8 +60,15 @@ func badInputCases() []badInputCase {
 		{"version zero", "POST", "/api/v1/playbooks/pb_refund/versions/0/restore", nil, "version", "positive integer"},
 		{"dependents card type", "GET", "/api/v1/dependents?card_type=widget&card_id=x", nil, "card_type", "service, credential, playbook"},
 		{"dependents without card id", "GET", "/api/v1/dependents?card_type=service", nil, "card_id", "required"},
-		{"unknown query parameter", "GET", "/api/v1/decks?limit=5", nil, "limit", "takes none"},
+		{"unknown query parameter", "GET", "/api/v1/decks/Main?limit=5", nil, "limit", "takes none"},
+		{"list limit zero", "GET", "/api/v1/decks?limit=0", nil, "limit", "whole number from 1 to 1000"},
+		{"list cursor not ours", "GET", "/api/v1/decks?cursor=abc", nil, "cursor", "is not one this list gave"},
+		{"list cursor of another list", "GET", "/api/v1/services?cursor=" + cursor{List: "listDecks", Next: 1, Key: "x"}.encode(), nil, "cursor", "is not one this list gave"},
 		{"repeated query parameter", "GET", "/api/v1/export?deck=a&deck=b", nil, "deck", "more than once"},
+		{"limit not a number", "GET", "/api/v1/tool-calls?limit=ten", nil, "limit", "whole number from 1 to 1000"},
+		{"limit zero", "GET", "/api/v1/tool-calls?limit=0", nil, "limit", "whole number from 1 to 1000"},
+		{"limit over the maximum", "GET", "/api/v1/tool-calls?limit=1001", nil, "limit", "whole number from 1 to 1000"},
+		{"budget under the minimum", "GET", "/api/v1/decks/Main/snapshot?budget=10", nil, "budget", "whole number from 1000 to 100000"},
 		{"dry_run not boolean", "POST", "/api/v1/import?dry_run=maybe", `{"format":"agent-deck-bundle","version":1}`, "dry_run", "true or false"},
 		{"display without workspace", "GET", "/api/v1/display", nil, "workspace", "required"},
 		{"token id not a uuid", "DELETE", "/api/v1/tokens/not-a-uuid", nil, "token", "UUID"},
@@ -85,17 +92,17 @@ func TestBadInputIsRefusedAndChangesNothing(t *testing.T) {
 				t.Fatalf("status %d code %q, want 400 INVALID_ARGUMENT: %s", r.status, e.Code, r.body)
 			}
 			if got, _ := e.Details["field"].(string); got != tc.field {
-				t.Errorf("details.field = %q, want %q (message %q)", got, tc.field, e.Message)
+				t.Errorf("details.field = %q, want %q (message %q)", got, tc.field, e.Detail)
 			}
-			if tc.field != "" && !strings.Contains(e.Message, tc.field) {
-				t.Errorf("message %q does not name the field %q", e.Message, tc.field)
+			if tc.field != "" && !strings.Contains(e.Detail, tc.field) {
+				t.Errorf("message %q does not name the field %q", e.Detail, tc.field)
 			}
-			if !strings.Contains(e.Message, tc.message) {
-				t.Errorf("message %q lacks %q", e.Message, tc.message)
+			if !strings.Contains(e.Detail, tc.message) {
+				t.Errorf("message %q lacks %q", e.Detail, tc.message)
 			}
 			for _, goText := range []string{"json:", "unmarshal", "Go struct", "backend.", "strconv"} {
-				if strings.Contains(e.Message, goText) {
-					t.Errorf("message %q carries Go error text %q", e.Message, goText)
+				if strings.Contains(e.Detail, goText) {
+					t.Errorf("message %q carries Go error text %q", e.Detail, goText)
 				}
 			}
 		})
@@ -119,7 +126,7 @@ func TestImportHasItsOwnBodyLimit(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			r := s.do(t, s.admin, tc.method, tc.path, tc.body)
-			msg := r.errorBody().Message
+			msg := r.errorBody().Detail
 			if got := strings.Contains(msg, "larger than the limit"); got != tc.tooLarge {
 				t.Errorf("status %d message %q; refused for size = %v, want %v", r.status, msg, got, tc.tooLarge)
 			}

@@ -20,7 +20,7 @@ func TestErrorCodesThroughRealRequests(t *testing.T) {
 		body                      any
 		status                    int
 		code                      backend.Code
-		detail                    string // a key details must hold
+		detail                    string // a key details must hold ("hint": the hint member)
 	}{
 		{"invalid argument", s.admin, "POST", "/api/v1/decks", `{"name":1}`, 400, backend.CodeInvalidArgument, "field"},
 		{"unauthenticated", "", "GET", "/api/v1/decks", nil, 401, backend.CodeUnauthenticated, "hint"},
@@ -44,11 +44,30 @@ func TestErrorCodesThroughRealRequests(t *testing.T) {
 			if tc.code == "" && !strings.HasPrefix(string(e.Code), "DOWNSTREAM_") {
 				t.Errorf("code %q, want a DOWNSTREAM_ code", e.Code)
 			}
-			if e.Message == "" || e.Details == nil {
-				t.Errorf("error body lacks message or details: %s", r.body)
+			if e.Detail == "" || e.Details == nil {
+				t.Errorf("problem lacks detail or details: %s", r.body)
 			}
-			if _, ok := e.Details[tc.detail]; tc.detail != "" && !ok {
-				t.Errorf("details lack %q: %s", tc.detail, r.body)
+			if ct := r.header.Get("Content-Type"); ct != "application/problem+json" {
+				t.Errorf("Content-Type %q, want application/problem+json", ct)
+			}
+			if e.Type != "/api/v1/problems/"+string(e.Code) || e.Title == "" || e.Status != r.status ||
+				e.Instance != strings.SplitN(tc.path, "?", 2)[0] {
+				t.Errorf("problem members type %q title %q status %d instance %q, want the code's type, a title, %d and %s",
+					e.Type, e.Title, e.Status, e.Instance, r.status, tc.path)
+			}
+			switch {
+			case tc.detail == "hint":
+				if e.Hint == "" {
+					t.Errorf("problem lacks a hint: %s", r.body)
+				}
+			case tc.detail != "":
+				if _, ok := e.Details[tc.detail]; !ok {
+					t.Errorf("details lack %q: %s", tc.detail, r.body)
+				}
+			}
+			// The deprecated error object still says the same, with the hint in its details.
+			if e.Error.Code != e.Code || e.Error.Message != e.Detail || e.Error.Details["hint"] != nilIfEmpty(e.Hint) {
+				t.Errorf("deprecated error member %+v does not repeat the problem: %s", e.Error, r.body)
 			}
 		})
 	}
@@ -65,9 +84,17 @@ func TestDatabaseDown(t *testing.T) {
 			t.Errorf("GET %s: status %d code %q, want 503 UNAVAILABLE: %s", tc.path, r.status, r.errorCode(), r.body)
 		}
 		for _, leak := range []string{"pool", "closed", "pgx", "dial"} {
-			if strings.Contains(strings.ToLower(r.errorBody().Message), leak) {
-				t.Errorf("GET %s: message %q carries driver text", tc.path, r.errorBody().Message)
+			if strings.Contains(strings.ToLower(r.errorBody().Detail), leak) {
+				t.Errorf("GET %s: message %q carries driver text", tc.path, r.errorBody().Detail)
 			}
 		}
 	}
+}
+
+// nilIfEmpty is what a decoded details map holds for a hint: nothing when there is none.
+func nilIfEmpty(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
 }

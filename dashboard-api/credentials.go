@@ -32,6 +32,6 @@ func (a *api) rotateCredential(c *gin.Context, in rotateRequest) (backend.Creden
 	return a.svc.RotateCredential(ctx(c), c.Param("credential"), in.Value)
 }
 
-func (a *api) deleteCredential(c *gin.Context) error {
+func (a *api) deleteCredential(c *gin.Context) (core.CredentialDeletion, error) {
 	return a.svc.DeleteCredential(ctx(c), c.Param("credential"))
 }

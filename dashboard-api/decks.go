@@ -2,7 +2,6 @@ package dashboardapi
 
 import (
 	"context"
-	"strconv"
 
 	"github.com/gin-gonic/gin"
 
@@ -48,14 +47,7 @@ type DeckView struct {
 
 func (a *api) deckSnapshot(c *gin.Context) (DeckView, error) {
 	in := core.DeckPageInput{CardType: backend.CardType(c.Query("card_type")), Query: c.Query("query"),
-		Cursor: c.Query("cursor")}
-	if v := c.Query("budget"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil {
-			return DeckView{}, badInput("budget", "query parameter budget must be a whole number of tokens, got %q", clipText(v, 40))
-		}
-		in.Budget = n
-	}
+		Cursor: c.Query("cursor"), Budget: intQuery(c, "budget")}
 	page, err := a.svc.DeckPage(ctx(c), c.Param("deck"), in)
 	if err != nil {
 		return DeckView{}, err

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -264,11 +265,24 @@ func checkQueryValue(q queryParam, v string, present bool) error {
 	case q.boolean && v != "true" && v != "false":
 		return badInput(q.name, "query parameter %s must be true or false", q.name).
 			WithDetail("accepted", []string{"true", "false"})
+	case q.integer:
+		if n, err := strconv.Atoi(v); err != nil || n < q.min || n > q.max {
+			return badInput(q.name, "query parameter %s must be a whole number from %d to %d, got %q",
+				q.name, q.min, q.max, clipText(v, 40)).WithDetail("minimum", q.min).WithDetail("maximum", q.max)
+		}
+		return nil
 	case len(q.enum) > 0 && !slices.Contains(q.enum, v):
 		return badInput(q.name, "query parameter %s must be one of %s", q.name,
 			strings.Join(q.enum, ", ")).WithDetail("accepted", q.enum)
 	}
 	return checkParamValue("query parameter", q.name, v)
+}
+
+// intQuery reads a whole-number query parameter that checkQuery has already checked; 0 when it
+// is absent.
+func intQuery(c *gin.Context, name string) int {
+	n, _ := strconv.Atoi(c.Query(name))
+	return n
 }
 
 // clipText shortens s for a message.

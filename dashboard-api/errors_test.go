@@ -61,7 +61,7 @@ func TestErrorBodiesGolden(t *testing.T) {
 		req.Header.Set(RequestIDHeader, "req-"+strings.ToLower(name))
 		rec := httptest.NewRecorder()
 		e.ServeHTTP(rec, req)
-		if ct := rec.Header().Get("Content-Type"); ct != jsonContentType {
+		if ct := rec.Header().Get("Content-Type"); ct != problemContentType {
 			t.Errorf("%s: Content-Type %q", name, ct)
 		}
 		if rec.Header().Get(RequestIDHeader) != "req-"+strings.ToLower(name) {
@@ -99,8 +99,8 @@ func TestUnknownRouteAndMethod(t *testing.T) {
 			if rec.Code != tc.status {
 				t.Fatalf("status %d, want %d: %s", rec.Code, tc.status, rec.Body)
 			}
-			var body ErrorResponse
-			if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil || body.Error.Code != tc.code {
+			var body Problem
+			if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil || body.Code != tc.code || body.Status != tc.status {
 				t.Fatalf("body %s (err %v), want code %s", rec.Body, err, tc.code)
 			}
 		})
@@ -151,5 +151,27 @@ func TestRequestLogLine(t *testing.T) {
 		if strings.Contains(logs.String(), secret) {
 			t.Errorf("log holds %q: %s", secret, logs.String())
 		}
+	}
+}
+
+// TestEveryCodeIsAProblemType: each code has a problem type with a title and a description, and
+// a problem's type resolves to it, without a token.
+func TestEveryCodeIsAProblemType(t *testing.T) {
+	e := newEngine(nil, Options{})
+	for _, code := range backend.AllCodes {
+		pt, ok := problemTypes[code]
+		if !ok || pt.title == "" || pt.description == "" {
+			t.Errorf("%s: no problem type row", code)
+			continue
+		}
+		rec := httptest.NewRecorder()
+		e.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, problemsPath+string(code), nil))
+		var got ProblemType
+		if err := json.Unmarshal(rec.Body.Bytes(), &got); rec.Code != http.StatusOK || err != nil || got.Code != code {
+			t.Errorf("GET %s%s: %d %s", problemsPath, code, rec.Code, rec.Body)
+		}
+	}
+	if len(problemTypes) != len(backend.AllCodes) {
+		t.Errorf("problemTypes has %d rows for %d codes", len(problemTypes), len(backend.AllCodes))
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"net/http"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -26,8 +27,12 @@ var pathParamDocs = map[string]map[string]any{
 	"token":   {"description": "token id", "schema": map[string]any{"type": "string", "format": "uuid"}},
 	"exec":    {"description": "exec audit id", "schema": map[string]any{"type": "integer", "minimum": 1}},
 
+	"code": {"description": "error code", "schema": map[string]any{"type": "string", "enum": codeNames()}},
+
 	"proposal": {"description": "proposal id", "schema": map[string]any{"type": "string", "format": "uuid"}},
 	"person":   {"description": "person name or id", "schema": map[string]any{"type": "string"}},
+	"session":  {"description": "MCP session id", "schema": map[string]any{"type": "string", "format": "uuid"}},
+	"call":     {"description": "tool-call audit entry id", "schema": map[string]any{"type": "integer", "minimum": 1}},
 	"profile": {"description": "Go runtime profile (serve --pprof): heap, goroutine, profile, trace, …",
 		"schema": map[string]any{"type": "string"}},
 }
@@ -59,7 +64,7 @@ func codeNames() []string {
 // openAPIDocument builds the OpenAPI 3.1 document from the route table.
 func openAPIDocument(table []route) map[string]any {
 	g := &schemaGen{schemas: map[string]any{}, types: map[string]reflect.Type{}}
-	errorRef := g.schema(reflect.TypeFor[ErrorResponse]())
+	errorRef := g.schema(reflect.TypeFor[Problem]())
 	paths := map[string]map[string]any{}
 	for _, r := range table {
 		p := openAPIPath(r.path)
@@ -73,8 +78,7 @@ func openAPIDocument(table []route) map[string]any {
 		"info": map[string]any{
 			"title":       "Agent Deck REST API",
 			"version":     "1",
-			"description": "The API of the Agent Deck dashboard and CLI. JSON in and out, snake_case keys, bearer tokens. Errors are {\"error\":{\"code\",\"message\",\"details\"}}; details.hint says what to do next. This document is served without a token.",
-			"license":     apiLicense,
+			"description": "The API of the Agent Deck dashboard and CLI. JSON in and out, snake_case keys, bearer tokens. Errors are RFC 9457 problem documents (application/problem+json): type, title, status, detail and instance, with Agent Deck's code, hint (what to do next) and details as extension members; the error member repeats the error object of earlier versions and is deprecated. This document is served without a token.",
 		},
 		"servers": []any{map[string]any{"url": "http://127.0.0.1:1110",
 			"description": "agent-deck serve on its default address; use the address your server runs on (agent-deck status shows it)"}},
@@ -93,6 +97,7 @@ func (g *schemaGen) operation(r route, errorRef map[string]any) map[string]any {
 	op := map[string]any{
 		"operationId": r.op,
 		"summary":     r.summary,
+		"description": routeDescriptions[r.op] + conventionNotes(r),
 		"tags":        []string{tagOf(r.path)},
 		"responses":   g.responses(r, errorRef),
 	}
@@ -124,13 +129,47 @@ func (g *schemaGen) responses(r route, errorRef map[string]any) map[string]any {
 		}
 		ok["content"] = map[string]any{ct: map[string]any{"schema": schema}}
 	}
-	return map[string]any{
+	headers := map[string]any{}
+	if r.linkNext {
+		headers["Link"] = map[string]any{"description": `RFC 8288: <URL of the next page>; rel="next", absent on the last page`,
+			"schema": map[string]any{"type": "string"}}
+	}
+	if r.conditional {
+		headers["ETag"] = etagHeaderDoc
+		headers["Cache-Control"] = map[string]any{"description": "private, no-cache: keep the answer, but ask again with If-None-Match",
+			"schema": map[string]any{"type": "string"}}
+	}
+	if len(headers) > 0 {
+		ok["headers"] = headers
+	}
+	out := map[string]any{
 		strconv.Itoa(r.status): ok,
 		"default": map[string]any{
 			"description": "Error; the status comes from the code (400, 401, 403, 404, 409, 503, 504, 500)",
-			"content":     map[string]any{"application/json": map[string]any{"schema": errorRef}},
+			"content":     map[string]any{problemContentType: map[string]any{"schema": errorRef}},
 		},
 	}
+	if r.conditional {
+		out["304"] = map[string]any{"description": "Not Modified: If-None-Match names the current ETag; no body",
+			"headers": map[string]any{"ETag": etagHeaderDoc}}
+	}
+	return out
+}
+
+var etagHeaderDoc = map[string]any{"description": "Strong entity tag of the answer's bytes; send it back in If-None-Match",
+	"schema": map[string]any{"type": "string"}}
+
+// conventionNotes adds to an operation's description what follows from its row: paging and
+// conditional requests.
+func conventionNotes(r route) string {
+	var notes string
+	if r.paged {
+		notes += ` Paged: with limit, at most that many items come back, and a Link header with rel="next" gives the URL of the next page while one follows; without limit, the whole list.`
+	}
+	if r.conditional {
+		notes += " Conditional: the answer carries an ETag; a request whose If-None-Match names it is answered 304 Not Modified while nothing changed."
+	}
+	return notes
 }
 
 func (g *schemaGen) requestBody(r route) map[string]any {
@@ -163,8 +202,11 @@ func parameters(r route) []any {
 	}
 	for _, q := range r.query {
 		schema := map[string]any{"type": "string"}
-		if q.boolean {
+		switch {
+		case q.boolean:
 			schema = map[string]any{"type": "boolean"}
+		case q.integer:
+			schema = map[string]any{"type": "integer", "minimum": q.min, "maximum": q.max}
 		}
 		if len(q.enum) > 0 {
 			schema["enum"] = q.enum
@@ -172,7 +214,12 @@ func parameters(r route) []any {
 		out = append(out, map[string]any{"name": q.name, "in": "query", "required": q.required,
 			"description": q.description, "schema": schema})
 	}
-	for _, h := range r.headers {
+	headers := r.headers
+	if r.conditional {
+		headers = append(slices.Clip(headers), queryParam{name: "If-None-Match",
+			description: "the ETag of an earlier answer: 304 Not Modified, without a body, while it still matches"})
+	}
+	for _, h := range headers {
 		out = append(out, map[string]any{"name": h.name, "in": "header", "required": h.required,
 			"description": h.description, "schema": map[string]any{"type": "string"}})
 	}
@@ -286,6 +333,9 @@ func (g *schemaGen) object(t reflect.Type) map[string]any {
 	required := []string{}
 	for _, f := range jsonFields(t) {
 		props[f.name] = describe(nullable(g.schema(f.typ), f), t, f.name)
+		if deprecatedFields[t][f.name] {
+			props[f.name].(map[string]any)["deprecated"] = true
+		}
 		if f.required {
 			required = append(required, f.name)
 		}

@@ -5,16 +5,14 @@ import (
 	"reflect"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 )
-
-// apiLicense is the license object of the OpenAPI document. Agent Deck is not published under an
-// open-source license yet; "UNLICENSED" is the customary name for that (as in package manifests).
-var apiLicense = map[string]any{"name": "UNLICENSED"}
 
 // fieldDocs describes JSON properties by name, for the OpenAPI document: every request body
 // field has one (a test checks), and responses that share a name share the text.
 // typeFieldDocs overrides a name for one type where the general text would mislead.
 var fieldDocs = map[string]string{
+	"markdown":          "Markdown text (CommonMark with GitHub's extensions), at most 256 KiB",
 	"name":              "Unique name, case-insensitive; at most 100 characters",
 	"card_type":         "service, credential or playbook",
 	"card_id":           "Card id, or its name (service), label (credential) or title (playbook)",
@@ -64,10 +62,8 @@ var fieldDocs = map[string]string{
 	"workspace":      "Absolute workspace path",
 	"decks":          "Decks (ids or names) to export with the cards they link; empty exports everything",
 	"dry_run":        "Report what would change without changing anything",
-	"error":          "The error: code, message and details (details.hint says what to do next)",
 	"code":           "Machine-readable error code",
 	"message":        "What went wrong, for people and models",
-	"details":        "The field at fault, accepted values and a hint",
 	"counts":         "Cards of each type on the whole deck",
 	"matched":        "Cards of each type that card_type and query kept",
 	"compact":        "One line per card after the full entries: id · name (playbooks: id · title · triggers)",
@@ -84,6 +80,16 @@ var fieldDocs = map[string]string{
 	"allow_tools": "The only tools of the service the deck exposes (on top of its disabled tools); [] removes the allow-list",
 	"deny_tools":  "Tools of the service the deck hides; [] removes the deny-list. At most one of allow_tools and deny_tools is set",
 
+	// Review of agents' playbook writes.
+	"required": "true holds agent tokens' playbook writes on the deck for review, false lets them take effect, null follows the server's default",
+	"proposal": "Set when an agent's write was held for review: the proposal a person accepts; the playbook is unchanged until then",
+	"next":     "What happens next, in a sentence",
+	"edit":     "An agent's direct change held for review: the fields it sets (exec and skill never)",
+
+	// Rate limits of proxied calls.
+	"calls_per_minute": "Calls a minute (a minute's worth may come at once); 0 is no limit, null or absent inherits",
+	"concurrent_calls": "Calls in flight at once; 0 is no limit, null or absent inherits",
+
 	// The tool-call audit trail.
 	"capture_arguments": "Keep the (redacted) arguments of tool calls made through this deck in the audit trail",
 	"next_cursor":       "Pass as cursor to get the next page; absent on the last page",
@@ -94,6 +100,38 @@ var fieldDocs = map[string]string{
 }
 
 var typeFieldDocs = map[reflect.Type]map[string]string{
+	reflect.TypeFor[Problem](): {
+		"type":     "The problem type: /api/v1/problems/{code}, resolved against the server asked; GET it for the type's description",
+		"title":    "The problem type's title, the same for every occurrence",
+		"status":   "The HTTP status of this answer",
+		"detail":   "What went wrong this time, for people and models",
+		"instance": "The request path that failed",
+		"code":     "Machine-readable error code (extension member)",
+		"hint":     "What to do next; absent when there is nothing to add (extension member)",
+		"details":  "Structured facts: the field at fault, accepted values, dependents, the request id of an internal error (extension member)",
+		"error":    "Deprecated: the error object of earlier versions (code, message, details with the hint); read code, detail, hint and details instead",
+	},
+	reflect.TypeFor[ErrorBody](): {
+		"message": "The problem's detail",
+		"details": "The problem's details, with its hint as details.hint",
+	},
+	reflect.TypeFor[ProblemType](): {
+		"type":        "This problem type's URI reference",
+		"title":       "Its title",
+		"status":      "The HTTP status its problems usually have",
+		"description": "What it means and what to do about it",
+	},
+	reflect.TypeFor[core.CredentialDeletion](): {
+		"id":                          "The deleted credential's id",
+		"label":                       "The deleted credential's label",
+		"fallbacks":                   "The decks that had chosen it for a service; their calls to that service present the service's own credential now",
+		"services_without_credential": "Services whose own credential it was; their calls go without a credential now",
+	},
+	reflect.TypeFor[core.CredentialFallback](): {
+		"deck":    "Name of the deck that had chosen the credential",
+		"service": "Name of the service it had chosen it for",
+		"now":     "The credential the deck's calls to the service present now (the service's own); absent when there is none",
+	},
 	reflect.TypeFor[backend.ToolCall](): {
 		"id":           "Entry id, increasing with time",
 		"arguments":    "The call's arguments with secrets masked; only for decks that capture arguments",
@@ -104,6 +142,11 @@ var typeFieldDocs = map[reflect.Type]map[string]string{
 		"deck_name":    "Deck the call went through (for a refused REST call, the deck as named)",
 		"service_name": "Service called (for a refused call, the service as named)",
 	},
+}
+
+// deprecatedFields are properties the document marks deprecated: still sent, soon removed.
+var deprecatedFields = map[reflect.Type]map[string]bool{
+	reflect.TypeFor[Problem](): {"error": true},
 }
 
 // describe adds the description of t's property name to its schema, when there is one.

@@ -90,6 +90,18 @@ func TestOpenAPIInvariants(t *testing.T) {
 			if _, ok := op["responses"].(map[string]any)["default"]; !ok {
 				t.Errorf("%s: no error response", where)
 			}
+			// A count is an integer with bounds, so generated clients send numbers (limit: 2).
+			params, _ := op["parameters"].([]any)
+			for _, p := range params {
+				p := p.(map[string]any)
+				if name := p["name"]; name != "limit" && name != "budget" {
+					continue
+				}
+				s := p["schema"].(map[string]any)
+				if s["type"] != "integer" || s["minimum"] == nil || s["maximum"] == nil {
+					t.Errorf("%s: query parameter %s has schema %v, want an integer with minimum and maximum", where, p["name"], s)
+				}
+			}
 		}
 	}
 	// Every $ref resolves, and every key in the document's schemas is snake_case.
@@ -105,6 +117,31 @@ func TestOpenAPIInvariants(t *testing.T) {
 			if key != strings.ToLower(key) || strings.Contains(key, "-") {
 				t.Errorf("schema %s: property %q is not snake_case", name, key)
 			}
+		}
+	}
+}
+
+// TestOpenAPIEveryOperationIsDescribed: each route has a description beyond its summary, and
+// routeDescriptions has no entry that no route uses (with every optional route switched on).
+func TestOpenAPIEveryOperationIsDescribed(t *testing.T) {
+	doc, _ := docOf(t, Options{Metrics: http.NotFoundHandler(), Pprof: http.NotFoundHandler(),
+		Info: func(context.Context) (map[string]any, error) { return nil, nil }})
+	used := map[string]bool{}
+	for p, methods := range doc["paths"].(map[string]any) {
+		for m, o := range methods.(map[string]any) {
+			op := o.(map[string]any)
+			id, _ := op["operationId"].(string)
+			used[id] = true
+			d, _ := op["description"].(string)
+			if len(strings.Fields(d)) < 8 || d == op["summary"] {
+				t.Errorf("%s %s (%s): description %q; say what the summary has no room for in routeDescriptions",
+					strings.ToUpper(m), p, id, d)
+			}
+		}
+	}
+	for id := range routeDescriptions {
+		if !used[id] {
+			t.Errorf("routeDescriptions has %q, which no route uses", id)
 		}
 	}
 }

@@ -13,7 +13,7 @@ import (
 func (a *api) peopleRoutes() []route {
 	return []route{
 		noBody(http.MethodGet, v1+"/me", "The person the token acts for, with their role", a.me),
-		noBody(http.MethodGet, v1+"/people", "The people, by name (members see names and roles only); admin", a.listPeople).
+		list(v1+"/people", "The people, by name (members see names and roles only); admin", a.listPeople, "id").
 			withQuery(queryParam{name: "removed", boolean: true, description: "include removed people (admin)"}).adminOnly(),
 		withBody(http.MethodPost, v1+"/people", "Add a person (admin or member); admin", http.StatusCreated, a.addPerson).adminOnly(),
 		withBody(http.MethodPatch, v1+"/people/:person", "Change a person's role, e-mail or OpenID Connect subject; admin", http.StatusOK, a.updatePerson).adminOnly(),

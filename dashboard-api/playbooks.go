@@ -55,3 +55,18 @@ func positiveParam(c *gin.Context, name string) (int64, error) {
 	}
 	return n, nil
 }
+
+// getDeckPlaybookReview says whether agents' playbook writes on a deck are held for review.
+func (a *api) getDeckPlaybookReview(c *gin.Context) (core.DeckPlaybookReview, error) {
+	return a.svc.GetDeckPlaybookReview(ctx(c), c.Param("deck"))
+}
+
+// setDeckPlaybookReview sets or clears a deck's review setting.
+func (a *api) setDeckPlaybookReview(c *gin.Context, in core.DeckPlaybookReviewInput) (core.DeckPlaybookReview, error) {
+	return a.svc.SetDeckPlaybookReview(ctx(c), c.Param("deck"), in)
+}
+
+// previewMarkdown renders a playbook body (saved or not) the way the dashboard shows it.
+func (a *api) previewMarkdown(c *gin.Context, in core.MarkdownInput) (core.MarkdownPreview, error) {
+	return a.svc.PreviewMarkdown(ctx(c), in)
+}

@@ -34,9 +34,14 @@ type route struct {
 	responseDoc map[string]any
 	contentType string // of the response; JSON unless set
 
-	query     []queryParam
-	headers   []queryParam // documented request headers; read by the handler
-	bodyLimit int64        // 0: Options.MaxBodyBytes
+	query    []queryParam
+	headers  []queryParam // documented request headers; read by the handler
+	paged    bool         // a list paged by limit and cursor (list)
+	linkNext bool         // the answer may carry a Link header with rel="next"
+	// conditional answers carry an ETag and answer 304 to a matching If-None-Match: the reads
+	// the dashboard polls (every list, and the decks, services and proposals it shows).
+	conditional bool
+	bodyLimit   int64 // 0: Options.MaxBodyBytes
 
 	// invoke runs the handler with the raw body and returns what to render.
 	invoke func(c *gin.Context, body []byte) (any, error)
@@ -51,6 +56,14 @@ type queryParam struct {
 	required    bool
 	boolean     bool     // "true" or "false"
 	enum        []string // accepted values, when closed
+	// integer, when set, makes the parameter a whole number from min to max (both included).
+	integer  bool
+	min, max int
+}
+
+// intParam declares a whole-number query parameter and its bounds.
+func intParam(name, description string, min, max int) queryParam {
+	return queryParam{name: name, description: description, integer: true, min: min, max: max}
 }
 
 // noBody declares a route without a request body that answers 200 with Out.
@@ -106,20 +119,26 @@ func bodyNoContent[In any](method, path, summary string, fn func(*gin.Context, I
 // adminOnly marks a route that only admin tokens may call.
 func (r route) adminOnly() route { r.scope = backend.ScopeAdmin; return r }
 
-// action is what a route does, for "scope X may not …": its summary without the scope note.
+// action completes "scope X may not …" (backend.Refuse) for a route: calling it, by method and
+// path. A summary reads as a description ("A one-time dashboard sign-in code"), not as a verb.
 func (r route) action() string {
-	s := strings.TrimSuffix(r.summary, "; admin")
-	if s == "" {
-		return r.op
-	}
-	return strings.ToLower(s[:1]) + s[1:]
+	return "call " + r.method + " " + openAPIPath(r.path)
 }
+
+// withLinkNext documents the Link rel="next" header a route with pages of its own sends.
+func (r route) withLinkNext() route { r.linkNext = true; return r }
+
+// withETag makes a read conditional: an ETag on its answer, 304 for a matching If-None-Match.
+func (r route) withETag() route { r.conditional = true; return r }
 
 // withPublic marks a route as served without a token.
 func (r route) withPublic() route { r.public = true; return r }
 
-// withQuery declares the route's query parameters.
-func (r route) withQuery(q ...queryParam) route { r.query = q; return r }
+// withQuery declares the route's query parameters (beside a list's limit and cursor).
+func (r route) withQuery(q ...queryParam) route {
+	r.query = append(append([]queryParam(nil), r.query...), q...)
+	return r
+}
 
 // withHeaders documents request headers the handler reads.
 func (r route) withHeaders(h ...queryParam) route { r.headers = h; return r }
@@ -197,29 +216,39 @@ func (a *api) guard(r route) gin.HandlerFunc {
 }
 
 // render writes a handler's result: nothing for 204, raw JSON as is, anything else encoded,
-// with a nil list shown as [] rather than null.
+// with a nil list shown as [] rather than null; a conditional read through sendConditional.
 func (a *api) render(c *gin.Context, r route, out any) {
 	if r.response == nil {
 		c.Status(r.status)
 		return
 	}
-	if raw, ok := out.(json.RawMessage); ok {
-		if len(bytes.TrimSpace(raw)) == 0 {
-			raw = json.RawMessage("null")
-		}
-		c.Data(r.status, jsonContentType, raw)
+	body, err := encodeResult(out)
+	if err != nil {
+		a.writeError(c, internalEncoding(err))
 		return
 	}
-	if v := reflect.ValueOf(out); v.Kind() == reflect.Slice && v.IsNil() {
-		c.Data(r.status, jsonContentType, []byte("[]"))
+	if r.conditional && r.status == http.StatusOK {
+		sendConditional(c, r.status, jsonContentType, body)
 		return
+	}
+	c.Data(r.status, jsonContentType, body)
+}
+
+func encodeResult(out any) ([]byte, error) {
+	if raw, ok := out.(json.RawMessage); ok {
+		if len(bytes.TrimSpace(raw)) == 0 {
+			return []byte("null"), nil
+		}
+		return raw, nil
+	}
+	if v := reflect.ValueOf(out); v.Kind() == reflect.Slice && v.IsNil() {
+		return []byte("[]"), nil
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(out); err != nil {
-		a.writeError(c, internalEncoding(err))
-		return
+		return nil, err
 	}
-	c.Data(r.status, jsonContentType, bytes.TrimRight(buf.Bytes(), "\n"))
+	return bytes.TrimRight(buf.Bytes(), "\n"), nil
 }

@@ -136,10 +136,9 @@ func (a *api) noRoute(c *gin.Context) {
 // defines it for exactly this case.
 func (a *api) noMethod(c *gin.Context) {
 	allowed := c.Writer.Header().Get("Allow")
-	body := ErrorResponse{Error: ErrorBody{
-		Code:    backend.CodeInvalidArgument,
+	pub := backend.PublicError{Code: backend.CodeInvalidArgument,
 		Message: "method " + c.Request.Method + " is not allowed here; allowed: " + allowed,
-		Details: map[string]any{"allowed_methods": allowed, "hint": "send the request with one of: " + allowed},
-	}}
-	c.Data(http.StatusMethodNotAllowed, jsonContentType, mustJSON(body))
+		Hint:    "send the request with one of: " + allowed,
+		Details: map[string]any{"allowed_methods": allowed}}
+	writeProblem(c, problemFor(pub, http.StatusMethodNotAllowed, c.Request.URL.EscapedPath()))
 }

@@ -53,30 +53,31 @@ func (a *api) routes() []route {
 		noBody(http.MethodGet, "/healthz", "Liveness: the process answers HTTP", a.healthz).withPublic(),
 		noBody(http.MethodGet, "/readyz", "Readiness: the database (and the proxy) can serve requests", a.readyz).withPublic(),
 		noBody(http.MethodGet, v1+"/openapi.json", "This document; served without a token", a.openAPI).withDocs(nil, openAPIDoc).withPublic(),
+		noBody(http.MethodGet, v1+"/problems/:code", "A problem type: what an error code means; served without a token", a.problemType).withPublic(),
 
-		noBody(http.MethodGet, v1+"/decks", "List decks by name", a.listDecks),
+		list(v1+"/decks", "List decks by name", a.listDecks, "id"),
 		withBody(http.MethodPost, v1+"/decks", "Create an empty deck", http.StatusCreated, a.createDeck),
-		noBody(http.MethodGet, v1+"/decks/:deck", "Get a deck by id or exact name", a.getDeck),
+		noBody(http.MethodGet, v1+"/decks/:deck", "Get a deck by id or exact name", a.getDeck).withETag(),
 		withBody(http.MethodPatch, v1+"/decks/:deck", "Rename a deck", http.StatusOK, a.renameDeck),
 		noContent(http.MethodDelete, v1+"/decks/:deck", "Delete a deck (its cards stay in the collection); admin", a.deleteDeck).adminOnly(),
-		noBody(http.MethodGet, v1+"/decks/:deck/snapshot", "The deck with its cards in order, no secrets; whole unless budget or cursor asks for a page", a.deckSnapshot).
+		noBody(http.MethodGet, v1+"/decks/:deck/snapshot", "The deck with its cards in order, no secrets; whole unless budget or cursor asks for a page", a.deckSnapshot).withETag().
 			withQuery(queryParam{name: "card_type", description: "keep one card type: service, credential or playbook", enum: backend.CardTypeNames()},
 				queryParam{name: "query", description: "keep cards whose id, name, title, label, description, triggers, env name or tags contain every word"},
 				queryParam{name: "cursor", description: "more.cursor of the previous page: continue there"},
-				queryParam{name: "budget", description: fmt.Sprintf("answer one page of at most this many tokens (%d to %d; %d with a cursor alone)",
-					core.MinDeckBudget, core.MaxDeckBudget, core.DefaultDeckBudget)}),
+				intParam("budget", fmt.Sprintf("answer one page of at most this many tokens (%d with a cursor alone)",
+					core.DefaultDeckBudget), core.MinDeckBudget, core.MaxDeckBudget)),
 		withBody(http.MethodPost, v1+"/decks/:deck/cards", "Link a card to the deck (at a position, or last); a linked card moves", http.StatusOK, a.linkCard),
 		noBody(http.MethodDelete, v1+"/decks/:deck/cards/:card_type/:card_id", "Unlink a card; warns which playbooks on the deck depend on it", a.unlinkCard),
 		withBody(http.MethodPut, v1+"/decks/:deck/cards/:card_type/order", "Set the full order of one card type on the deck", http.StatusOK, a.reorderCards),
 		noBody(http.MethodGet, v1+"/decks/:deck/services/:service/settings", "The deck's rules for a service it links: its tool subset and credential", a.getDeckServiceSettings),
 		withBody(http.MethodPatch, v1+"/decks/:deck/services/:service/settings", "Change the deck's tool subset (allow or deny list) or credential for a linked service; agent tokens may only narrow the tools", http.StatusOK, a.updateDeckServiceSettings),
 
-		noBody(http.MethodGet, v1+"/services", "List services (secret headers and local env masked)", a.listServices),
+		list(v1+"/services", "List services (secret headers and local env masked)", a.listServices, "id"),
 		withBody(http.MethodPost, v1+"/services", "Register a downstream MCP server", http.StatusCreated, a.createService),
-		noBody(http.MethodGet, v1+"/services/:service", "Get a service by id or name", a.getService),
+		noBody(http.MethodGet, v1+"/services/:service", "Get a service by id or name", a.getService).withETag(),
 		withBody(http.MethodPatch, v1+"/services/:service", "Change some fields of a service", http.StatusOK, a.updateService),
 		noContent(http.MethodDelete, v1+"/services/:service", "Delete a service unless a playbook depends on it; admin", a.deleteService).adminOnly(),
-		noBody(http.MethodGet, v1+"/services/:service/tools", "The service's downstream tools, raw, with enabled flags; agent tokens name a deck that links the service", a.listServiceTools).
+		list(v1+"/services/:service/tools", "The service's downstream tools, raw, with enabled flags; agent tokens name a deck that links the service", a.listServiceTools, "name").
 			withQuery(deckQuery).withHeaders(deckHeader),
 		withBody(http.MethodPut, v1+"/services/:service/tool-settings", "Set the service's disabled tools", http.StatusOK, a.updateToolSettings),
 		withBody(http.MethodPost, v1+"/services/:service/call", "Call a downstream tool; agent tokens name a deck that links the service (deck, or the header)", http.StatusOK, a.callServiceTool).
@@ -85,28 +86,30 @@ func (a *api) routes() []route {
 			withQuery(deckQuery).withHeaders(deckHeader),
 		withBody(http.MethodPost, v1+"/services/:service/approve", "Approve the current definitions of held tools (those named, or all); admin", http.StatusOK, a.approveServiceTools).adminOnly(),
 
-		noBody(http.MethodGet, v1+"/credentials", "List credential metadata (never values)", a.listCredentials),
+		list(v1+"/credentials", "List credential metadata (never values)", a.listCredentials, "id"),
 		withBody(http.MethodPost, v1+"/credentials", "Create a credential with its secret; admin", http.StatusCreated, a.createCredential).adminOnly(),
 		noBody(http.MethodGet, v1+"/credentials/:credential", "Get a credential's metadata by id or label", a.getCredential),
 		withBody(http.MethodPatch, v1+"/credentials/:credential", "Change a credential's metadata; admin", http.StatusOK, a.updateCredential).adminOnly(),
-		noContent(http.MethodDelete, v1+"/credentials/:credential", "Delete a credential unless a playbook depends on it; admin", a.deleteCredential).adminOnly(),
+		noBody(http.MethodDelete, v1+"/credentials/:credential", "Delete a credential unless a playbook depends on it; says which decks' choices of it fall back, and which services lose it; admin", a.deleteCredential).adminOnly(),
 		withBody(http.MethodPost, v1+"/credentials/:credential/rotate", "Replace a credential's secret; admin", http.StatusOK, a.rotateCredential).adminOnly(),
 
-		noBody(http.MethodGet, v1+"/playbooks", "List playbooks by title", a.listPlaybooks),
+		list(v1+"/playbooks", "List playbooks by title", a.listPlaybooks, "id"),
 		withBody(http.MethodPost, v1+"/playbooks", "Create a playbook", http.StatusCreated, a.createPlaybook),
 		noBody(http.MethodGet, v1+"/playbooks/:playbook", "Get a playbook by id or title", a.getPlaybook),
 		withBody(http.MethodPatch, v1+"/playbooks/:playbook", "Change a playbook (the previous version is kept)", http.StatusOK, a.updatePlaybook),
 		noContent(http.MethodDelete, v1+"/playbooks/:playbook", "Delete a playbook and its versions; admin", a.deletePlaybook).adminOnly(),
-		noBody(http.MethodGet, v1+"/playbooks/:playbook/versions", "A playbook's earlier versions, newest first", a.listPlaybookVersions),
+		list(v1+"/playbooks/:playbook/versions", "A playbook's earlier versions, newest first", a.listPlaybookVersions, "version"),
 		noBody(http.MethodPost, v1+"/playbooks/:playbook/versions/:version/restore", "Bring back an earlier version", a.restorePlaybookVersion),
-		noBody(http.MethodGet, v1+"/dependents", "Playbooks that depend on a card", a.listDependents).withQuery(
+		withBody(http.MethodPost, v1+"/markdown", "Render markdown (CommonMark with GitHub's extensions) as sanitized HTML, for previews; agents read the markdown itself", http.StatusOK, a.previewMarkdown),
+		list(v1+"/dependents", "Playbooks that depend on a card", a.listDependents, "id").withQuery(
 			cardType, queryParam{name: "card_id", required: true, description: "card id or name"}),
 
-		noBody(http.MethodGet, v1+"/tokens", "List API tokens (a member's own); admin", a.listTokens).adminOnly(),
+		list(v1+"/tokens", "List API tokens (a member's own); admin", a.listTokens, "id").adminOnly(),
 		withBody(http.MethodPost, v1+"/tokens", "Create an API token for the caller or, for the admin role, a person (its secret is shown once); admin", http.StatusCreated, a.createToken).adminOnly(),
 		noContent(http.MethodDelete, v1+"/tokens/:token", "Revoke a token (a member's own); admin", a.revokeToken).adminOnly(),
 
-		noBody(http.MethodGet, v1+"/sessions", "Live MCP sessions and their bindings", a.listSessions),
+		list(v1+"/sessions", "Live MCP sessions and their bindings (for admins, with the token that opened each)", a.listSessions, "id"),
+		noContent(http.MethodDelete, v1+"/sessions/:session", "End a live MCP session: its client must start a new one (revoke the token to keep it out); admin", a.endSession).adminOnly(),
 		noBody(http.MethodGet, v1+"/display", "The status line for a workspace (nearest bound ancestor)", a.display).withQuery(
 			queryParam{name: "workspace", required: true, description: "absolute workspace path"}),
 
@@ -125,22 +128,35 @@ func (a *api) routes() []route {
 
 		withBody(http.MethodPost, v1+"/exec", "Resolve credential secrets for `agent-deck exec` and open an audit row; admin", http.StatusCreated, a.startExec).adminOnly(),
 		bodyNoContent(http.MethodPost, v1+"/exec/:exec/finish", "Record the exit code of an exec; admin", a.finishExec).adminOnly(),
-		noBody(http.MethodGet, v1+"/exec", "The exec audit trail; admin", a.listExecAudits).adminOnly(),
+		list(v1+"/exec", "The exec audit trail; admin", a.listExecAudits, "id").adminOnly(),
 
-		noBody(http.MethodGet, v1+"/proposals", "Playbook change proposals agents made, newest first; admin", a.listProposals).
+		list(v1+"/proposals", "Playbook change proposals agents made, newest first; admin", a.listProposals, "id").
 			withQuery(queryParam{name: "status", description: "open, accepted, rejected, stale or superseded", enum: proposalStatusNames()},
 				queryParam{name: "playbook", description: "playbook id or title"},
 				queryParam{name: "deck", description: "deck id or name"}).adminOnly(),
-		noBody(http.MethodGet, v1+"/proposals/:proposal", "A proposal with a preview against the current playbook: unified diff, triggers before and after, conflicts; admin", a.showProposal).adminOnly(),
+		noBody(http.MethodGet, v1+"/proposals/:proposal", "A proposal with a preview against the current playbook: unified diff, triggers before and after, conflicts; admin", a.showProposal).withETag().adminOnly(),
 		noBody(http.MethodPost, v1+"/proposals/:proposal/accept", "Apply a proposal to the current playbook in one transaction; ops that no longer apply make it stale (409, nothing changed); admin", a.acceptProposal).adminOnly(),
 		withBody(http.MethodPost, v1+"/proposals/:proposal/reject", "Reject a proposal with an optional reason; its signals reopen; admin", http.StatusOK, a.rejectProposal).adminOnly(),
-		noBody(http.MethodGet, v1+"/signals", "Feedback signals agents recorded, newest first; admin", a.listSignals).adminOnly(),
+		list(v1+"/signals", "Feedback signals agents recorded, newest first; admin", a.listSignals, "id").adminOnly(),
 		withBody(http.MethodPost, v1+"/signals/discard", "Discard feedback signals, all or none; admin", http.StatusOK, a.discardSignals).adminOnly(),
 		withBody(http.MethodPost, v1+"/signals/import", "Record feedback signals in bulk, all or none; admin", http.StatusCreated, a.importSignals).adminOnly(),
-		noBody(http.MethodGet, v1+"/playbook-usage", "How often agents fetched each playbook within the fetch retention; admin", a.playbookUsage).adminOnly(),
+		list(v1+"/playbook-usage", "How often agents fetched each playbook within the fetch retention; admin", a.playbookUsage, "playbook_id").adminOnly(),
 		withBody(http.MethodPut, v1+"/decks/:deck/services/:service/sampling", "Allow or forbid a service on the deck to ask the agent's model for completions (MCP sampling; off by default); admin", http.StatusOK, a.setDeckSampling).adminOnly(),
+		noBody(http.MethodGet, v1+"/decks/:deck/services/:service/sampling", "Whether a service on the deck may ask the agent's model for completions (MCP sampling); admin", a.getDeckSampling).adminOnly(),
 		noBody(http.MethodGet, v1+"/tool-calls", "The tool-call audit trail, newest first, filtered and paged; admin", a.listToolCalls).
-			withQuery(toolCallQueryParams...).adminOnly(),
+			withQuery(toolCallQueryParams...).withLinkNext().adminOnly(),
+		noBody(http.MethodGet, v1+"/tool-calls/:call", "One entry of the tool-call audit trail; admin", a.getToolCall).adminOnly(),
+		noBody(http.MethodGet, v1+"/tool-call-stats", "Calls, failures and latency (median, 95th percentile) per service or tool and time bucket, from the audit trail; admin", a.toolCallStats).
+			withQuery(toolCallStatsParams...).adminOnly(),
+		noBody(http.MethodGet, v1+"/decks/:deck/audit", "Whether calls through the deck keep their (redacted) arguments; admin", a.getDeckArgumentCapture).adminOnly(),
+		noBody(http.MethodGet, v1+"/decks/:deck/limits", "The rate limits of calls to the deck's services, and where each comes from", a.getDeckLimits),
+		withBody(http.MethodPut, v1+"/decks/:deck/limits", "Override the rate limits of calls to every service of the deck (null inherits, 0 is no limit); admin", http.StatusOK, a.setDeckLimits).adminOnly(),
+		noBody(http.MethodGet, v1+"/decks/:deck/services/:service/limits", "The rate limits of calls to a service through the deck, and where each comes from", a.getDeckServiceLimits),
+		withBody(http.MethodPut, v1+"/decks/:deck/services/:service/limits", "Override the rate limits of calls to a service through the deck (null inherits, 0 is no limit); admin", http.StatusOK, a.setDeckServiceLimits).adminOnly(),
+		noBody(http.MethodGet, v1+"/services/:service/limits", "The rate limits of calls to a service through any deck, and where each comes from", a.getServiceLimits),
+		withBody(http.MethodPut, v1+"/services/:service/limits", "Override the rate limits of calls to a service through every deck (null inherits, 0 is no limit); admin", http.StatusOK, a.setServiceLimits).adminOnly(),
+		noBody(http.MethodGet, v1+"/decks/:deck/playbook-review", "Whether agent tokens' playbook writes on the deck are held for review (the deck's own setting or the server's default)", a.getDeckPlaybookReview),
+		withBody(http.MethodPut, v1+"/decks/:deck/playbook-review", "Hold agent tokens' playbook writes on the deck for review (true), let them take effect (false), or follow the server's default (null); admin", http.StatusOK, a.setDeckPlaybookReview).adminOnly(),
 		withBody(http.MethodPut, v1+"/decks/:deck/audit", "Turn argument capture on or off for calls through the deck (arguments are redacted); admin", http.StatusOK, a.setDeckArgumentCapture).adminOnly(),
 	}
 	table = append(table, a.peopleRoutes()...)

@@ -86,6 +86,13 @@ func routeScenario() []step {
 				t.Errorf("openapi = %v", doc["openapi"])
 			}
 		}},
+		{"problem type", "GET", "/api/v1/problems/NOT_FOUND", nil, ok, func(t *testing.T, r response, _ map[string]string) {
+			p := decode[ProblemType](t, r)
+			if p.Type != "/api/v1/problems/NOT_FOUND" || p.Status != http.StatusNotFound || p.Title == "" || p.Description == "" {
+				t.Errorf("problem type %+v", p)
+			}
+		}},
+		{"unknown problem type", "GET", "/api/v1/problems/NOPE", nil, []int{http.StatusNotFound}, nil},
 	}
 	steps = append(steps, deckSteps(ok, created)...)
 	steps = append(steps, cardSteps(ok, created, downstream)...)
@@ -201,6 +208,24 @@ func cardSteps(ok, created, downstream []int) []step {
 					t.Errorf("sampling %+v", s)
 				}
 			}},
+		{"require playbook review", "PUT", "/api/v1/decks/Job/playbook-review", map[string]any{"required": true}, ok,
+			func(t *testing.T, r response, _ map[string]string) {
+				if v := decode[core.DeckPlaybookReview](t, r); !v.Required || v.Source != "deck" || v.DeckName != "Job" {
+					t.Errorf("review %+v", v)
+				}
+			}},
+		{"playbook review", "GET", "/api/v1/decks/Job/playbook-review", nil, ok,
+			func(t *testing.T, r response, _ map[string]string) {
+				if v := decode[core.DeckPlaybookReview](t, r); !v.Required || v.Source != "deck" {
+					t.Errorf("review %+v", v)
+				}
+			}},
+		{"read sampling", "GET", "/api/v1/decks/Job/services/Echo/sampling", nil, ok,
+			func(t *testing.T, r response, _ map[string]string) {
+				if s := decode[core.DeckSampling](t, r); !s.Allowed || s.ServiceName != "Echo" {
+					t.Errorf("sampling %+v", s)
+				}
+			}},
 		{"link credential", "POST", "/api/v1/decks/Job/cards",
 			map[string]any{"card_type": "credential", "card_id": "cred_github", "position": 0}, ok, nil},
 		{"link playbook", "POST", "/api/v1/decks/{deck_id}/cards", map[string]any{"card_type": "playbook", "card_id": "pb_deploy"}, ok, nil},
@@ -215,6 +240,28 @@ func cardSteps(ok, created, downstream []int) []step {
 			map[string]any{"ordered_card_ids": []string{"Echo"}}, ok, nil},
 		{"deck service settings", "PATCH", "/api/v1/decks/Job/services/Echo/settings",
 			map[string]any{"deny_tools": []string{"write"}, "credential_id": "cred_github"}, ok, nil},
+		{"limit the deck's services", "PUT", "/api/v1/decks/Job/limits", map[string]any{"calls_per_minute": 100}, ok, nil},
+		{"limit the service", "PUT", "/api/v1/services/Echo/limits", map[string]any{"concurrent_calls": 4}, ok, nil},
+		{"limit the service on the deck", "PUT", "/api/v1/decks/Job/services/Echo/limits", map[string]any{"calls_per_minute": 10}, ok, nil},
+		{"deck limits", "GET", "/api/v1/decks/Job/limits", nil, ok,
+			func(t *testing.T, r response, _ map[string]string) {
+				if v := decode[core.RateLimits](t, r); v.CallsPerMinute != 100 || v.CallsPerMinuteSource != "deck" {
+					t.Errorf("deck limits %+v", v)
+				}
+			}},
+		{"service limits", "GET", "/api/v1/services/Echo/limits", nil, ok,
+			func(t *testing.T, r response, _ map[string]string) {
+				if v := decode[core.RateLimits](t, r); v.ConcurrentCalls != 4 || v.ConcurrentCallsSource != "service" {
+					t.Errorf("service limits %+v", v)
+				}
+			}},
+		{"limits of the service on the deck", "GET", "/api/v1/decks/Job/services/Echo/limits", nil, ok,
+			func(t *testing.T, r response, _ map[string]string) {
+				v := decode[core.RateLimits](t, r)
+				if v.CallsPerMinute != 10 || v.CallsPerMinuteSource != "deck_service" || v.ConcurrentCalls != 4 || v.ConcurrentCallsSource != "service" {
+					t.Errorf("pair limits %+v", v)
+				}
+			}},
 		{"read deck service settings", "GET", "/api/v1/decks/Job/services/Echo/settings", nil, ok,
 			func(t *testing.T, r response, _ map[string]string) {
 				st := decode[core.DeckServiceSettingsResult](t, r)
@@ -245,6 +292,13 @@ func adminSteps(ok, created, gone []int) []step {
 		{"list tokens", "GET", "/api/v1/tokens", nil, ok, nil},
 		{"revoke token", "DELETE", "/api/v1/tokens/{token_id}", nil, gone, nil},
 		{"sessions", "GET", "/api/v1/sessions", nil, ok, nil},
+		{"end a session that is not live", "DELETE", "/api/v1/sessions/00000000-0000-4000-8000-000000000000", nil, []int{http.StatusNotFound}, nil},
+		{"markdown preview", "POST", "/api/v1/markdown", map[string]any{"markdown": "# <b>"}, ok,
+			func(t *testing.T, r response, _ map[string]string) {
+				if p := decode[core.MarkdownPreview](t, r); p.HTML != "<p># &lt;b&gt;</p>" {
+					t.Errorf("preview %+v", p)
+				}
+			}},
 		{"display", "GET", "/api/v1/display?workspace=/tmp/nowhere", nil, ok,
 			func(t *testing.T, r response, _ map[string]string) {
 				if d := decode[core.DisplayLine](t, r); d.Bound || d.Line == "" {
@@ -277,9 +331,21 @@ func adminSteps(ok, created, gone []int) []step {
 			}
 		}},
 		{"capture arguments", "PUT", "/api/v1/decks/Job/audit", map[string]any{"capture_arguments": true}, ok, nil},
-		{"tool calls", "GET", "/api/v1/tool-calls?deck=Job&since=1h", nil, ok, nil},
+		{"read capture", "GET", "/api/v1/decks/Job/audit", nil, ok, func(t *testing.T, r response, _ map[string]string) {
+			if a := decode[core.DeckAuditSettings](t, r); !a.CaptureArguments {
+				t.Errorf("audit settings %+v", a)
+			}
+		}},
+		{"tool calls", "GET", "/api/v1/tool-calls?deck=Job&since=1h&token=admin", nil, ok, nil},
+		{"a tool call that is not there", "GET", "/api/v1/tool-calls/999999", nil, []int{http.StatusNotFound}, nil},
+		{"tool call stats", "GET", "/api/v1/tool-call-stats?deck=Job&group_by=tool&since=2h&bucket=10m", nil, ok,
+			func(t *testing.T, r response, _ map[string]string) {
+				if st := decode[core.ToolCallStats](t, r); st.BucketSeconds != 600 || st.GroupBy != "tool" || st.Series == nil {
+					t.Errorf("stats %+v", st)
+				}
+			}},
 		{"delete playbook", "DELETE", "/api/v1/playbooks/pb_deploy", nil, gone, nil},
-		{"delete credential", "DELETE", "/api/v1/credentials/cred_github", nil, gone, nil},
+		{"delete credential", "DELETE", "/api/v1/credentials/cred_github", nil, ok, nil},
 		{"delete service", "DELETE", "/api/v1/services/Echo", nil, gone, nil},
 		{"delete deck", "DELETE", "/api/v1/decks/Job", nil, gone, nil},
 		{"deck is gone", "GET", "/api/v1/decks/Job", nil, []int{http.StatusNotFound}, nil},

@@ -11,3 +11,8 @@ func (a *api) setDeckSampling(c *gin.Context, in core.DeckSamplingInput) (core.D
 	in.Deck, in.Service = c.Param("deck"), c.Param("service")
 	return a.svc.SetDeckSampling(ctx(c), in)
 }
+
+// getDeckSampling says whether a service on a deck may sample.
+func (a *api) getDeckSampling(c *gin.Context) (core.DeckSampling, error) {
+	return a.svc.GetDeckSampling(ctx(c), c.Param("deck"), c.Param("service"))
+}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/json"
+	"html"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -66,7 +67,7 @@ func newTestServer(t testing.TB, opts Options) *testServer {
 	}
 	logs := &syncBuffer{}
 	logger := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	svc := core.NewHub(st, nil, sealer, nil, logger, core.Config{})
+	svc := core.NewHub(st, nil, sealer, nil, logger, core.Config{Markdown: escapingRenderer{}})
 	opts.Logger = logger
 	if opts.AuthServer == nil {
 		opts.AuthServer = authserver.New(svc.Store(), svc, nil, logger, authserver.Config{})
@@ -98,19 +99,16 @@ type response struct {
 	body   []byte
 }
 
-// errorCode returns the error code of an error body, "" otherwise.
+// errorCode returns the code of a problem document, "" otherwise.
 func (r response) errorCode() backend.Code {
-	var e ErrorResponse
-	if json.Unmarshal(r.body, &e) != nil {
-		return ""
-	}
-	return e.Error.Code
+	return r.errorBody().Code
 }
 
-func (r response) errorBody() ErrorBody {
-	var e ErrorResponse
-	_ = json.Unmarshal(r.body, &e)
-	return e.Error
+// errorBody decodes a problem document (the zero Problem for another body).
+func (r response) errorBody() Problem {
+	var p Problem
+	_ = json.Unmarshal(r.body, &p)
+	return p
 }
 
 // do sends a request. body may be nil, a string or []byte (sent as is), or a value to encode.
@@ -184,3 +182,9 @@ func (s *testServer) routesHit(t testing.TB) map[string]bool {
 	}
 	return hit
 }
+
+// escapingRenderer stands in for the markdown renderer the composition root passes (package
+// markdown, tested on its own): it escapes the text into a paragraph.
+type escapingRenderer struct{}
+
+func (escapingRenderer) RenderHTML(src string) string { return "<p>" + html.EscapeString(src) + "</p>" }

@@ -1,9 +1,14 @@
 package dashboardapi
 
 import (
+	"bytes"
+	"crypto/sha256"
 	"embed"
+	"encoding/hex"
 	"io/fs"
+	"maps"
 	"net/http"
+	"slices"
 	"strings"
 )
 
@@ -19,6 +24,12 @@ const dashboardCSP = "default-src 'none'; script-src 'self'; style-src 'self'; i
 
 // Dashboard returns the web dashboard's handler: index.html at / and /signin, the files under
 // /web/. The composition root mounts it beside the REST router; the page talks only to /api/v1.
+//
+// index.html names the files under /web/v-<hash of all files>/: the modules import each other by
+// relative paths, so the whole set loads under that prefix, which is cached for good (immutable)
+// and changes with any file. A page load then asks the server for no file at all once the
+// browser has them. Plain /web/ paths, and a prefix of another version, are served revalidated
+// (no-cache, with an ETag).
 func Dashboard() http.Handler {
 	sub, err := fs.Sub(webFiles, "web")
 	if err != nil {
@@ -29,6 +40,9 @@ func Dashboard() http.Handler {
 	if err != nil {
 		panic(err)
 	}
+	tags := etags(sub)
+	version := "v-" + filesVersion(tags)
+	index = bytes.ReplaceAll(index, []byte(`"/web/`), []byte(`"/web/`+version+`/`))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
 		h.Set("Content-Security-Policy", dashboardCSP)
@@ -36,11 +50,56 @@ func Dashboard() http.Handler {
 		h.Set("Referrer-Policy", "no-referrer")
 		h.Set("X-Frame-Options", "DENY")
 		h.Set("Cache-Control", "no-cache")
-		if strings.HasPrefix(r.URL.Path, "/web/") {
+		if rest, ok := strings.CutPrefix(r.URL.Path, "/web/"); ok {
+			if v, file, versioned := strings.Cut(rest, "/"); versioned && strings.HasPrefix(v, "v-") {
+				if v == version {
+					h.Set("Cache-Control", "public, max-age=31536000, immutable")
+				}
+				rest = file
+				r = stripped(r, "/web/"+file)
+			}
+			if tag, ok := tags[rest]; ok {
+				h.Set("ETag", tag)
+			}
 			files.ServeHTTP(w, r)
 			return
 		}
 		h.Set("Content-Type", "text/html; charset=utf-8")
 		_, _ = w.Write(index)
 	})
+}
+
+// stripped is r for another path (the version prefix taken out).
+func stripped(r *http.Request, path string) *http.Request {
+	r2 := r.Clone(r.Context())
+	r2.URL.Path, r2.URL.RawPath = path, ""
+	return r2
+}
+
+// filesVersion names the set of embedded files: a hash of every file's tag, in path order.
+func filesVersion(tags map[string]string) string {
+	sum := sha256.New()
+	for _, p := range slices.Sorted(maps.Keys(tags)) {
+		sum.Write([]byte(p + "=" + tags[p] + "\n"))
+	}
+	return hex.EncodeToString(sum.Sum(nil))[:12]
+}
+
+// etags are the strong validators of the embedded files, by path under web/: a hash of the
+// content, since embedded files carry no modification time.
+func etags(sub fs.FS) map[string]string {
+	tags := map[string]string{}
+	_ = fs.WalkDir(sub, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := fs.ReadFile(sub, p)
+		if err != nil {
+			return err
+		}
+		sum := sha256.Sum256(b)
+		tags[p] = `"` + hex.EncodeToString(sum[:12]) + `"`
+		return nil
+	})
+	return tags
 }

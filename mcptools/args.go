@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/mark3labs/mcp-go/mcp"
+
 	"github.com/agent-deck/agent-deck/backend"
 	"github.com/agent-deck/agent-deck/backend/core"
 )
@@ -20,25 +22,33 @@ type call struct {
 	sessionID string
 	spec      *ToolSpec
 	vals      map[string]any
+	// respelled are the arguments given in the deprecated casing of their parameter, as
+	// "service_id → serviceId"; the result carries a warning naming them.
+	respelled []string
 }
 
 // decodeArgs checks raw arguments (a JSON object, or nothing) against the tool's parameters:
-// no unknown names, required ones present, each of its declared type. Every failure is an
-// INVALID_ARGUMENT error that lists what the tool takes.
-func decodeArgs(spec *ToolSpec, raw json.RawMessage) (map[string]any, error) {
+// no unknown names, required ones present, each of its declared type. An argument spelled in the
+// other casing of a parameter's name is taken as that parameter and listed in respelled. Every
+// failure is an INVALID_ARGUMENT error that lists what the tool takes.
+func decodeArgs(spec *ToolSpec, raw json.RawMessage) (vals map[string]any, respelled []string, err error) {
 	fields := map[string]json.RawMessage{}
 	raw = bytes.TrimSpace(raw)
 	if err := checkText(spec, "", raw); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if len(raw) > 0 && !bytes.Equal(raw, []byte("null")) {
 		if err := json.Unmarshal(raw, &fields); err != nil {
-			return nil, argError(spec, "", "the arguments must be a JSON object")
+			return nil, nil, argError(spec, "", "the arguments must be a JSON object")
 		}
 	}
 	byName := make(map[string]*Param, len(spec.Params))
 	for i := range spec.Params {
 		byName[spec.Params[i].Name] = &spec.Params[i]
+	}
+	respelled, both := respell(fields, func(name string) bool { return byName[name] != nil })
+	if both != "" {
+		return nil, nil, argError(spec, both, "parameter %q is given twice, in both casings; send %s only", both, both)
 	}
 	var unknown []string
 	for name := range fields {
@@ -48,24 +58,90 @@ func decodeArgs(spec *ToolSpec, raw json.RawMessage) (map[string]any, error) {
 	}
 	if len(unknown) > 0 {
 		sort.Strings(unknown)
-		return nil, argError(spec, unknown[0], "unknown parameter %s", quoteList(unknown))
+		return nil, nil, argError(spec, unknown[0], "unknown parameter %s", quoteList(unknown))
 	}
-	vals := make(map[string]any, len(fields))
+	vals = make(map[string]any, len(fields))
 	for _, p := range spec.Params {
 		v, ok := fields[p.Name]
 		if !ok || bytes.Equal(bytes.TrimSpace(v), []byte("null")) {
 			if p.Required {
-				return nil, argError(spec, p.Name, "parameter %q is required", p.Name)
+				return nil, nil, argError(spec, p.Name, "parameter %q is required", p.Name)
 			}
 			continue
 		}
 		val, err := decodeParam(spec, &p, v)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		vals[p.Name] = val
 	}
-	return vals, nil
+	return vals, respelled, nil
+}
+
+// Parameter names keep the original Agent Deck's spelling (SPEC §4.1), which mixes camelCase
+// (serviceId, toolName, workspaceRoot) and snake_case (playbook_id, service_id): renaming one
+// would break every prompt and harness written for it. The other casing of a name is accepted
+// as a deprecated spelling, and the result warns (respelledWarning).
+
+// otherCasing is name in the other convention: serviceId ⇄ service_id; "" when it has none.
+func otherCasing(name string) string {
+	var b strings.Builder
+	if strings.Contains(name, "_") {
+		up := false
+		for _, r := range name {
+			switch {
+			case r == '_':
+				up = true
+			case up:
+				b.WriteString(strings.ToUpper(string(r)))
+				up = false
+			default:
+				b.WriteRune(r)
+			}
+		}
+		return b.String()
+	}
+	for _, r := range name {
+		if r >= 'A' && r <= 'Z' {
+			b.WriteByte('_')
+			r += 'a' - 'A'
+		}
+		b.WriteRune(r)
+	}
+	if b.Len() == len(name) {
+		return ""
+	}
+	return b.String()
+}
+
+// respell renames the arguments spelled in the other casing of a parameter to the parameter's
+// own name and returns them, sorted, as "given → name"; both names given at once is returned as
+// both (the parameter's own name).
+func respell(fields map[string]json.RawMessage, has func(string) bool) (respelled []string, both string) {
+	for given := range fields {
+		name := otherCasing(given)
+		if has(given) || name == "" || !has(name) {
+			continue
+		}
+		if _, dup := fields[name]; dup {
+			return nil, name
+		}
+		respelled = append(respelled, given+" → "+name)
+	}
+	sort.Strings(respelled)
+	for _, r := range respelled {
+		given, name, _ := strings.Cut(r, " → ")
+		fields[name] = fields[given]
+		delete(fields, given)
+	}
+	return respelled, ""
+}
+
+// respelledWarning is the text block a result gains when arguments used the deprecated casing.
+func respelledWarning(tool string, respelled []string) mcp.Content {
+	b, _ := json.Marshal(map[string]string{"warning": tool + ": deprecated parameter spelling " +
+		strings.Join(respelled, ", ") + "; use the names the tool lists (the other casing will stop working)"})
+	return mcp.NewTextContent(string(b))
 }
 
 // decodeParam converts one argument to the Go value of its declared type.
@@ -115,6 +191,8 @@ func decodeParam(spec *ToolSpec, p *Param, v json.RawMessage) (any, error) {
 		return decodeObjectOrString(spec, p, v)
 	case TObjects:
 		return decodeObjects(spec, p, v)
+	case TTextObject:
+		return decodeTextObject(spec, p, v)
 	}
 	return nil, bad()
 }
@@ -139,6 +217,38 @@ func decodeObjectOrString(spec *ToolSpec, p *Param, v json.RawMessage) (any, err
 	if json.Unmarshal(v, &obj) != nil || obj == nil {
 		return nil, argError(spec, p.Name, "parameter %q must be a JSON object (or a string holding one), got %s",
 			p.Name, jsonKind(v))
+	}
+	return json.RawMessage(bytes.TrimSpace(v)), nil
+}
+
+// decodeTextObject accepts an object of p's text properties; a string is taken as the first
+// property's text, or, when it holds a JSON object, as that object (models often send objects
+// as JSON strings). Properties it does not declare are refused, naming those it does.
+func decodeTextObject(spec *ToolSpec, p *Param, v json.RawMessage) (any, error) {
+	var s string
+	if json.Unmarshal(v, &s) == nil {
+		if t := strings.TrimSpace(s); !strings.HasPrefix(t, "{") || !json.Valid([]byte(t)) {
+			return json.RawMessage(mustJSON(map[string]string{p.Props[0]: s})), nil
+		}
+		v = json.RawMessage(s)
+		if err := checkText(spec, p.Name, v); err != nil {
+			return nil, err
+		}
+	}
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(v, &obj) != nil || obj == nil {
+		return nil, argError(spec, p.Name, "parameter %q must be an object with %s (or a plain string, taken as %s), got %s",
+			p.Name, strings.Join(p.Props, ", "), p.Props[0], jsonKind(v))
+	}
+	for k, x := range obj {
+		var text string
+		if !containsStr(p.Props, k) {
+			return nil, argError(spec, p.Name, "parameter %q has no field %q; it takes %s", p.Name, clipText(k, 40),
+				strings.Join(p.Props, ", "))
+		}
+		if json.Unmarshal(x, &text) != nil && string(bytes.TrimSpace(x)) != "null" {
+			return nil, argError(spec, p.Name+"."+k, "%s.%s must be a string, got %s", p.Name, k, jsonKind(x))
+		}
 	}
 	return json.RawMessage(bytes.TrimSpace(v)), nil
 }

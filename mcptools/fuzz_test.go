@@ -1,6 +1,7 @@
 package mcptools
 
 import (
+	"context"
 	"encoding/json"
 	"testing"
 
@@ -22,7 +23,7 @@ func specNamed(t testing.TB, name string) *ToolSpec {
 // checkDecoded asserts decodeArgs never panics, and fails only with INVALID_ARGUMENT errors that
 // name the tool's parameters.
 func checkDecoded(t *testing.T, spec *ToolSpec, raw []byte) map[string]any {
-	vals, err := decodeArgs(spec, raw)
+	vals, _, err := decodeArgs(spec, raw)
 	if err == nil {
 		return vals
 	}
@@ -90,7 +91,7 @@ func FuzzManageDeckCardArgs(f *testing.F) {
 		if !containsStr(core.DeckCardActions, in.Action) {
 			t.Fatalf("action %q passed decoding", in.Action)
 		}
-		if err := core.CheckDeckCardChange(in); err != nil && backend.ErrorCode(err) != backend.CodeInvalidArgument {
+		if err := core.CheckDeckCardChange(context.Background(), in); err != nil && backend.ErrorCode(err) != backend.CodeInvalidArgument {
 			t.Fatalf("CheckDeckCardChange(%+v) = %v, want nil or INVALID_ARGUMENT", in, err)
 		}
 	})

@@ -63,6 +63,8 @@ type Handler struct {
 
 	// readOnlyTools are the resource tools as agent:read lists them: action enums narrowed.
 	readOnlyTools map[string]mcp.Tool
+	// words name the canonical tools as each profile and scope calls them (words.go).
+	words map[visibility]sessionWords
 }
 
 type visibility struct {
@@ -82,7 +84,7 @@ func NewHandler(svc *core.Hub, opts Options) (*Handler, error) {
 	}
 	h := &Handler{svc: svc, log: opts.Logger, profile: profile, maxBody: opts.MaxBodyBytes,
 		origins: opts.Origins, visible: map[visibility]map[string]bool{}, tracer: newTracer(opts.Tracer),
-		fast: map[string]server.ToolHandlerFunc{}}
+		fast: map[string]server.ToolHandlerFunc{}, words: map[visibility]sessionWords{}}
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
 	}
@@ -96,6 +98,7 @@ func NewHandler(svc *core.Hub, opts Options) (*Handler, error) {
 				set[name] = true
 			}
 			h.visible[visibility{p, ro}] = set
+			h.words[visibility{p, ro}] = newSessionWords(p, ro)
 		}
 	}
 	h.readOnlyTools = map[string]mcp.Tool{}
@@ -229,25 +232,34 @@ func (h *Handler) toolHandler(spec ToolSpec) server.ToolHandlerFunc {
 		if err := h.outsideProfile(ctx, &spec); err != nil {
 			return errorResult(ctx, h.log, spec.Name, err), nil
 		}
-		vals, err := decodeArgs(&spec, rawArguments(req))
+		vals, respelled, err := decodeArgs(&spec, rawArguments(req))
 		if err != nil {
 			return errorResult(ctx, h.log, spec.Name, err), nil
 		}
-		ctx = h.withRelay(ctx, req)
-		c := &call{svc: h.svc, sessionID: sessionIDFrom(ctx), spec: &spec, vals: vals}
-		out, err := spec.run(ctx, c)
-		if err != nil {
-			return errorResult(ctx, h.log, spec.Name, err), nil
+		ctx = h.withWords(h.withRelay(ctx, req))
+		c := &call{svc: h.svc, sessionID: sessionIDFrom(ctx), spec: &spec, vals: vals, respelled: respelled}
+		res = h.runTool(ctx, c)
+		if len(c.respelled) > 0 && !res.IsError {
+			res.Content = append(res.Content, respelledWarning(spec.Name, c.respelled))
 		}
-		if r, ok := out.(*mcp.CallToolResult); ok {
-			return r, nil
-		}
-		r, err := jsonResult(out)
-		if err != nil {
-			return errorResult(ctx, h.log, spec.Name, backend.Internal("rendering "+spec.Name, err)), nil
-		}
-		return r, nil
+		return res, nil
 	}
+}
+
+// runTool runs a decoded call and renders its result or its error.
+func (h *Handler) runTool(ctx context.Context, c *call) *mcp.CallToolResult {
+	out, err := c.spec.run(ctx, c)
+	if err != nil {
+		return errorResult(ctx, h.log, c.spec.Name, err)
+	}
+	if r, ok := out.(*mcp.CallToolResult); ok {
+		return r
+	}
+	r, err := jsonResult(out)
+	if err != nil {
+		return errorResult(ctx, h.log, c.spec.Name, backend.Internal("rendering "+c.spec.Name, err))
+	}
+	return r
 }
 
 func allVisible(tools []mcp.Tool, vis map[string]bool) bool {

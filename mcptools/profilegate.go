@@ -61,7 +61,9 @@ func (h *Handler) registered(name string) bool {
 // writeUnknownTool answers a tools/call naming a tool no profile has: JSON-RPC invalid params,
 // as the transport would, with the session's tools in the message.
 func (h *Handler) writeUnknownTool(w http.ResponseWriter, st *reqState) {
-	names := ToolNames(st.effectiveProfile(), !st.actor.Scope.CanWrite())
+	readOnly := !st.actor.Scope.CanWrite()
+	names := ToolNames(st.effectiveProfile(), readOnly)
+	lister := h.words[visibility{st.effectiveProfile(), readOnly}].Tool("list_service_tools", "")
 	msg := "tool " + quoteList([]string{st.toolName}) + " not found; this session's tools: " + strings.Join(names, ", ")
 	id := st.requestID
 	if len(id) == 0 {
@@ -70,7 +72,7 @@ func (h *Handler) writeUnknownTool(w http.ResponseWriter, st *reqState) {
 	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{
 		"code": mcp.INVALID_PARAMS, "message": msg,
 		"data": map[string]any{"code": backend.CodeNotFound, "message": msg, "tools": names,
-			"hint": "call one of this session's tools; list_service_tools shows a service's own tools"},
+			"hint": "call one of this session's tools; " + lister + " shows a service's own tools"},
 	}})
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusOK)

@@ -144,6 +144,8 @@ type Param struct {
 	Required bool
 	Desc     string
 	Enum     []string
+	// Props are the string properties of a TTextObject, in schema order.
+	Props []string
 }
 
 // ParamType is the JSON type of a parameter.
@@ -159,6 +161,9 @@ const (
 	TObjOrStr ParamType = "object|string"
 	// TObjects is a list of objects, or a string holding one (propose_playbook_patch's ops).
 	TObjects ParamType = "object[]"
+	// TTextObject is an object of the text properties Props; a plain string sent instead is
+	// taken as the first of them (propose_playbook_patch's evidence).
+	TTextObject ParamType = "object"
 )
 
 // schema renders the parameter's JSON schema, compact, keys in a fixed order.
@@ -173,6 +178,15 @@ func (p Param) schema() string {
 		b.WriteString(`{"type":["object","string"]`)
 	case TObjects:
 		b.WriteString(`{"type":"array","items":{"type":"object"}`)
+	case TTextObject:
+		b.WriteString(`{"type":"object","properties":{`)
+		for i, name := range p.Props {
+			if i > 0 {
+				b.WriteString(",")
+			}
+			b.WriteString(`"` + name + `":{"type":"string"}`)
+		}
+		b.WriteString("}")
 	default:
 		b.WriteString(`{"type":"` + string(p.Type) + `"`)
 	}

@@ -186,7 +186,7 @@ func TestToolListBudget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	budgets := map[Profile]int{ProfileRuntime: 1000, ProfileStandard: 2000, ProfileLegacy: 2800, ProfileResource: 1000}
+	budgets := map[Profile]int{ProfileRuntime: 1100, ProfileStandard: 2100, ProfileLegacy: 2900, ProfileResource: 1050}
 	for _, p := range Profiles {
 		t.Run(string(p), func(t *testing.T) {
 			b, err := ToolsJSON(p, false)

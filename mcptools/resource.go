@@ -39,7 +39,7 @@ type resourceAction struct {
 // resourceHeads is each resource tool's first description line, in tool order; writes is added
 // when the tool offers a write action (not under agent:read).
 var resourceHeads = []struct{ name, head, writes string }{
-	{"session", "Start every chat with bind (id: deck id or name); tell the user its display_summary once.", ""},
+	{"session", "Start every chat with bind (id: deck id or name); tell the user its display_summary once. " + casingNote, ""},
 	{"deck", "The bound deck and the collection; check get before saying something is missing.",
 		"link/unlink/reorder edit the bound deck."},
 	{"service", "MCP servers (id: id or name). call runs a tool with the deck's credentials.", ""},
@@ -254,6 +254,14 @@ func runResource(ctx context.Context, c *call, canonical map[string]ToolSpec,
 		accepted[i] = p.Name
 		byName[p.Name] = true
 	}
+	respelled, both := respell(fields, func(f string) bool { return byName[f] })
+	if both != "" {
+		return nil, backend.Errorf(backend.CodeInvalidArgument, "%s: field %q is given twice, in both casings; send %s only",
+			tool, both, both).WithHint(hint)
+	}
+	for _, r := range respelled {
+		c.respelled = append(c.respelled, "fields."+r)
+	}
 	var unknown []string
 	for f := range fields {
 		if !byName[f] {
@@ -288,7 +296,7 @@ func runResource(ctx context.Context, c *call, canonical map[string]ToolSpec,
 			andList(missing)).WithHint(hint)
 	}
 	// Type-check the fields under the resource's own name, so an error names this tool.
-	if _, err := decodeArgs(&ToolSpec{Name: tool + " " + a.name, Params: a.params}, mustJSON(fields)); err != nil {
+	if _, _, err := decodeArgs(&ToolSpec{Name: tool + " " + a.name, Params: a.params}, mustJSON(fields)); err != nil {
 		return nil, err
 	}
 	args := fields
@@ -299,7 +307,7 @@ func runResource(ctx context.Context, c *call, canonical map[string]ToolSpec,
 		args[k] = mustJSON(v)
 	}
 	target := canonical[a.canonical]
-	vals, err := decodeArgs(&target, mustJSON(args))
+	vals, _, err := decodeArgs(&target, mustJSON(args))
 	if err != nil {
 		return nil, err
 	}

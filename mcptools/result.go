@@ -79,7 +79,7 @@ type errorFields struct {
 // and so does the cause of an outage (UNAVAILABLE), whose message and hint the client sees.
 func errorResult(ctx context.Context, log *slog.Logger, tool string, err error) *mcp.CallToolResult {
 	id := requestID()
-	p := backend.Public(err, id)
+	p := backend.PublicFor(ctx, err, id)
 	if p.Code == backend.CodeInternal || p.Code == backend.CodeUnavailable {
 		log.ErrorContext(ctx, "tool call failed", "tool", tool, "code", p.Code, "request_id", id, "error", err)
 	}
@@ -114,7 +114,7 @@ func passThrough(res backend.CallResult) (*mcp.CallToolResult, error) {
 	}
 	if err := json.Unmarshal(res.Raw, &wire); err != nil {
 		return nil, backend.Errorf(backend.CodeDownstreamError, "the service returned a malformed tool result").
-			WithHint("the downstream server broke the MCP result format; try list_service_tools or another tool")
+			WithHint("the downstream server broke the MCP result format; try another of its tools")
 	}
 	out := &mcp.CallToolResult{Content: make([]mcp.Content, len(wire.Content)),
 		IsError: wire.IsError || res.IsError}

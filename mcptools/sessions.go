@@ -44,8 +44,8 @@ func stateFrom(ctx context.Context) *reqState {
 func (st *reqState) effectiveProfile() Profile {
 	p := st.profile
 	if st.session != nil {
-		// Of two profiles of one size (standard and resource), the connection's wins: the
-		// session row records resource as standard.
+		// Of two profiles of one size (standard and resource), the connection's wins: either
+		// may ask for the other's shape.
 		if q := Profile(st.session.Profile); q.rank() >= 0 && q.rank() < p.rank() {
 			p = q
 		}

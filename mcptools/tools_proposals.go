@@ -6,10 +6,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/agent-deck/agent-deck/backend"
 	"github.com/agent-deck/agent-deck/backend/core"
 )
+
+// evidenceFields are the fields of a proposal's evidence (backend.Evidence), failure_summary
+// first: a plain string sent as evidence is taken as it.
+var evidenceFields = []string{"failure_summary", "user_feedback_excerpt", "corrected_output_hint"}
 
 // proposeTool is propose_playbook_patch: agents suggest playbook fixes for a person to review
 // instead of overwriting playbooks. Its schema stays small; the errors teach the op shapes.
@@ -27,7 +32,7 @@ func proposeTool() ToolSpec {
 			{Name: "ops", Type: TObjects},
 			{Name: "new_playbook", Type: TObjOrStr, Desc: "create: title, body, triggers"},
 			{Name: "rationale", Type: TString, Required: true},
-			{Name: "evidence", Type: TObjOrStr},
+			{Name: "evidence", Type: TTextObject, Props: evidenceFields},
 			{Name: "supersedes", Type: TStrings},
 			{Name: "signal_ids", Type: TStrings},
 		},
@@ -56,8 +61,7 @@ func runPropose(ctx context.Context, c *call) (any, error) {
 		}
 	}
 	if raw := c.raw("evidence"); raw != nil {
-		if err := strictDecode(c.spec, "evidence", raw, &in.Evidence,
-			"failure_summary, user_feedback_excerpt, corrected_output_hint"); err != nil {
+		if err := strictDecode(c.spec, "evidence", raw, &in.Evidence, strings.Join(evidenceFields, ", ")); err != nil {
 			return nil, err
 		}
 	}

@@ -11,8 +11,12 @@ import (
 var (
 	pDeckID   = Param{Name: "deckId", Type: TString, Required: true, Desc: "Deck id or exact name"}
 	pPlaybook = Param{Name: "playbook_id", Type: TString, Required: true, Desc: "Playbook id or title"}
-	pService  = Param{Name: "serviceId", Type: TString, Required: true, Desc: "Service id or name on the bound deck"}
+	pService  = Param{Name: "serviceId", Type: TString, Required: true, Desc: "Service id or name"}
 )
+
+// casingNote says once, on the tool every chat starts with, which parameter spelling is
+// canonical (args.go: respell).
+const casingNote = "Use parameter names as listed; their other casing is a deprecated alias."
 
 // playbookFields are the optional playbook fields update_playbook and register_playbook share.
 func playbookFields() []Param {
@@ -31,7 +35,7 @@ func runtimeTools() []ToolSpec {
 	return []ToolSpec{
 		{Name: "bind_workspace", Tier: TierRuntime, Access: Read,
 			Description: "Start of every chat: bind this session to the project folder and a deck (get_decks lists them). " +
-				"Returns display_summary: tell it to the user once.",
+				"Returns display_summary: tell it to the user once. " + casingNote,
 			Params: []Param{{Name: "workspaceRoot", Type: TString, Required: true, Desc: "Absolute project path"}, pDeckID},
 			run:    runBind},
 		{Name: "switch_bound_deck", Tier: TierRuntime, Access: Read,
@@ -41,7 +45,7 @@ func runtimeTools() []ToolSpec {
 			Description: "This session's workspace, deck, badge and display_summary; bound=false means call bind_workspace.",
 			run:         runBinding},
 		{Name: "get_decks", Tier: TierRuntime, Access: Read,
-			Description: "List decks (id, name) to pick one for bind_workspace.", run: runDecks},
+			Description: "List decks to pick one for bind_workspace: name, card counts, services, playbook titles.", run: runDecks},
 		{Name: "get_bound_deck", Tier: TierRuntime, Access: Read,
 			Description: "The bound deck: services (health, tool count), API key metadata, " +
 				"playbooks (id, title, triggers), display_summary. Check it before saying a tool or key is missing.",
@@ -64,26 +68,40 @@ func runtimeTools() []ToolSpec {
 			Description: "Call a tool of a service on the bound deck; the deck supplies its credentials. " +
 				"Returns the tool's own result.",
 			Params: []Param{pService, {Name: "toolName", Type: TString, Required: true},
-				{Name: "arguments", Type: TObjOrStr, Desc: "Tool arguments: object or JSON string"}},
+				{Name: "arguments", Type: TObjOrStr, Desc: "Tool arguments"}},
 			run: runCallServiceTool},
 	}
 }
 
 func runBind(ctx context.Context, c *call) (any, error) {
-	return c.svc.BindWorkspace(ctx, c.sessionID, core.BindInput{
-		WorkspaceRoot: c.str("workspaceRoot"), Deck: c.str("deckId")})
+	return inProfile(ctx)(c.svc.BindWorkspace(ctx, c.sessionID, core.BindInput{
+		WorkspaceRoot: c.str("workspaceRoot"), Deck: c.str("deckId")}))
 }
 
 func runSwitch(ctx context.Context, c *call) (any, error) {
-	return c.svc.SwitchBoundDeck(ctx, c.sessionID, c.str("deckId"))
+	return inProfile(ctx)(c.svc.SwitchBoundDeck(ctx, c.sessionID, c.str("deckId")))
 }
 
 func runBinding(ctx context.Context, c *call) (any, error) {
-	return c.svc.SessionBinding(ctx, c.sessionID)
+	return inProfile(ctx)(c.svc.SessionBinding(ctx, c.sessionID))
+}
+
+// inProfile reports a binding with the profile this request is served with: the session's,
+// or the other shape of its size that the connection asked for (standard and resource).
+func inProfile(ctx context.Context) func(core.Binding, error) (any, error) {
+	return func(b core.Binding, err error) (any, error) {
+		if err != nil {
+			return nil, err
+		}
+		if st := stateFrom(ctx); st != nil {
+			b.Profile = string(st.effectiveProfile())
+		}
+		return b, nil
+	}
 }
 
 func runDecks(ctx context.Context, c *call) (any, error) {
-	return c.svc.ListDecks(ctx)
+	return c.svc.DeckChoices(ctx)
 }
 
 func runBoundDeck(ctx context.Context, c *call) (any, error) {

@@ -155,6 +155,16 @@ func (c *conn) markDead(err error) {
 	})
 }
 
+// deathSoFar is why the connection stopped working, nil while it still works.
+func (c *conn) deathSoFar() error {
+	select {
+	case <-c.dead:
+		return c.death
+	default:
+		return nil
+	}
+}
+
 func (c *conn) deathErr() error {
 	<-c.dead
 	return c.death

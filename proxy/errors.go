@@ -122,7 +122,7 @@ func describe(name string, err error, ph phase, timeout time.Duration) *backend.
 	case errors.As(err, &rpc):
 		return backend.Errorf(backend.CodeDownstreamError, "%s returned an error: %s", name, truncate(rpc.message, 300)).
 			WithDetail("downstream_code", rpc.code).
-			WithHint("read the message; list_service_tools shows the tool's parameters")
+			WithHint("read the message; the service's tool list shows the tool's parameters")
 	case errors.As(err, &status):
 		return backend.Errorf(backend.CodeDownstreamError, "%s answered HTTP %d", name, status.status).
 			WithDetail("http_status", status.status).

@@ -88,20 +88,32 @@ func (c *conn) openLocal(t backend.Target) error {
 	return c.handshake(c.ctx, transport.NewIO(capped, ch.stdin, nil))
 }
 
-// watch waits for the child to exit, then kills whatever is left of its process group.
+// watch waits for the child to exit, then kills whatever is left of its process group. A crash
+// is counted before the exit is announced (exited), so whoever reacts to the exit finds it
+// counted.
 func (c *conn) watch(ch *child) {
 	err := ch.cmd.Wait()
 	ch.mu.Lock()
 	ch.waitErr = err
 	ch.mu.Unlock()
-	close(ch.exited)
-	if !ch.stopping.Load() {
+	if exitedOnItsOwn(ch.stopping.Load(), c.deathSoFar()) {
 		c.svc.p.opts.Events.localCrashed(ch.service)
 	}
+	close(ch.exited)
 	ch.signal(syscall.SIGKILL)
 	c.markDead(&exitedError{state: ch.state()})
 	// Let the reader drain what the server wrote before exiting, then stop it.
 	time.AfterFunc(250*time.Millisecond, func() { _ = ch.stdout.Close() })
+}
+
+// exitedOnItsOwn decides whether a local server that exited crashed: it did unless the proxy
+// stopped it first. A stop that follows the server's own death is no stop: the call that saw
+// its output end waits for the exit only so long (stateAfterEOF), then the connection dies of
+// that exit (death is an exitedError) and is torn down, which may happen before Wait returns
+// here. Counting by the order of the two alone missed such crashes.
+func exitedOnItsOwn(stopping bool, death error) bool {
+	var ee *exitedError
+	return !stopping || errors.As(death, &ee)
 }
 
 func startChild(t backend.Target, launcher []string, stderr io.Writer) (*child, error) {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
 	"net/url"
 	"strings"
@@ -47,7 +48,7 @@ type challenge struct {
 // Begin discovers the service's authorization server, registers Agent Deck there when no client
 // is known, and returns the authorization URL with the PKCE verifier and state kept aside.
 func (f OAuthFlow) Begin(ctx context.Context, in backend.OAuthBegin) (backend.OAuthPending, error) {
-	ch, resp := f.probe(ctx, in.URL)
+	ch, resp, answered := f.probe(ctx, in.URL)
 	scopes := in.Scopes
 	if len(scopes) == 0 && ch.scope != "" {
 		scopes = strings.Fields(ch.scope)
@@ -58,6 +59,9 @@ func (f OAuthFlow) Begin(ctx context.Context, in backend.OAuthBegin) (backend.OA
 	client := in.Client
 	if ch.resourceMetadata == "" && client.AuthServerMetadata == "" {
 		client.AuthServerMetadata = f.fallbackMetadata(ctx, in.URL)
+		if answered && resp == nil && client.AuthServerMetadata == "" && !f.hasResourceMetadata(ctx, in.URL) {
+			return backend.OAuthPending{}, noSignIn()
+		}
 	}
 	h := f.handler(in.URL, in.RedirectURI, client, scopes, resp)
 	if client.ID == "" && in.ClientMetadataURL != "" && f.supportsClientMetadata(ctx, h, client) {
@@ -219,29 +223,53 @@ func baseURL(serviceURL string) string {
 	return u.String()
 }
 
+// noSignIn is Connect on a service that answered without a challenge and publishes no OAuth
+// metadata: there is nothing to sign in to, and registering somewhere would fail for that reason.
+func noSignIn() error {
+	return backend.Errorf(backend.CodeInvalidArgument,
+		"this service does not ask for sign-in: it answered without asking for one and names no authorization server").
+		WithDetail("field", "service").
+		WithHint("call its tools as they are; if it needs a key, give the service a credential or a header instead")
+}
+
+// hasResourceMetadata reports whether the service publishes OAuth protected resource metadata
+// (RFC 9728), at the path-suffixed or the root well-known address.
+func (f OAuthFlow) hasResourceMetadata(ctx context.Context, serviceURL string) bool {
+	u, err := url.Parse(baseURL(serviceURL))
+	if err != nil || u.Host == "" {
+		return false
+	}
+	origin := u.Scheme + "://" + u.Host
+	if p := strings.TrimSuffix(u.Path, "/"); p != "" && f.fetchOK(ctx, origin+"/.well-known/oauth-protected-resource"+p, nil) {
+		return true
+	}
+	return f.fetchOK(ctx, origin+"/.well-known/oauth-protected-resource", nil)
+}
+
 // probe sends an unauthenticated initialize, as the first request of a session would be, and
-// returns what the service's challenge says (and the response, for mcp-go).
-func (f OAuthFlow) probe(ctx context.Context, serviceURL string) (challenge, *http.Response) {
+// returns what the service's challenge says (and the response, for mcp-go); answered says the
+// service sent an HTTP answer at all.
+func (f OAuthFlow) probe(ctx context.Context, serviceURL string) (challenge, *http.Response, bool) {
 	body, _ := json.Marshal(mcp.JSONRPCRequest{JSONRPC: mcp.JSONRPC_VERSION, ID: mcp.NewRequestId(1),
 		Request: mcp.Request{Method: string(mcp.MethodInitialize)},
 		Params: mcp.InitializeParams{ProtocolVersion: mcp.LATEST_PROTOCOL_VERSION,
 			ClientInfo: mcp.Implementation{Name: f.ClientName, Version: "probe"}}})
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, serviceURL, bytes.NewReader(body))
 	if err != nil {
-		return challenge{}, nil
+		return challenge{}, nil, false
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	resp, err := f.HTTP.Do(req)
 	if err != nil {
-		return challenge{}, nil
+		return challenge{}, nil, false
 	}
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
 	_ = resp.Body.Close()
 	if resp.StatusCode != http.StatusUnauthorized && resp.StatusCode != http.StatusForbidden {
-		return challenge{}, nil
+		return challenge{}, nil, resp.StatusCode < 300
 	}
-	return parseChallenge(resp.Header.Values("WWW-Authenticate")), resp
+	return parseChallenge(resp.Header.Values("WWW-Authenticate")), resp, true
 }
 
 // supportedScopes reads scopes_supported from the protected resource metadata, the spec's
@@ -265,7 +293,7 @@ func (f OAuthFlow) supportedScopes(ctx context.Context, serviceURL, metadataURL 
 		return nil
 	}
 	defer func() { _ = resp.Body.Close() }()
-	if resp.StatusCode != http.StatusOK {
+	if resp.StatusCode != http.StatusOK || !isJSON(resp.Header.Get("Content-Type")) {
 		return nil
 	}
 	var prm struct {
@@ -441,6 +469,12 @@ func authServerMetadataURLs(issuer string) []string {
 		origin + "/" + p + "/.well-known/openid-configuration"}
 }
 
+// isJSON accepts application/json and its +json kinds.
+func isJSON(contentType string) bool {
+	mt, _, err := mime.ParseMediaType(contentType)
+	return err == nil && (mt == "application/json" || strings.HasSuffix(mt, "+json"))
+}
+
 // fetchOK GETs a metadata URL and reports whether it answered 200 with JSON (decoded into v).
 func (f OAuthFlow) fetchOK(ctx context.Context, u string, v any) bool {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
@@ -453,7 +487,9 @@ func (f OAuthFlow) fetchOK(ctx context.Context, u string, v any) bool {
 		return false
 	}
 	defer func() { _ = resp.Body.Close() }()
-	if resp.StatusCode != http.StatusOK {
+	// Metadata is JSON; anything else is not read at all: an MCP server that answers every GET
+	// with an event stream would otherwise hold the sign-in until the client's timeout.
+	if resp.StatusCode != http.StatusOK || !isJSON(resp.Header.Get("Content-Type")) {
 		return false
 	}
 	var sink map[string]any

@@ -81,7 +81,7 @@ func normalizeArgs(args json.RawMessage) (json.RawMessage, *backend.Error) {
 
 func badArgs() *backend.Error {
 	return backend.Errorf(backend.CodeInvalidArgument, "arguments must be a JSON object (or a JSON string holding one)").
-		WithHint(`pass e.g. {"message": "hi"}; list_service_tools shows each tool's parameters`)
+		WithHint(`pass e.g. {"message": "hi"}; the service's tool list shows each tool's parameters`)
 }
 
 // validateArgs checks args against tool's input schema; the error teaches the parameters.
@@ -139,7 +139,7 @@ func invalidArgs(tool backend.DownstreamTool, problems []string) *backend.Error 
 		WithDetail("tool", tool.Name).
 		WithDetail("problems", problems).
 		WithDetail("parameters", params).
-		WithHint("pass arguments as a JSON object with the parameters above; list_service_tools shows the full schema")
+		WithHint("pass arguments as a JSON object with the parameters above; the service's tool list shows the full schema")
 }
 
 func describeParams(params []param) string {

@@ -5,11 +5,13 @@ import (
 	"net"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/proxy"
 	"github.com/agent-deck/agent-deck/tests/peertest"
 )
 
@@ -216,5 +218,47 @@ func TestCloseDuringConnect(t *testing.T) {
 		}
 	case <-time.After(3 * time.Second):
 		t.Error("call still waiting after close")
+	}
+}
+
+// TestEveryCrashIsCounted holds issue 27 item 20: a local server that exits on its own is a
+// crash, counted once, even when the call that saw it die has the proxy tear the connection
+// down before the exit is reaped; a server the proxy stops (here, at Close) is not. The test
+// waits on each crash event, not on a clock.
+func TestEveryCrashIsCounted(t *testing.T) {
+	crashed := make(chan string, 64)
+	var started atomic.Int32
+	opts := proxyOptions{}.opts()
+	opts.Events = proxy.Events{
+		LocalStarted: func(string) { started.Add(1) },
+		LocalCrashed: func(service string) { crashed <- service },
+	}
+	p, _ := newProxy(t, opts)
+	tg, _ := localTarget(t)
+	const rounds = 12
+	for i := range rounds {
+		pidOf(t, p, tg)
+		if _, err := tryCall(context.Background(), p, tg, "crash", map[string]any{"code": 3}); err == nil {
+			t.Fatalf("round %d: the crash call succeeded", i)
+		}
+		select {
+		case s := <-crashed:
+			if s != tg.ServiceName {
+				t.Errorf("crash of %q, want %q", s, tg.ServiceName)
+			}
+		case <-time.After(time.Minute): // a hang guard: the event comes at once or never
+			t.Fatalf("round %d: the crash was never counted (%d starts)", i, started.Load())
+		}
+	}
+	pidOf(t, p, tg) // a live server the proxy will stop
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := p.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case s := <-crashed:
+		t.Errorf("a server the proxy stopped was counted as a crash (%s)", s)
+	default:
 	}
 }

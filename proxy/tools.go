@@ -80,7 +80,7 @@ func notFound(svcName, svcID, name string, ts *toolSet, disabled map[string]bool
 	}
 	return backend.Errorf(backend.CodeNotFound, "%s", msg).
 		WithDetail("service_id", svcID).WithDetail("closest", closest).WithDetail("tool_count", len(enabled)).
-		WithHint("call list_service_tools to see the service's tools and their parameters")
+		WithHint("list the service's tools to see their names and parameters")
 }
 
 func quote(s string) string {

@@ -23,12 +23,12 @@ func cliAgainstBody(t *testing.T, status int, body []byte) cliResult {
 }
 
 // attackCLIHidesServerHint: for every error body the server sends, the CLI prints the message
-// and the hint (details.hint), and exits 1 for the caller's faults (4xx), 2 for the rest.
+// and the hint, and exits 1 for the caller's faults (4xx), 2 for the rest.
 func attackCLIHidesServerHint(t *testing.T) {
 	for name, g := range resttest.ServerErrorBodies(t) {
 		t.Run(name, func(t *testing.T) {
-			_, message, details := resttest.Answer{Status: g.Status, Body: g.Body}.Err()
-			hint, _ := details["hint"].(string)
+			p := resttest.Answer{Status: g.Status, Body: g.Body}.Problem()
+			message, hint := p.Detail, p.Hint
 			if hint == "" {
 				t.Fatalf("the golden body of %s has no hint", name)
 			}
@@ -45,15 +45,25 @@ func attackCLIHidesServerHint(t *testing.T) {
 }
 
 // attackCLIUnknownCode: a code newer than the CLI (a newer server) is shown with its message and
-// hint, and the HTTP status, not a blanket "internal", decides the exit code.
+// hint, and the HTTP status, not a blanket "internal", decides the exit code; whether the server
+// sends a problem document or, older, only the error object.
 func attackCLIUnknownCode(t *testing.T) {
-	body := []byte(`{"error":{"code":"SOME_NEWER_CODE","message":"tool echo changed since it was approved",` +
-		`"details":{"hint":"agent-deck service approve peer echo"}}}`)
-	r := cliAgainstBody(t, http.StatusConflict, body).wantCode(t, 1)
-	for _, want := range []string{"SOME_NEWER_CODE", "tool echo changed since it was approved",
-		"hint: agent-deck service approve peer echo"} {
-		if !strings.Contains(r.stderr, want) {
-			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
-		}
+	bodies := map[string][]byte{
+		"problem document": []byte(`{"type":"/api/v1/problems/SOME_NEWER_CODE","title":"Newer","status":409,` +
+			`"detail":"tool echo changed since it was approved","instance":"/api/v1/decks","code":"SOME_NEWER_CODE",` +
+			`"hint":"agent-deck service approve peer echo","details":{}}`),
+		"error object of an older server": []byte(`{"error":{"code":"SOME_NEWER_CODE","message":"tool echo changed since it was approved",` +
+			`"details":{"hint":"agent-deck service approve peer echo"}}}`),
+	}
+	for name, body := range bodies {
+		t.Run(name, func(t *testing.T) {
+			r := cliAgainstBody(t, http.StatusConflict, body).wantCode(t, 1)
+			for _, want := range []string{"SOME_NEWER_CODE", "tool echo changed since it was approved",
+				"hint: agent-deck service approve peer echo"} {
+				if !strings.Contains(r.stderr, want) {
+					t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
+				}
+			}
+		})
 	}
 }

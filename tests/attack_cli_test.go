@@ -9,5 +9,6 @@ func TestAttacksCLI(t *testing.T) {
 		{"the CLI drops the hint of a server error", attackCLIHidesServerHint},
 		{"a newer error code is reported as an internal failure", attackCLIUnknownCode},
 		{"a member's CLI shows, shares or deletes another person's private deck", attackCLIOtherPersonsDeck},
+		{"shell completion runs a command in a deck's name", attackCLICompletionEvaluatesNames},
 	})
 }

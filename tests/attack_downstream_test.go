@@ -76,7 +76,7 @@ func TestAttacksDownstream(t *testing.T) {
 			w.peerTool(t, "mutate", map[string]any{"tool": "echo", "description": poisonedEcho})
 			w.waitHeld(t, "echo")
 			w.wantHeldCall(t, "description changed")
-			r := runCLI(w.s.home, strings.NewReader(""), "service", "approve", w.service(), "echo").wantCode(t, 0)
+			r := runCLI(w.s.home, strings.NewReader(""), "service", "approve", w.service(), "echo", "--yes").wantCode(t, 0)
 			if !strings.Contains(r.stdout, "Approved 1 tool of "+w.service()) || !strings.Contains(r.stdout, "description changed") {
 				t.Errorf("approve output does not say what was approved:\n%s", r.stdout)
 			}
@@ -84,7 +84,7 @@ func TestAttacksDownstream(t *testing.T) {
 			if w.listed(t)["echo"].Held {
 				t.Error("approved tool still marked held")
 			}
-			r = runCLI(w.s.home, strings.NewReader(""), "service", "approve", w.service(), "--json").wantCode(t, 0)
+			r = runCLI(w.s.home, strings.NewReader(""), "service", "approve", w.service(), "--json", "--yes").wantCode(t, 0)
 			var again core.ToolApprovals
 			if err := json.Unmarshal([]byte(r.stdout), &again); err != nil || len(again.Approved) != 0 ||
 				!slices.Contains(again.Unchanged, "echo") {

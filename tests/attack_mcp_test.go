@@ -21,5 +21,10 @@ func TestAttacksMCP(t *testing.T) {
 		{"a member's agent binds, reads, links and calls another person's private deck and cards", attackMCPOtherPersonsDeck},
 		{"a member's agent keeps using a deck after its owner unshared it", attackMCPUnsharedDeckStaysBound},
 		{"a person without their own secret calls a personal service another person is connected to", attackMCPBorrowAnotherPersonsSecret},
+		{"agent register_playbook or update_playbook sets the exec or skill later agents run", attackMCPRegisterRunnablePlaybook},
+		{"agent writes a playbook on a deck that requires review without review", attackSkipReviewOfPlaybook},
+		{"agent stores other cards' secrets in clear through another replica", attackHeldSecretsStoredInClear},
+		{"one agent token floods the review queue with signals and proposals", attackReviewQueueFlood},
+		{"an agent in a loop spends a paid service's quota with the person's key", attackQuotaLoop},
 	})
 }

@@ -18,7 +18,8 @@ import (
 // the error the OAuth RFCs name, and nothing is issued. One deck server serves every row.
 func TestAttacksOAuth(t *testing.T) {
 	var dbURL string
-	srv := startFrontDoor(t, func(c *cli.ServeConfig) { dbURL = c.DatabaseURL })
+	// The rows share one server and register a client each: more than the default rate.
+	srv := startFrontDoor(t, func(c *cli.ServeConfig) { dbURL, c.OAuthRegistrationsPerMinute = c.DatabaseURL, 600 })
 	e := &oauthAttackEnv{srv: srv, dbURL: dbURL}
 	runAttacks(t, []attack{
 		{"token request without the PKCE verifier", e.missingVerifier},
@@ -36,6 +37,7 @@ func TestAttacksOAuth(t *testing.T) {
 		{"consent without the CSRF header, or by an agent token", e.consentForgery},
 		{"a code issued to one client is redeemed by another", e.codeOtherClient},
 		{"a refresh asks for a wider scope than the grant's, or one not offered", e.refreshWiderScope},
+		{"anyone registers OAuth clients without bound", attackOAuthRegistrationFlood},
 	})
 }
 

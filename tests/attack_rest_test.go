@@ -29,5 +29,8 @@ func TestAttacksREST(t *testing.T) {
 		{"a member re-shares or deletes a deck, adds people or makes tokens for others", attackRESTMemberOverreach},
 		{"a member's dashboard session reads or deletes another person's deck", attackDashboardOtherPersonsDeck},
 		{"a browser is sent to the OpenID Connect callback with someone else's sign-in", attackOIDCForeignCallback},
+		{"agent PATCH, POST or restore sets the exec or skill later agents run", attackRESTRunnablePlaybook},
+		{"an agent ends another client's MCP session", attackRESTEndOthersSession},
+		{"a playbook's markup runs in the dashboard's preview", attackRESTMarkdownPreviewMarkup},
 	})
 }

@@ -7,7 +7,6 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
-	"encoding/json"
 	"log/slog"
 	"net/http"
 	"os"
@@ -23,6 +22,7 @@ import (
 	"github.com/agent-deck/agent-deck/backend/core"
 	"github.com/agent-deck/agent-deck/backend/postgres/pgtest"
 	"github.com/agent-deck/agent-deck/cli"
+	"github.com/agent-deck/agent-deck/tests/resttest"
 )
 
 // newKeyText is a fresh secret key as AGENT_DECK_SECRET_KEY takes it.
@@ -160,6 +160,18 @@ func attackWrongKeyRefused(t *testing.T) {
 		t.Errorf("serve with a wrong key file exited %d; want 1 naming %s and saying to restore it\n%s", code, keyFile, out)
 	}
 
+	// A new home with no key at all: serve makes one, the database refuses it, and the home is
+	// left without a key file, so the next start is not refused for a key nobody chose (issue
+	// 27 item 16).
+	fresh := t.TempDir()
+	code, out = serveOnce(t, fresh, "AGENT_DECK_DATABASE_URL="+dbURL)
+	if code != 1 || !strings.Contains(out, "does not match this database") {
+		t.Errorf("serve with a new key on this database exited %d, want 1 refusing the key\n%s", code, out)
+	}
+	if left, _ := filepath.Glob(filepath.Join(fresh, "secret.key*")); len(left) != 0 {
+		t.Errorf("the refused start left %v in the home", left)
+	}
+
 	// The right key still starts: a refusal changed nothing.
 	startServe(t, t.TempDir(), "AGENT_DECK_DATABASE_URL="+dbURL, "AGENT_DECK_SECRET_KEY="+keyA).stop(t)
 }
@@ -220,12 +232,9 @@ func attackMovedCiphertext(t *testing.T) {
 				t.Fatalf("%s: the moved secret reached the downstream: %s", tc.service, body)
 			}
 		}
-		var e struct {
-			Error struct{ Code, Message string }
-		}
-		_ = json.Unmarshal(body, &e)
-		if status != http.StatusServiceUnavailable || e.Error.Code != string(backend.CodeUnavailable) ||
-			!strings.Contains(e.Error.Message, "unreadable") || !strings.Contains(e.Error.Message, tc.where) {
+		p := resttest.Answer{Status: status, Body: body}.Problem()
+		if status != http.StatusServiceUnavailable || p.Code != backend.CodeUnavailable ||
+			!strings.Contains(p.Detail, "unreadable") || !strings.Contains(p.Detail, tc.where) {
 			t.Errorf("%s: %d %s; want 503 UNAVAILABLE naming the unreadable value %s", tc.service, status, body, tc.where)
 		}
 	}

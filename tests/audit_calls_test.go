@@ -2,6 +2,8 @@ package tests
 
 import (
 	"encoding/json"
+	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -143,6 +145,9 @@ func TestAuditToolCalls(t *testing.T) {
 			"until the past":      {url.Values{"until": {"1h"}}, 0},
 			"since a time":        {url.Values{"since": {time.Now().Add(time.Hour).Format(time.RFC3339)}}, 0},
 			"service and outcome": {url.Values{"service": {"dev-peer"}, "outcome": {"is_error"}}, 1},
+			"token by name":       {url.Values{"token": {"AUDIT-agent"}}, 6},
+			"token by id":         {url.Values{"token": {tok.ID}}, 6},
+			"another token":       {url.Values{"token": {"admin"}}, 0},
 		}
 		for name, tc := range cases {
 			t.Run(name, func(t *testing.T) { auditCalls(t, s, tc.q, tc.want) })
@@ -160,6 +165,12 @@ func TestAuditToolCalls(t *testing.T) {
 			for _, e := range page.Calls {
 				seen = append(seen, e.ID)
 			}
+			// The Link header names the same next page as next_cursor.
+			q2 := url.Values{"limit": {"4"}, "cursor": {page.NextCursor}}
+			if link, want := a.Header.Get("Link"), "</api/v1/tool-calls?"+q2.Encode()+`>; rel="next"`; page.NextCursor != "" && link != want ||
+				page.NextCursor == "" && link != "" {
+				t.Errorf("Link %q with next_cursor %q, want %q", link, page.NextCursor, want)
+			}
 			if page.NextCursor == "" {
 				break
 			}
@@ -171,6 +182,60 @@ func TestAuditToolCalls(t *testing.T) {
 		}
 		if !slices.Equal(seen, ids) {
 			t.Errorf("paged ids %v, want %v", seen, ids)
+		}
+	})
+	t.Run("one entry", func(t *testing.T) {
+		want := byOrder[1]
+		var got backend.ToolCall
+		a := s.api().Do(t, s.AdminToken, "GET", fmt.Sprintf("/api/v1/tool-calls/%d", want.ID), nil)
+		if a.Status != http.StatusOK || json.Unmarshal(a.Body, &got) != nil {
+			t.Fatalf("GET one entry: %d %s", a.Status, a.Body)
+		}
+		if got.ID != want.ID || got.Tool != "fail" || got.Outcome != backend.OutcomeIsError || got.SessionID != c.sessionID() {
+			t.Errorf("entry %+v, want %+v", got, want)
+		}
+		for _, ref := range []string{"999999999", "x", "0"} {
+			if a := s.api().Do(t, s.AdminToken, "GET", "/api/v1/tool-calls/"+ref, nil); a.Status != http.StatusNotFound && a.Status != http.StatusBadRequest {
+				t.Errorf("GET /tool-calls/%s: %d %s", ref, a.Status, a.Body)
+			}
+		}
+		if a := s.api().Do(t, tok.Secret, "GET", fmt.Sprintf("/api/v1/tool-calls/%d", want.ID), nil); a.Status != http.StatusForbidden {
+			t.Errorf("an agent read an entry: %d", a.Status)
+		}
+	})
+	t.Run("counts per tool and time bucket", func(t *testing.T) {
+		var st core.ToolCallStats
+		a := s.api().Do(t, s.AdminToken, "GET", "/api/v1/tool-call-stats?deck=dev&group_by=tool&since=2h&bucket=1h", nil)
+		if a.Status != http.StatusOK || json.Unmarshal(a.Body, &st) != nil {
+			t.Fatalf("stats: %d %s", a.Status, a.Body)
+		}
+		got := map[string][3]int{}
+		for _, se := range st.Series {
+			got[se.Service+"/"+se.Tool] = [3]int{se.Calls, se.Errors, se.IsErrors}
+			sum := 0
+			for _, b := range se.Buckets {
+				sum += b.Calls
+				if b.At.Before(st.Since) || !b.At.Before(st.Until) || b.P50MS <= 0 || b.P95MS < b.P50MS {
+					t.Errorf("bucket %+v of %s/%s outside %s..%s or without latency", b, se.Service, se.Tool, st.Since, st.Until)
+				}
+			}
+			if sum != se.Calls {
+				t.Errorf("%s/%s: buckets hold %d calls, the period %d", se.Service, se.Tool, sum, se.Calls)
+			}
+		}
+		want := map[string][3]int{"dev-peer/echo": {1, 0, 0}, "dev-peer/fail": {1, 0, 1}, "dev-peer/ecko": {1, 1, 0},
+			other.Service.ID + "/echo": {1, 1, 0}, "keyed/echo": {2, 0, 0}}
+		if !maps.Equal(got, want) || st.BucketSeconds != 3600 || st.GroupBy != "tool" {
+			t.Errorf("stats per tool %v (bucket %d s, by %s), want %v", got, st.BucketSeconds, st.GroupBy, want)
+		}
+		for q, field := range map[string]string{"group_by=user": "group_by", "bucket=1s": "bucket", "since=3000h": "since", "bucket=soon": "bucket"} {
+			a := s.api().Do(t, s.AdminToken, "GET", "/api/v1/tool-call-stats?"+q, nil)
+			if _, _, details := a.Err(); a.Status != http.StatusBadRequest || details["field"] != field {
+				t.Errorf("stats?%s: %d %s, want 400 naming %s", q, a.Status, a.Body, field)
+			}
+		}
+		if a := s.api().Do(t, tok.Secret, "GET", "/api/v1/tool-call-stats", nil); a.Status != http.StatusForbidden {
+			t.Errorf("an agent read the counts: %d", a.Status)
 		}
 	})
 	t.Run("bad input and scope", func(t *testing.T) {

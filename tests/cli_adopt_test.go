@@ -164,6 +164,12 @@ func TestCLIAdopt(t *testing.T) {
 			if strings.Contains(again.stdout, "adopted ") && !strings.Contains(again.stdout, "already adopted") {
 				t.Errorf("running adopt again adopted something:\n%s", again.stdout)
 			}
+			// Issue 27 item 15: the second run says what the first adopted, though the file no
+			// longer lists it.
+			if n := strings.Count(again.stdout, "already adopted"); n != tc.adopted {
+				t.Errorf("running adopt again reports %d servers as already adopted, want %d:\n%s", n, tc.adopted, again.stdout)
+			}
+			cliGolden(t, filepath.Join("adopt", tc.name+".again.txt"), unsubst.Replace(again.stdout))
 
 			js := e.run("", append(base, "--json", "--dry-run")...).wantCode(t, 0)
 			outs = append(outs, js.stdout)

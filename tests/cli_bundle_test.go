@@ -1,14 +1,19 @@
 package tests
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/agent-deck/agent-deck/cli"
 )
 
 // withoutStamp drops exported_at so exports compare on content.
@@ -104,9 +109,36 @@ func TestCLIImportProgressForLargeBundles(t *testing.T) {
 	if err := os.WriteFile(path, []byte(bundle), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	r := e.run("", "import", path).wantCode(t, 0)
-	if !strings.Contains(r.stderr, "Importing 0 services, 120 credentials") {
+	r := e.run("", "import", path, "--dry-run").wantCode(t, 0)
+	if !strings.Contains(r.stderr, "Importing 0 services, 120 credentials") || !strings.Contains(r.stderr, "The server answered after") {
 		t.Errorf("no progress on stderr: %q", r.stderr)
+	}
+	// Issue 27 item 19: on a terminal, a spinner with the counts and the time so far.
+	tty := openPTY(t)
+	seen := make(chan string, 1)
+	go func() {
+		var all []byte
+		buf := make([]byte, 4096)
+		for {
+			n, err := tty.master.Read(buf)
+			all = append(all, buf[:n]...)
+			if strings.Contains(string(all), "120 credentials") && strings.Contains(string(all), "\n") || err != nil {
+				seen <- string(all)
+				return
+			}
+		}
+	}()
+	var out bytes.Buffer
+	if code := cli.Run(context.Background(), []string{"agent-deck", "--home", e.home, "import", path}, strings.NewReader(""), &out, tty.slave); code != 0 {
+		t.Fatalf("import on a terminal: exit %d", code)
+	}
+	select {
+	case got := <-seen:
+		if !strings.Contains(got, "Importing 0 services, 120 credentials") || strings.Contains(got, "The server answered") {
+			t.Errorf("the terminal shows %q, want the spinner with the counts", got)
+		}
+	case <-time.After(statuslineHang):
+		t.Fatal("nothing reached the terminal")
 	}
 	r = e.run("", "export", "-o", filepath.Join(t.TempDir(), "out.json")).wantCode(t, 0)
 	if !strings.Contains(r.stderr, "120 credentials") {

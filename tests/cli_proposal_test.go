@@ -81,7 +81,7 @@ func TestCLIProposalReview(t *testing.T) {
 		if !strings.Contains(out.stdout, sig.Signal.ID) || !strings.Contains(out.stdout, "open") {
 			t.Errorf("signals after reject:\n%s", out.stdout)
 		}
-		runCLI(home, strings.NewReader(""), "signal", "discard", sig.Signal.ID).wantCode(t, 0)
+		runCLI(home, strings.NewReader(""), "signal", "discard", sig.Signal.ID, "--yes").wantCode(t, 0)
 		out = runCLI(home, strings.NewReader(""), "signals", "--json").wantCode(t, 0)
 		if !strings.Contains(out.stdout, `"discarded"`) {
 			t.Errorf("signals after discard: %s", out.stdout)

@@ -155,7 +155,7 @@ func TestCLIServiceErrors(t *testing.T) {
 			"--header-from-stdin", "Authorization"}, "no secret given"},
 		{"env on a remote", "", []string{"service", "add", "peer", "http://127.0.0.1:1/mcp", "--env", "A=b"}, "apply to local services"},
 		{"no command after --", "", []string{"service", "add", "peer", "--"}, "command after --"},
-		{"header without =", "", []string{"service", "add", "peer", "http://127.0.0.1:1/mcp", "--header", "X-Team"}, "expects K=V"},
+		{"header without a separator", "", []string{"service", "add", "peer", "http://127.0.0.1:1/mcp", "--header", "X-Team"}, `expects "Name: value" (or Name=value)`},
 		{"bad transport", "", []string{"service", "add", "peer", "http://127.0.0.1:1/mcp", "--transport", "carrier-pigeon"}, "transport"},
 		{"unknown deck", "", []string{"service", "add", "peer2", "http://127.0.0.1:1/mcp", "--deck", "nope"}, "service peer2 was created, but linking it to deck nope failed"},
 		{"enable without tool", "", []string{"service", "enable", "peer2"}, "one or more tool names"},

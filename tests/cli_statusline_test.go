@@ -2,12 +2,17 @@ package tests
 
 import (
 	"bytes"
+	"context"
 	"io"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 	"github.com/agent-deck/agent-deck/cli"
 )
 
@@ -113,9 +118,10 @@ func BenchmarkStatuslineServerDown(b *testing.B) {
 	})
 }
 
-// TestCLIStatuslineWhileServerUp holds issue 15 item 1: with the server up, the status line never says
-// offline — input that is not the expected JSON falls back to the working directory, and a
-// refused token gets its own line.
+// TestCLIStatuslineWhileServerUp holds issue 15 item 1 and issue 27 item 6: with the server up,
+// the status line never says offline — input that is not the expected JSON says it was not
+// understood (it no longer stands for the working directory), and a refused token gets its own
+// line.
 func TestCLIStatuslineWhileServerUp(t *testing.T) {
 	e := startCLIEnv(t)
 	tests := []struct {
@@ -124,10 +130,12 @@ func TestCLIStatuslineWhileServerUp(t *testing.T) {
 		stdin string
 		want  string // "" = the deck line (neither offline nor token refused)
 	}{
-		{"garbage", nil, "garbage", ""},
-		{"array", nil, "[1,2]", ""},
-		{"cwd not a string", nil, `{"cwd":5}`, ""},
-		{"workspace not an object", nil, `{"workspace":"x"}`, ""},
+		{"garbage", nil, "garbage", cli.NotUnderstoodLine},
+		{"array", nil, "[1,2]", cli.NotUnderstoodLine},
+		{"cwd not a string", nil, `{"cwd":5}`, cli.NotUnderstoodLine},
+		{"workspace not an object", nil, `{"workspace":"x"}`, cli.NotUnderstoodLine},
+		{"no directory at all", nil, `{"session_id":"x"}`, cli.NotUnderstoodLine},
+		{"nothing on stdin", nil, "", ""},
 		{"bad token", []string{"--token", "ad_not_a_real_token"}, `{"cwd":"/"}`, cli.TokenRefusedLine},
 		{"bad token, own server", []string{"--server", e.srv.URL(), "--token", "nope"}, "", cli.TokenRefusedLine},
 	}
@@ -145,5 +153,43 @@ func TestCLIStatuslineWhileServerUp(t *testing.T) {
 				t.Errorf("line %q while the server is up and the token good", line)
 			}
 		})
+	}
+}
+
+// TestCLIStatuslinePinned holds issue 27 item 6: a folder pinned with `agent-deck use` shows
+// its deck before any session binds there, marked as not bound yet; once a session is bound in
+// it, the session's line.
+func TestCLIStatuslinePinned(t *testing.T) {
+	e := startCLIEnv(t)
+	d, err := e.svc.CreateDeck(e.ctx, core.DeckInput{Name: "pinned-dev"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	proj := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(proj, ".agent-deck"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(proj, ".agent-deck", "use.json"), []byte(`{"deck_name":"pinned-dev"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sub := filepath.Join(proj, "src")
+	line := func() string {
+		t.Helper()
+		r := e.run(`{"cwd":"`+sub+`"}`, "statusline").wantCode(t, 0)
+		return strings.TrimSuffix(r.stdout, "\n")
+	}
+	if got, want := line(), "◆ pinned-dev · 0 MCP · 0 keys · 0 playbooks · pinned, no session bound yet"; got != want {
+		t.Errorf("pinned, unbound: %q, want %q", got, want)
+	}
+	agent := backend.WithActor(context.Background(), backend.Actor{Scope: backend.ScopeAgent, Kind: backend.ActorAgent})
+	sess, err := e.svc.OpenSession(agent, core.OpenSessionInput{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.svc.BindWorkspace(agent, sess.ID, core.BindInput{WorkspaceRoot: proj, Deck: d.ID}); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := line(), "◆ pinned-dev · 0 MCP · 0 keys · 0 playbooks · ⌘"+sess.Badge; got != want {
+		t.Errorf("pinned, bound: %q, want %q", got, want)
 	}
 }

@@ -34,7 +34,7 @@ const browserWait = 30 * time.Second
 // dashBrowser is headless Chromium on a real deck server, signed in or not, recording every
 // response body the page receives.
 type dashBrowser struct {
-	t     *testing.T
+	t     testing.TB
 	srv   *cli.Server
 	ctx   context.Context
 	shots string
@@ -49,7 +49,7 @@ type dashBrowser struct {
 
 // chromiumPath finds Debian's chromium (or another Chrome); the dashboard tests need it and
 // fail, never skip, without it.
-func chromiumPath(t *testing.T) string {
+func chromiumPath(t testing.TB) string {
 	t.Helper()
 	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
 		if p, err := exec.LookPath(name); err == nil {
@@ -61,7 +61,7 @@ func chromiumPath(t *testing.T) string {
 	return ""
 }
 
-func startDashBrowser(t *testing.T, srv *cli.Server) *dashBrowser {
+func startDashBrowser(t testing.TB, srv *cli.Server) *dashBrowser {
 	t.Helper()
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(chromiumPath(t)), chromedp.WindowSize(1280, 800), chromedp.NoSandbox,
@@ -310,5 +310,40 @@ func (b *dashBrowser) checkAccessibility(screen string) {
 		.map(v => ({id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 5).map(n => n.target.join(' '))})))`)
 	for _, v := range found {
 		b.t.Errorf("%s: accessibility (%s) %s: %s on %v", screen, v.Impact, v.ID, v.Help, v.Nodes)
+	}
+}
+
+// seenJS is a predicate over one element as a person sees it: laid out with a size, not
+// display:none or visibility:hidden anywhere up its ancestors, not fully transparent.
+const seenJS = `(el) => {
+	if (!el || !el.isConnected) return false;
+	const r = el.getBoundingClientRect();
+	if (r.width === 0 && r.height === 0) return false;
+	for (let e = el; e; e = e.parentElement) {
+		const s = getComputedStyle(e);
+		if (s.display === 'none' || s.visibility === 'hidden' || s.opacity === '0') return false;
+	}
+	return true;
+}`
+
+// isSeen says whether the element sel finds is visible to a person (computed style and layout
+// box, not the hidden attribute).
+func (b *dashBrowser) isSeen(sel string) bool {
+	b.t.Helper()
+	return evalIn[bool](b, `(`+seenJS+`)(document.querySelector(`+js(sel)+`))`)
+}
+
+// checkSeen fails for every selector whose element a person sees when it must be hidden
+// (want false) or does not see when it must show (want true).
+func (b *dashBrowser) checkSeen(screen string, want bool, sels ...string) {
+	b.t.Helper()
+	for _, sel := range sels {
+		if got := b.isSeen(sel); got != want {
+			if want {
+				b.t.Errorf("%s: %s is not visible, want it shown", screen, sel)
+			} else {
+				b.t.Errorf("%s: %s is visible, want it hidden", screen, sel)
+			}
+		}
 	}
 }

@@ -62,6 +62,14 @@ func TestDashboardReviewInBrowser(t *testing.T) {
 		b.visit("#/review", "Review")
 		b.waitFor("the proposal rows", `document.querySelectorAll('tr[data-proposal]').length === 3`)
 		b.waitFor("the signal row", `!!document.querySelector('tr[data-signal=`+js(signal)+`]')`)
+		// The first column says what a proposal changes, not its id; the kind stays one word.
+		b.waitFor("the proposal's title", `document.querySelector('tr[data-proposal=`+js(good)+`] td a')?.textContent === 'Release: 2 changes'`)
+		if evalIn[bool](b, `[...document.querySelectorAll('tr[data-proposal] td')].some(td => /^[0-9a-f]{8}-[0-9a-f]{4}-/.test(td.innerText.trim()))`) {
+			t.Error("a cell of the queue is a bare id")
+		}
+		if evalIn[bool](b, `[...document.querySelectorAll('tr[data-proposal] td:nth-child(2)')].some(td => { const r = document.createRange(); r.selectNodeContents(td); return r.getClientRects().length > 1; })`) {
+			t.Error("the kind is broken over lines")
+		}
 		b.checkAccessibility("review")
 		b.screenshot("review")
 	})

@@ -30,7 +30,7 @@ func dashboardSignIn(t *testing.T, srv *cli.Server) (*http.Cookie, string) {
 	return cookie, csrf
 }
 
-func dashboardSignInCode(t *testing.T, srv *cli.Server) string {
+func dashboardSignInCode(t testing.TB, srv *cli.Server) string {
 	t.Helper()
 	status, body := frontDoorCall(t, srv, srv.AdminToken(), "POST", "/api/v1/dashboard/signin-codes", nil)
 	if status != http.StatusOK {

@@ -260,7 +260,8 @@ func peerSession(t *testing.T, body string) string {
 }
 
 // TestDeckSettingsInBundle: an export carries each deck's rules for its services, and an import on
-// another server restores them, the deck's credential included.
+// another server restores them, the deck's credential and its sampling grants included (issue 27
+// item 13: the grant was dropped).
 func TestDeckSettingsInBundle(t *testing.T) {
 	e := startDeckScopeEnv(t)
 	_, err := e.svc.CreateCredential(e.ctx, core.CredentialInput{Label: "work", Value: "work-secret-" + randHex(6),
@@ -269,6 +270,7 @@ func TestDeckSettingsInBundle(t *testing.T) {
 	e.run("", "deck", "tools", "ro", "peer", "--allow", "echo,whoami").wantCode(t, 0)
 	e.run("", "deck", "tools", "full", "peer", "--deny", "crash").wantCode(t, 0)
 	e.run("", "deck", "credential", "full", "peer", "work").wantCode(t, 0)
+	e.run("", "deck", "sampling", "full", "peer", "--allow").wantCode(t, 0)
 
 	for _, deck := range []string{"", "full"} {
 		t.Run("export "+deck, func(t *testing.T) {
@@ -289,6 +291,11 @@ func TestDeckSettingsInBundle(t *testing.T) {
 			must(t, err)
 			if !slices.Equal(full.DenyTools, []string{"crash"}) || full.CredentialID != cred.ID {
 				t.Errorf("deck full after import: %+v", full)
+			}
+			again, err := other.svc.Export(other.ctx, core.ExportInput{Deck: "full"})
+			must(t, err)
+			if !strings.Contains(string(bundle), `"sampling_allowed": true`) || !strings.Contains(string(again), `"sampling_allowed": true`) {
+				t.Errorf("the sampling grant of deck full did not travel:\nexported %s\nre-exported %s", bundle, again)
 			}
 			if deck == "" {
 				ro, err := other.svc.GetDeckServiceSettings(other.ctx, "ro", "peer")

@@ -64,12 +64,14 @@ var rooms = map[string][]string{
 	"backend/audit":      {"backend"},
 	"backend/bundle":     {"backend"},
 	"backend/authserver": {"backend"},
-	"backend/core":       {"backend", "backend/bundle", "backend/secret"},
+	"backend/ratelimit":  {},
+	"backend/core":       {"backend", "backend/bundle", "backend/secret", "backend/ratelimit"},
 }
 
 // backendLibraries are the small, well-kept libraries (no I/O, no protocol) the backend may use
 // beside the standard library: they do what it would otherwise hand-write.
-var backendLibraries = []string{"github.com/agnivade/levenshtein"}
+var backendLibraries = []string{"github.com/agnivade/levenshtein", "github.com/google/uuid", "golang.org/x/text",
+	"golang.org/x/time/rate"}
 
 // authserverUsers are the only packages that may import the OAuth authorization server.
 var authserverUsers = []string{"cli", "dashboard-api", "tests"}
@@ -78,11 +80,13 @@ var authserverUsers = []string{"cli", "dashboard-api", "tests"}
 // only the standard library and its packages import only the rooms below them, adapters never
 // import each other, and each third-party protocol library stays in the adapter that owns it.
 func violations(pkgs map[string]goPackage) []string {
-	adapters := []string{"dashboard-api", "mcptools", "proxy", "harness", "backend/postgres", "migrations"}
+	adapters := []string{"dashboard-api", "mcptools", "proxy", "harness", "markdown", "backend/postgres", "migrations"}
 	owners := map[string][]string{
-		"github.com/mark3labs/mcp-go": {"mcptools", "proxy", "tests"},
-		"github.com/gin-gonic/gin":    {"dashboard-api"},
-		"github.com/jackc/pgx":        {"backend/postgres", "migrations"},
+		"github.com/mark3labs/mcp-go":        {"mcptools", "proxy", "tests"},
+		"github.com/gin-gonic/gin":           {"dashboard-api"},
+		"github.com/jackc/pgx":               {"backend/postgres", "migrations"},
+		"github.com/yuin/goldmark":           {"markdown"},
+		"github.com/microcosm-cc/bluemonday": {"markdown"},
 		// Dashboard sign-in through an OpenID Connect provider is the REST adapter's.
 		"github.com/coreos/go-oidc": {"dashboard-api"},
 	}
@@ -153,7 +157,7 @@ func TestDependencyDirection(t *testing.T) {
 		t.Error(v)
 	}
 	for _, want := range []string{"backend", "backend/core", "backend/secret", "backend/audit", "backend/bundle",
-		"backend/authserver", "backend/postgres", "cli", "cmd/agent-deck"} {
+		"backend/authserver", "backend/ratelimit", "backend/postgres", "cli", "cmd/agent-deck"} {
 		if _, ok := pkgs[want]; !ok {
 			t.Errorf("package %s missing from go list output", want)
 		}

@@ -97,12 +97,12 @@ func TestExplainedAnswers(t *testing.T) {
 		} {
 			t.Run("rest "+c.name, func(t *testing.T) {
 				a := d.stack.api().Do(t, d.stack.AdminToken, c.method, c.path, c.body)
-				code, msg, details := a.Err()
-				if code != backend.CodeInvalidArgument {
+				p := a.Problem()
+				if p.Code != backend.CodeInvalidArgument {
 					t.Fatalf("%s %s: %d %s, want INVALID_ARGUMENT", c.method, c.path, a.Status, a.Body)
 				}
-				if h, _ := details["hint"].(string); strings.TrimSpace(h) == "" {
-					t.Errorf("%s %s: %q has no hint: %s", c.method, c.path, msg, a.Body)
+				if strings.TrimSpace(p.Hint) == "" {
+					t.Errorf("%s %s: %q has no hint: %s", c.method, c.path, p.Detail, a.Body)
 				}
 			})
 		}

@@ -29,7 +29,7 @@ import (
 const frontDoorWait = 20 * time.Second
 
 // startFrontDoor starts a whole deck with cfg changed by tune.
-func startFrontDoor(t *testing.T, tune func(*cli.ServeConfig)) *cli.Server {
+func startFrontDoor(t testing.TB, tune func(*cli.ServeConfig)) *cli.Server {
 	t.Helper()
 	key := make([]byte, 32)
 	if _, err := rand.Read(key); err != nil {
@@ -54,7 +54,7 @@ func startFrontDoor(t *testing.T, tune func(*cli.ServeConfig)) *cli.Server {
 }
 
 // frontDoorToken creates a token of scope on srv.
-func frontDoorToken(t *testing.T, srv *cli.Server, scope backend.Scope) string {
+func frontDoorToken(t testing.TB, srv *cli.Server, scope backend.Scope) string {
 	t.Helper()
 	ctx := backend.WithActor(context.Background(), backend.SystemActor)
 	tok, err := srv.Service().CreateToken(ctx, core.TokenInput{Name: "fd-" + randHex(4), Scope: scope})
@@ -119,7 +119,7 @@ func requestHead(method, path, token string, contentLength int, extra ...string)
 
 // frontDoorCall sends one request with a JSON body (raw bytes, sent as they are) and returns
 // the status and body.
-func frontDoorCall(t *testing.T, srv *cli.Server, token, method, path string, body []byte, headers ...string) (int, []byte) {
+func frontDoorCall(t testing.TB, srv *cli.Server, token, method, path string, body []byte, headers ...string) (int, []byte) {
 	t.Helper()
 	// No reused connection racing a shortened idle timeout.
 	fresh := http.DefaultTransport.(*http.Transport).Clone()

@@ -67,7 +67,7 @@ func (s *syncBuffer) String() string {
 func asExitError(err error, target **exec.ExitError) bool { return errors.As(err, target) }
 
 // must fails the test on a setup error that leaves nothing to check.
-func must(t *testing.T, err error) {
+func must(t testing.TB, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
@@ -75,7 +75,7 @@ func must(t *testing.T, err error) {
 }
 
 // toJSON is v as JSON text.
-func toJSON(t *testing.T, v any) string {
+func toJSON(t testing.TB, v any) string {
 	t.Helper()
 	b, err := json.Marshal(v)
 	must(t, err)

@@ -20,8 +20,10 @@ type mcpParityStep struct {
 	args map[string]any
 	// rest performs the twin and returns its answer; it may make several calls.
 	rest func(t *testing.T, s *mcpStack, tok string) any
-	// mcpView picks the part of the MCP answer that the REST twin answers.
+	// mcpView picks the part of the MCP answer that the REST twin answers; mcpList does the
+	// same for an answer that is a list.
 	mcpView func(v map[string]any) any
+	mcpList func(v []any) any
 	// restView adjusts the REST answer where people are meant to see more than agents.
 	restView func(v any) any
 }
@@ -59,7 +61,9 @@ func TestMCPRESTParity(t *testing.T) {
 	steps := []mcpParityStep{
 		{name: "create deck", tool: "create_deck", args: map[string]any{"name": "beta"},
 			rest: mcpRESTCall(http.MethodPost, "/api/v1/decks", map[string]any{"name": "beta"})},
-		{name: "list decks", tool: "get_decks", rest: mcpRESTCall(http.MethodGet, "/api/v1/decks", nil)},
+		{name: "list decks", tool: "get_decks", rest: mcpRESTCall(http.MethodGet, "/api/v1/decks", nil),
+			// What an agent needs to choose a deck without binding it; REST reads the snapshot.
+			mcpList: mcpDecksOnly},
 		{name: "update service", tool: "update_service",
 			args: map[string]any{"service_id": "dev-peer", "description": "changed", "headers": map[string]string{"X-A": "1"}},
 			rest: mcpRESTCall(http.MethodPatch, "/api/v1/services/dev-peer", map[string]any{"description": "changed", "headers": map[string]string{"X-A": "1"}})},
@@ -123,6 +127,9 @@ func TestMCPRESTParity(t *testing.T) {
 			if m, ok := mcpOut.(map[string]any); ok && st.mcpView != nil {
 				mcpOut = st.mcpView(m)
 			}
+			if l, ok := mcpOut.([]any); ok && st.mcpList != nil {
+				mcpOut = st.mcpList(l)
+			}
 			restOut := st.rest(t, restSide, restTok)
 			if st.restView != nil {
 				restOut = st.restView(restOut)
@@ -135,6 +142,16 @@ func TestMCPRESTParity(t *testing.T) {
 			}
 		})
 	}
+}
+
+// mcpDecksOnly keeps the deck rows of get_decks, without what it adds for choosing a deck.
+func mcpDecksOnly(list []any) any {
+	for _, x := range list {
+		if m, ok := x.(map[string]any); ok {
+			mcpDropKeys("counts", "summary", "services", "playbooks")(m)
+		}
+	}
+	return list
 }
 
 // mcpEnabledOnly keeps the enabled tools of a REST tool list: people see disabled tools too

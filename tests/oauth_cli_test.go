@@ -110,7 +110,7 @@ func TestOAuthConnectEndToEnd(t *testing.T) {
 		t.Errorf("service show lacks the sign-in state:\n%s", out)
 	}
 
-	run("service", "disconnect", "notes").wantCode(t, 0)
+	run("service", "disconnect", "notes", "--yes").wantCode(t, 0)
 	if as.Counts().Revocations == 0 {
 		t.Errorf("disconnect revoked nothing")
 	}

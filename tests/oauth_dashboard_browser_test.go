@@ -41,6 +41,8 @@ func TestOAuthDashboardConnect(t *testing.T) {
 	b.waitFor("the connected state", `document.querySelector('[data-auth]')?.dataset.auth === 'connected'`)
 	b.waitFor("the scopes", `(document.querySelector('[data-auth-facts]')?.innerText || '').includes('mcp:read')`)
 	b.waitFor("the expiry", `!!document.querySelector('[data-auth-facts] time[datetime]')`)
+	// The health panel follows the sign-in by itself: nobody pressed Check now.
+	b.waitFor("the health after the sign-in", `document.querySelector('#health-title')?.closest('.panel')?.querySelector('.health')?.dataset.health === 'healthy'`)
 	if c := as.Counts(); c.Authorizations != 1 || c.CodeExchanges != 1 {
 		t.Fatalf("the authorization server saw %+v, want one authorization and one code exchange", c)
 	}

@@ -34,6 +34,17 @@ func TestOAuthServerConsentInBrowser(t *testing.T) {
 		b.waitFor("the consent screen to show "+want, mainHas(want))
 	}
 	b.checkAccessibility("consent")
+	// Each scope's radio sits on the line of its name, and Allow stands apart from Deny.
+	misaligned := evalIn[[]string](b, `[...document.querySelectorAll('main label.choice')].filter(l => {
+		const r = l.querySelector('input').getBoundingClientRect(), c = l.querySelector('code').getBoundingClientRect();
+		return Math.abs((r.top + r.bottom) / 2 - (c.top + c.bottom) / 2) > 4 || r.right > c.left;
+	}).map(l => l.innerText)`)
+	if len(misaligned) > 0 {
+		t.Errorf("scope radios off their line: %q", misaligned)
+	}
+	if gap := evalIn[float64](b, `document.getElementById('consent-deny').getBoundingClientRect().left - document.getElementById('consent-allow').getBoundingClientRect().right`); gap < 8 {
+		t.Errorf("Allow and Deny are %.1f px apart, want at least 8", gap)
+	}
 	b.screenshot("consent")
 	b.click(`#consent-allow`)
 	got := <-landed

@@ -52,7 +52,7 @@ func TestPlaybookDependencies(t *testing.T) {
 		if len(got.Creds) != 0 || len(got.Explicit) != 0 {
 			t.Errorf("after removing %s explicitly: %+v, want none", cred, got)
 		}
-		if err := d.stack.svc.DeleteCredential(d.stack.adminCtx(), cred); err != nil {
+		if _, err := d.stack.svc.DeleteCredential(d.stack.adminCtx(), cred); err != nil {
 			t.Errorf("deleting %s once nothing depends on it: %v", cred, err)
 		}
 	})

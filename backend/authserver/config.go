@@ -33,11 +33,28 @@ type Config struct {
 	// AllowLoopbackHTTPClientIDs accepts http://127.0.0.1… client ids (metadata documents
 	// served by a test); only https client ids are accepted otherwise. Tests only.
 	AllowLoopbackHTTPClientIDs bool
+	// RegistrationsPerMinute bounds Dynamic Client Registration on each replica (default 10;
+	// AGENT_DECK_OAUTH_REGISTRATIONS_PER_MINUTE), a minute's worth at once.
+	RegistrationsPerMinute int
+	// MaxClients bounds the registered clients (default 1000; AGENT_DECK_OAUTH_MAX_CLIENTS).
+	MaxClients int
+	// UnusedClientTTL is how long a registered client may take to complete a sign-in before it
+	// expires and is pruned (default 1 h; AGENT_DECK_OAUTH_UNUSED_CLIENT_TTL).
+	UnusedClientTTL time.Duration
 }
 
 func (c Config) withDefaults() Config {
 	if c.AccessTokenTTL <= 0 {
 		c.AccessTokenTTL = DefaultAccessTTL
+	}
+	if c.RegistrationsPerMinute <= 0 {
+		c.RegistrationsPerMinute = DefaultRegistrationsPerMinute
+	}
+	if c.MaxClients <= 0 {
+		c.MaxClients = DefaultMaxClients
+	}
+	if c.UnusedClientTTL <= 0 {
+		c.UnusedClientTTL = DefaultUnusedClientTTL
 	}
 	if c.HTTPClient == nil {
 		allowLoopback := c.AllowLoopbackHTTPClientIDs

@@ -17,6 +17,8 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/time/rate"
+
 	"github.com/agent-deck/agent-deck/backend"
 )
 
@@ -28,6 +30,8 @@ type Server struct {
 	clock backend.Clock
 	log   *slog.Logger
 	cfg   Config
+	// registrations is this replica's rate of client registrations (register_bounds.go).
+	registrations *rate.Limiter
 }
 
 // AuthStore is what the authorization server reads and writes: its clients, codes and grants,
@@ -51,7 +55,9 @@ func New(store Store, decks DeckFinder, clock backend.Clock, log *slog.Logger, c
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Server{store: store, decks: decks, clock: clock, log: log, cfg: cfg.withDefaults()}
+	cfg = cfg.withDefaults()
+	return &Server{store: store, decks: decks, clock: clock, log: log, cfg: cfg,
+		registrations: registrationLimiter(cfg.RegistrationsPerMinute)}
 }
 
 // OAuthError is a refusal in the shape the OAuth RFCs name: an error code such as
@@ -62,6 +68,8 @@ type Error struct {
 	Description string
 	Status      int
 	Redirect    bool
+	// RetryAfter, when set, is the seconds to wait before trying again (a Retry-After header).
+	RetryAfter int
 }
 
 func (e *Error) Error() string { return e.Code + ": " + e.Description }
@@ -113,7 +121,8 @@ type ClientRegistration struct {
 }
 
 // RegisterOAuthClient registers a public client (no secret; PKCE protects its codes). Anyone
-// may register: a registration grants nothing until a person allows it on the consent screen.
+// may register: a registration grants nothing until a person allows it on the consent screen,
+// and registrations are bounded (register_bounds.go).
 // Redirect URIs must be loopback (RFC 8252 §7.3), so a code can only go back to this machine.
 func (s *Server) RegisterClient(ctx context.Context, in ClientInput) (ClientRegistration, error) {
 	if len(in.RedirectURIs) == 0 || len(in.RedirectURIs) > 10 {
@@ -143,11 +152,18 @@ func (s *Server) RegisterClient(ctx context.Context, in ClientInput) (ClientRegi
 		name = "unnamed client"
 	}
 	name = backend.Clip(name, 100)
+	now := s.clock()
+	if err := s.admitRegistration(now); err != nil {
+		return ClientRegistration{}, err
+	}
+	if err := s.roomForClient(ctx, now); err != nil {
+		return ClientRegistration{}, err
+	}
 	id, err := backend.NewUUID()
 	if err != nil {
 		return ClientRegistration{}, err
 	}
-	c := backend.AuthClient{ID: "adc-" + id, Name: name, RedirectURIs: in.RedirectURIs, CreatedAt: s.clock()}
+	c := backend.AuthClient{ID: "adc-" + id, Name: name, RedirectURIs: in.RedirectURIs, CreatedAt: now}
 	if err := s.store.CreateOAuthClient(ctx, c); err != nil {
 		return ClientRegistration{}, backend.StoreErr("registering an oauth client", err)
 	}
@@ -550,7 +566,7 @@ func (s *Server) oauthClient(ctx context.Context, id string) (backend.AuthClient
 		if err != nil {
 			return backend.AuthClient{}, backend.StoreErr("finding an oauth client", err)
 		}
-		return c, nil
+		return c, s.expired(c)
 	}
 	return s.fetchClientMetadata(ctx, id)
 }

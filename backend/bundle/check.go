@@ -187,7 +187,7 @@ func CheckUnique(b Bundle) error {
 }
 
 func parseDeckSettings(path string, v any) (DeckServiceSettings, error) {
-	m, err := jobj(path, v, "service", "allow_tools", "deny_tools", "credential_id")
+	m, err := jobj(path, v, "service", "allow_tools", "deny_tools", "credential_id", "sampling_allowed")
 	if err != nil {
 		return DeckServiceSettings{}, err
 	}
@@ -202,6 +202,9 @@ func parseDeckSettings(path string, v any) (DeckServiceSettings, error) {
 		return st, err
 	}
 	if st.CredentialID, err = jstr(path, m, "credential_id", false); err != nil {
+		return st, err
+	}
+	if st.SamplingAllowed, err = jbool(path, m, "sampling_allowed"); err != nil {
 		return st, err
 	}
 	if len(st.AllowTools) > 0 && len(st.DenyTools) > 0 {

@@ -164,6 +164,18 @@ func jstrMap(path string, m map[string]any, key string) (map[string]string, erro
 	return out, nil
 }
 
+func jbool(path string, m map[string]any, key string) (bool, error) {
+	v, ok := m[key]
+	if !ok || v == nil {
+		return false, nil
+	}
+	b, ok := v.(bool)
+	if !ok {
+		return false, PathError(Key(path, key), "expected true or false, got %s", jtype(v))
+	}
+	return b, nil
+}
+
 func jint(path string, m map[string]any, key string) (int, error) {
 	v, ok := m[key]
 	if !ok || v == nil {

@@ -122,4 +122,7 @@ type DeckServiceSettings struct {
 	AllowTools   []string `json:"allow_tools,omitempty"`
 	DenyTools    []string `json:"deny_tools,omitempty"`
 	CredentialID string   `json:"credential_id,omitempty"`
+	// SamplingAllowed says the deck lets the service ask the agent's model for completions
+	// (deck_sampling.go); off when absent.
+	SamplingAllowed bool `json:"sampling_allowed,omitempty"`
 }

@@ -36,7 +36,7 @@ type ImportReport struct {
 
 // Export returns the bundle (SPEC §8) as JSON. Admin only.
 func (s *Hub) Export(ctx context.Context, in ExportInput) (json.RawMessage, error) {
-	if _, err := backend.RequireAdmin(ctx, "export"); err != nil {
+	if _, err := backend.RequireAdmin(ctx, "export bundles"); err != nil {
 		return nil, err
 	}
 	now := s.clock().UTC().Truncate(time.Second)
@@ -90,7 +90,11 @@ func (s *exporter) collectBundle(ctx context.Context, deckRef string, b *bundle.
 				keep[string(l.CardType)+"\x00"+l.CardID] = true
 			}
 		}
-		bd.ServiceSettings = exportDeckSettings(links, keep)
+		sampling, err := s.store.ListSamplingServices(ctx, d.ID)
+		if err != nil {
+			return backend.StoreErr("reading a deck's sampling grants", err)
+		}
+		bd.ServiceSettings = exportDeckSettings(links, sampling, keep)
 		b.Decks = append(b.Decks, bd)
 	}
 	kept := func(t backend.CardType, id string) bool { return keep == nil || keep[string(t)+"\x00"+id] }
@@ -203,7 +207,7 @@ var errDryRun = errors.New("dry run")
 // Import applies a bundle in one transaction, all or nothing. Admin only. A dry run does the
 // same work in a transaction that is rolled back, so its report is the real run's report.
 func (s *Hub) Import(ctx context.Context, raw json.RawMessage, dryRun bool) (ImportReport, error) {
-	if _, err := backend.RequireAdmin(ctx, "import"); err != nil {
+	if _, err := backend.RequireAdmin(ctx, "import bundles"); err != nil {
 		return ImportReport{}, err
 	}
 	b, err := bundle.Parse(raw)

@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"errors"
 	"slices"
 
 	"github.com/agent-deck/agent-deck/backend"
@@ -9,6 +10,8 @@ import (
 )
 
 func (im *importer) services(ctx context.Context) error {
+	var recs []*backend.ServiceRecord
+	var from []int // the bundle index of each record
 	for i, bs := range im.b.Services {
 		path := bundle.Index("$.services", i)
 		if id, ok := im.idx[backend.CardService].match(bs.ID, bs.Name); ok {
@@ -20,12 +23,26 @@ func (im *importer) services(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		if err := im.svc.store.CreateService(ctx, &rec); err != nil {
-			return bundle.AtPath(backend.NameConflict(err, "service", "name", rec.Name), path)
-		}
-		im.created(backend.CardService, bs.ID, rec.ID, rec.Name)
+		// Reserved now, so a later card of the bundle with the same name or id is refused here.
+		im.idx[backend.CardService].add(rec.ID, rec.Name)
+		recs, from = append(recs, &rec), append(from, i)
+	}
+	if err := im.svc.store.CreateServices(ctx, recs); err != nil {
+		i := batchIndex(err)
+		return bundle.AtPath(backend.NameConflict(err, "service", "name", recs[i].Name), bundle.Index("$.services", from[i]))
+	}
+	for j, rec := range recs {
+		im.created(backend.CardService, im.b.Services[from[j]].ID, rec.ID, rec.Name)
 	}
 	return nil
+}
+
+// batchIndex is the index of the write a batch failed on (0 for any other error).
+func batchIndex(err error) int {
+	if be, ok := errors.AsType[*backend.BatchError](err); ok {
+		return be.Index
+	}
+	return 0
 }
 
 // serviceRecord validates a bundle service with the core's own rules and builds its record.
@@ -80,6 +97,8 @@ func (im *importer) serviceRecord(ctx context.Context, path string, bs bundle.Se
 }
 
 func (im *importer) playbooks(ctx context.Context) error {
+	var pbs []*backend.Playbook
+	var from []int // the bundle index of each playbook
 	for i, bp := range im.b.Playbooks {
 		path := bundle.Index("$.playbooks", i)
 		if id, ok := im.idx[backend.CardPlaybook].match(bp.ID, bp.Title); ok {
@@ -102,11 +121,17 @@ func (im *importer) playbooks(ctx context.Context) error {
 		if p.ID, err = im.freeID(backend.CardPlaybook, bp.ID, backend.DerivePlaybookID(p.Title)); err != nil {
 			return bundle.AtPath(err, path)
 		}
+		maskPlaybook(im.svc.heldMask(), &p)
 		p.CreatedAt, p.UpdatedAt = im.svc.clock(), im.svc.clock()
-		if err := im.svc.store.CreatePlaybook(ctx, &p); err != nil {
-			return bundle.AtPath(backend.NameConflict(err, "playbook", "title", p.Title), path)
-		}
-		im.created(backend.CardPlaybook, bp.ID, p.ID, p.Title)
+		im.idx[backend.CardPlaybook].add(p.ID, p.Title)
+		pbs, from = append(pbs, &p), append(from, i)
+	}
+	if err := im.svc.store.CreatePlaybooks(ctx, pbs); err != nil {
+		i := batchIndex(err)
+		return bundle.AtPath(backend.NameConflict(err, "playbook", "title", pbs[i].Title), bundle.Index("$.playbooks", from[i]))
+	}
+	for j, p := range pbs {
+		im.created(backend.CardPlaybook, im.b.Playbooks[from[j]].ID, p.ID, p.Title)
 	}
 	return nil
 }

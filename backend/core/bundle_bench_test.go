@@ -7,7 +7,7 @@ import (
 )
 
 // BenchmarkComponentImport1000 imports a 1,000-card bundle into an empty database in the core: a
-// component figure with no end-to-end target (the user's path is tests.BenchmarkCLIImport1000).
+// component figure with no end-to-end target (the user's path is tests.BenchmarkCLIImport).
 func BenchmarkComponentImport1000(b *testing.B) {
 	raw := bigBundle(1000)
 	for b.Loop() {

@@ -8,17 +8,21 @@ import (
 	"github.com/agent-deck/agent-deck/backend/bundle"
 )
 
-// exportDeckSettings lists the rules of a deck's service links, and keeps the credentials they
-// choose in a one-deck export.
-func exportDeckSettings(links []backend.CardLink, keep map[string]bool) []bundle.DeckServiceSettings {
+// exportDeckSettings lists the rules of a deck's service links and their sampling grants, and
+// keeps the credentials they choose in a one-deck export.
+func exportDeckSettings(links []backend.CardLink, sampling []string, keep map[string]bool) []bundle.DeckServiceSettings {
 	var out []bundle.DeckServiceSettings
 	for _, l := range sortedLinks(links) {
-		if l.CardType != backend.CardService || l.Settings == nil || l.Settings.Empty() {
+		samples := slices.Contains(sampling, l.CardID)
+		if l.CardType != backend.CardService || (l.Settings == nil || l.Settings.Empty()) && !samples {
 			continue
 		}
 		st := l.Settings
+		if st == nil {
+			st = &backend.DeckServiceSettings{}
+		}
 		out = append(out, bundle.DeckServiceSettings{Service: l.CardID, AllowTools: st.AllowTools,
-			DenyTools: st.DenyTools, CredentialID: st.CredentialID})
+			DenyTools: st.DenyTools, CredentialID: st.CredentialID, SamplingAllowed: samples})
 		if keep != nil && st.CredentialID != "" {
 			keep[string(backend.CardCredential)+"\x00"+st.CredentialID] = true
 		}
@@ -55,6 +59,11 @@ func (im *importer) importDeckSettings(ctx context.Context, path string, d backe
 		}
 		if err := im.svc.store.SetDeckServiceSettings(ctx, d.ID, id, st); err != nil {
 			return bundle.AtPath(backend.StoreErr("saving a deck's service settings", err), p)
+		}
+		if bst.SamplingAllowed {
+			if err := im.svc.store.SetSamplingAllowed(ctx, d.ID, id, true); err != nil {
+				return bundle.AtPath(backend.StoreErr("allowing sampling", err), p)
+			}
 		}
 	}
 	return nil

@@ -121,6 +121,8 @@ func (im *importer) mapped(t backend.CardType, bundleID, id string) {
 }
 
 func (im *importer) credentials(ctx context.Context) error {
+	var recs []*backend.CredentialRecord
+	var from []int // the bundle index of each record
 	for i, bc := range im.b.Credentials {
 		path := bundle.Index("$.credentials", i)
 		if id, ok := im.idx[backend.CardCredential].match(bc.ID, bc.Label); ok {
@@ -138,10 +140,15 @@ func (im *importer) credentials(ctx context.Context) error {
 			return bundle.AtPath(err, path)
 		}
 		rec.CreatedAt, rec.UpdatedAt = im.svc.clock(), im.svc.clock()
-		if err := im.svc.store.CreateCredential(ctx, &rec); err != nil {
-			return bundle.AtPath(backend.NameConflict(err, "credential", "label", rec.Label), path)
-		}
-		im.created(backend.CardCredential, bc.ID, rec.ID, rec.Label)
+		im.idx[backend.CardCredential].add(rec.ID, rec.Label)
+		recs, from = append(recs, &rec), append(from, i)
+	}
+	if err := im.svc.store.CreateCredentials(ctx, recs); err != nil {
+		i := batchIndex(err)
+		return bundle.AtPath(backend.NameConflict(err, "credential", "label", recs[i].Label), bundle.Index("$.credentials", from[i]))
+	}
+	for j, rec := range recs {
+		im.created(backend.CardCredential, im.b.Credentials[from[j]].ID, rec.ID, rec.Label)
 		im.noValue[rec.ID] = true
 		im.needSecret(rec.ID)
 	}

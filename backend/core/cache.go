@@ -46,6 +46,11 @@ type caches struct {
 	// oauth is the services' sign-in states the snapshot shows (oauth_state.go): a sign-in
 	// made on another replica arrives as a change of its service and drops the state here.
 	oauth *oauthStates
+
+	// changed, when set, hears every change after the caches dropped what it made stale, from
+	// this replica's writes and from the feed ("" when the feed starts listening): the held
+	// secrets follow it (secrets_held.go). It may read the Store.
+	changed func(table, id string)
 }
 
 func newCaches() *caches {
@@ -119,14 +124,26 @@ func (c *caches) setLive(live bool) {
 func (c *caches) apply(ch backend.Change) {
 	if ch.Table == "" {
 		c.setLive(ch.Listening)
+		if ch.Listening && c.changed != nil {
+			c.changed("", "")
+		}
 		return
 	}
 	c.invalidate(ch.Table, ch.ID)
 }
 
-// invalidate drops what a change to the row may have made stale. Writes are rare next to reads,
-// so it errs broad: any card change drops every service target and deck.
+// invalidate drops what a change to the row may have made stale, then tells whoever follows
+// changes.
 func (c *caches) invalidate(table, id string) {
+	c.drop(table, id)
+	if c.changed != nil {
+		c.changed(table, id)
+	}
+}
+
+// drop drops what a change to the row may have made stale. Writes are rare next to reads, so it
+// errs broad: any card change drops every service target and deck.
+func (c *caches) drop(table, id string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.gen++
@@ -152,6 +169,8 @@ func (c *caches) invalidate(table, id string) {
 		delete(c.decks, id)
 	case "service_tool_pins":
 		delete(c.pins, id)
+	case "rate_limit_settings":
+		// Only plans carry limits, and they are all dropped above.
 	case "services", "credentials", "playbooks":
 		if table == "services" {
 			c.oauth.forget(id)

@@ -66,11 +66,17 @@ func (s *invalidatingStore) ReplaceLinks(ctx context.Context, deckID string, t b
 func (s *invalidatingStore) SetDeckServiceSettings(ctx context.Context, deckID, serviceID string, st backend.DeckServiceSettings) error {
 	return s.after(s.Store.SetDeckServiceSettings(ctx, deckID, serviceID, st), "deck_cards", deckID)
 }
+func (s *invalidatingStore) SetRateLimitSetting(ctx context.Context, st backend.RateLimitSetting) error {
+	return s.after(s.Store.SetRateLimitSetting(ctx, st), "rate_limit_settings", st.DeckID+"/"+st.ServiceID)
+}
 func (s *invalidatingStore) SetSamplingAllowed(ctx context.Context, deckID, serviceID string, allowed bool) error {
 	return s.after(s.Store.SetSamplingAllowed(ctx, deckID, serviceID, allowed), "deck_cards", deckID)
 }
 func (s *invalidatingStore) CreateService(ctx context.Context, r *backend.ServiceRecord) error {
 	return s.after(s.Store.CreateService(ctx, r), "services", r.ID)
+}
+func (s *invalidatingStore) CreateServices(ctx context.Context, rs []*backend.ServiceRecord) error {
+	return s.after(s.Store.CreateServices(ctx, rs), "services", "")
 }
 func (s *invalidatingStore) UpdateService(ctx context.Context, r *backend.ServiceRecord) error {
 	return s.after(s.Store.UpdateService(ctx, r), "services", r.ID)
@@ -102,6 +108,9 @@ func (s *invalidatingStore) CreateCredential(ctx context.Context, c *backend.Cre
 func (s *invalidatingStore) SetPersonalSecret(ctx context.Context, credID, personID string, sealed []byte, at time.Time) error {
 	return s.after(s.Store.SetPersonalSecret(ctx, credID, personID, sealed, at), "credentials", credID)
 }
+func (s *invalidatingStore) CreateCredentials(ctx context.Context, cs []*backend.CredentialRecord) error {
+	return s.after(s.Store.CreateCredentials(ctx, cs), "credentials", "")
+}
 func (s *invalidatingStore) UpdateCredential(ctx context.Context, c *backend.CredentialRecord) error {
 	return s.after(s.Store.UpdateCredential(ctx, c), "credentials", c.ID)
 }
@@ -110,6 +119,9 @@ func (s *invalidatingStore) DeleteCredential(ctx context.Context, id string) err
 }
 func (s *invalidatingStore) CreatePlaybook(ctx context.Context, p *backend.Playbook) error {
 	return s.after(s.Store.CreatePlaybook(ctx, p), "playbooks", p.ID)
+}
+func (s *invalidatingStore) CreatePlaybooks(ctx context.Context, ps []*backend.Playbook) error {
+	return s.after(s.Store.CreatePlaybooks(ctx, ps), "playbooks", "")
 }
 func (s *invalidatingStore) UpdatePlaybook(ctx context.Context, p *backend.Playbook) error {
 	return s.after(s.Store.UpdatePlaybook(ctx, p), "playbooks", p.ID)

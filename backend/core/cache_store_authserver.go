@@ -15,6 +15,10 @@ func (s *invalidatingStore) CreateOAuthClient(ctx context.Context, c backend.Aut
 	return s.Store.CreateOAuthClient(ctx, c) // clients are not cached
 }
 
+func (s *invalidatingStore) PruneOAuthClients(ctx context.Context, unusedBefore time.Time, room int) (int, error) {
+	return s.Store.PruneOAuthClients(ctx, unusedBefore, room) // clients are not cached
+}
+
 func (s *invalidatingStore) CreateOAuthCode(ctx context.Context, c backend.AuthCode) error {
 	return s.Store.CreateOAuthCode(ctx, c) // codes are not cached
 }

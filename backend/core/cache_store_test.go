@@ -27,14 +27,18 @@ var storeReads = map[string]string{
 	"DeckChoosesCredential": "lookup",
 	"SamplingAllowed":       "lookup, read uncached on every call that could sample",
 
-	"LockPlaybook":       "takes a row lock, writes nothing",
-	"SignalsOfProposal":  "lookup",
-	"PlaybookFetchStats": "lookup",
-	"PersonBySignIn":     "lookup",
-	"FounderAdmin":       "lookup",
-	"PersonCards":        "lookup",
-	"PersonalSecret":     "lookup",
-	"PersonalSecretIDs":  "lookup",
+	"LockPlaybook":           "takes a row lock, writes nothing",
+	"PlaybookReviewRequired": "lookup, read uncached by agents' playbook writes",
+	"DeckPlaybookReview":     "lookup",
+	"SignalsOfProposal":      "lookup",
+	"OpenByToken":            "lookup",
+	"RateLimitSettings":      "lookup, read once per call plan",
+	"PlaybookFetchStats":     "lookup",
+	"PersonBySignIn":         "lookup",
+	"FounderAdmin":           "lookup",
+	"PersonCards":            "lookup",
+	"PersonalSecret":         "lookup",
+	"PersonalSecretIDs":      "lookup",
 }
 
 // unwrappedWrites are the writes invalidatingStore may leave to the embedded Store, each with
@@ -53,12 +57,13 @@ var unwrappedWrites = map[string]string{
 	"PruneToolCalls":         "tool-call audit entries are not cached",
 	"SetDeckArgumentCapture": "audit settings are read by the audit insert only, never cached",
 
-	"CreateProposal":       "proposals are not cached",
-	"UpdateProposal":       "proposals are not cached",
-	"CreateSignal":         "feedback signals are not cached",
-	"SetSignals":           "feedback signals are not cached",
-	"RecordPlaybookFetch":  "fetch events are not cached",
-	"PrunePlaybookFetches": "fetch events are not cached",
+	"CreateProposal":        "proposals are not cached",
+	"SetDeckPlaybookReview": "review settings are read uncached by agents' playbook writes",
+	"UpdateProposal":        "proposals are not cached",
+	"CreateSignal":          "feedback signals are not cached",
+	"SetSignals":            "feedback signals are not cached",
+	"RecordPlaybookFetch":   "fetch events are not cached",
+	"PrunePlaybookFetches":  "fetch events are not cached",
 }
 
 // TestInvalidatingStoreWrapsEveryWrite: invalidatingStore embeds Store, so a new write method

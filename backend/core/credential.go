@@ -152,23 +152,27 @@ func (s *Hub) RotateCredential(ctx context.Context, ref string, value string) (b
 
 // DeleteCredential removes a credential unless a playbook depends on it (PLAYBOOK_DEPENDENCY).
 // Admin only.
-func (s *Hub) DeleteCredential(ctx context.Context, ref string) error {
+func (s *Hub) DeleteCredential(ctx context.Context, ref string) (CredentialDeletion, error) {
 	if _, err := backend.RequireAdmin(ctx, "delete credentials"); err != nil {
-		return err
+		return CredentialDeletion{}, err
 	}
-	users, err := backend.Transact(ctx, s.store, func(tx backend.Store) ([]string, error) {
+	var users []string
+	del, err := backend.Transact(ctx, s.store, func(tx backend.Store) (CredentialDeletion, error) {
 		rec, err := backend.CredentialByRef(ctx, tx, ref)
 		if err != nil {
-			return nil, err
+			return CredentialDeletion{}, err
 		}
 		if err := refuseIfDepended(ctx, tx, backend.CardCredential, backend.CardInfo{ID: rec.ID, Name: rec.Label}); err != nil {
-			return nil, err
+			return CredentialDeletion{}, err
 		}
-		users, err := servicesUsing(ctx, tx, rec.ID)
+		if users, err = servicesUsing(ctx, tx, rec.ID); err != nil {
+			return CredentialDeletion{}, err
+		}
+		del, err := credentialDeletion(ctx, tx, rec, users)
 		if err != nil {
-			return nil, err
+			return CredentialDeletion{}, err
 		}
-		return users, backend.StoreErr("deleting a credential", tx.DeleteCredential(ctx, rec.ID))
+		return del, backend.StoreErr("deleting a credential", tx.DeleteCredential(ctx, rec.ID))
 	})
 	if err == nil {
 		// Services that authenticated with it are left without auth; drop their connections.
@@ -176,5 +180,5 @@ func (s *Hub) DeleteCredential(ctx context.Context, ref string) error {
 			s.forget(id)
 		}
 	}
-	return err
+	return del, err
 }

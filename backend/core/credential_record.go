@@ -201,3 +201,61 @@ func servicesUsing(ctx context.Context, st backend.Store, credentialID string) (
 	}
 	return ids, nil
 }
+
+// CredentialDeletion is what deleting a credential changed beyond its card: the decks that had
+// chosen it for a service, whose calls present the service's own credential now (or none), and
+// the services whose own credential it was, which call without one now.
+type CredentialDeletion struct {
+	ID    string `json:"id"`
+	Label string `json:"label"`
+	// Fallbacks are the deck choices the deletion dropped.
+	Fallbacks []CredentialFallback `json:"fallbacks"`
+	// ServicesWithout names the services that used it as their own credential.
+	ServicesWithout []string `json:"services_without_credential"`
+}
+
+// CredentialFallback is one deck's choice of the deleted credential for a service.
+type CredentialFallback struct {
+	Deck    string `json:"deck"`
+	Service string `json:"service"`
+	// Now is the credential the deck's calls to the service present now: the service's own;
+	// "" when it has none.
+	Now string `json:"now,omitempty"`
+}
+
+// credentialDeletion works out what deleting rec drops, before it is deleted.
+func credentialDeletion(ctx context.Context, st backend.Store, rec backend.CredentialRecord, users []string) (CredentialDeletion, error) {
+	del := CredentialDeletion{ID: rec.ID, Label: rec.Label, Fallbacks: []CredentialFallback{}, ServicesWithout: []string{}}
+	for _, id := range users {
+		svc, err := st.GetService(ctx, id)
+		if err != nil {
+			return del, backend.StoreErr("reading a service", err)
+		}
+		del.ServicesWithout = append(del.ServicesWithout, svc.Name)
+	}
+	decks, err := st.ListDecks(ctx)
+	if err != nil {
+		return del, backend.StoreErr("listing decks", err)
+	}
+	for _, d := range decks {
+		links, err := st.ListLinks(ctx, d.ID)
+		if err != nil {
+			return del, backend.StoreErr("listing deck cards", err)
+		}
+		for _, l := range links {
+			if l.CardType != backend.CardService || l.Settings == nil || l.Settings.CredentialID != rec.ID {
+				continue
+			}
+			svc, err := st.GetService(ctx, l.CardID)
+			if err != nil {
+				return del, backend.StoreErr("reading a service", err)
+			}
+			now := svc.CredentialID
+			if now == rec.ID {
+				now = ""
+			}
+			del.Fallbacks = append(del.Fallbacks, CredentialFallback{Deck: d.Name, Service: svc.Name, Now: now})
+		}
+	}
+	return del, nil
+}

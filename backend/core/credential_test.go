@@ -108,12 +108,57 @@ func TestCredentialRotateAndDelete(t *testing.T) {
 	}
 	_, err := f.svc.RotateCredential(f.admin, c.ID, " ")
 	wantCode(t, err, backend.CodeInvalidArgument)
-	wantCode(t, f.svc.DeleteCredential(f.agent, c.ID), backend.CodeForbidden)
-	if err := f.svc.DeleteCredential(f.admin, c.ID); err != nil {
+	_, err = f.svc.DeleteCredential(f.agent, c.ID)
+	wantCode(t, err, backend.CodeForbidden)
+	if _, err := f.svc.DeleteCredential(f.admin, c.ID); err != nil {
 		t.Fatal(err)
 	}
 	got := coreMust[backend.ServiceCard](t)(f.svc.GetService(f.admin, s.ID))
 	if got.CredentialID != "" || !f.ds.forgotten(s.ID) {
 		t.Errorf("service after credential delete: credential %q forgotten %v", got.CredentialID, f.ds.forgotten(s.ID))
+	}
+}
+
+// TestDeleteCredentialSaysWhatFallsBack holds issue 27 item 13: deleting a credential a deck
+// chose for a service says that deck's calls fall back to the service's own credential (or to
+// none), and names the services whose own credential it was.
+func TestDeleteCredentialSaysWhatFallsBack(t *testing.T) {
+	f := newCoreFixture(t)
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	mk := func(label string) backend.Credential {
+		c, err := f.svc.CreateCredential(f.admin, core.CredentialInput{Label: label, Value: "secret-" + label})
+		must(err)
+		return c
+	}
+	work, own := mk("work key"), mk("own key")
+	withOwn, err := f.svc.CreateService(f.admin, core.ServiceInput{Name: "with-own", Type: backend.ServiceRemote,
+		URL: "https://a.example.test/mcp", CredentialID: own.ID})
+	must(err)
+	bare, err := f.svc.CreateService(f.admin, core.ServiceInput{Name: "bare", Type: backend.ServiceRemote,
+		URL: "https://b.example.test/mcp"})
+	must(err)
+	_, err = f.svc.CreateService(f.admin, core.ServiceInput{Name: "uses-work", Type: backend.ServiceRemote,
+		URL: "https://c.example.test/mcp", CredentialID: work.ID})
+	must(err)
+	for _, dc := range []struct{ deck, service string }{{"dev", withOwn.ID}, {"ops", bare.ID}} {
+		d, err := f.svc.CreateDeck(f.admin, core.DeckInput{Name: dc.deck})
+		must(err)
+		_, err = f.svc.LinkCard(f.admin, core.LinkCardInput{CardRef: core.CardRef{Deck: d.ID, CardType: backend.CardService, CardID: dc.service}})
+		must(err)
+		_, err = f.svc.UpdateDeckServiceSettings(f.admin, d.ID, dc.service, core.DeckServiceSettingsInput{CredentialID: &work.ID})
+		must(err)
+	}
+	got, err := f.svc.DeleteCredential(f.admin, work.ID)
+	must(err)
+	want := core.CredentialDeletion{ID: work.ID, Label: "work key",
+		Fallbacks:       []core.CredentialFallback{{Deck: "dev", Service: "with-own", Now: own.ID}, {Deck: "ops", Service: "bare"}},
+		ServicesWithout: []string{"uses-work"}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("deletion (-want +got):\n%s", diff)
 	}
 }

@@ -136,7 +136,8 @@ func (s *Hub) deckNameConflict(ctx context.Context, err error, name string) erro
 
 // RenameDeck changes a deck's name.
 func (s *Hub) RenameDeck(ctx context.Context, ref string, in DeckInput) (backend.Deck, error) {
-	if _, err := backend.RequireWrite(ctx, "rename a deck"); err != nil {
+	a, err := backend.RequireWrite(ctx, "rename a deck")
+	if err != nil {
 		return backend.Deck{}, err
 	}
 	name, err := backend.CleanName("name", in.Name)
@@ -145,6 +146,9 @@ func (s *Hub) RenameDeck(ctx context.Context, ref string, in DeckInput) (backend
 	}
 	d, err := s.deckByRef(ctx, s.store, ref)
 	if err != nil {
+		return backend.Deck{}, err
+	}
+	if err := mayManage(a, "deck", d.Name, d.OwnerID, "rename"); err != nil {
 		return backend.Deck{}, err
 	}
 	d.Name, d.UpdatedAt = name, s.clock()
@@ -233,6 +237,13 @@ func (s *Hub) deckByRef(ctx context.Context, st backend.Store, ref string) (back
 	if !backend.IsNotFound(err) {
 		return backend.Deck{}, backend.StoreErr("finding a deck", err)
 	}
+	if id, err := backend.ResolveIDPrefix(ctx, st, backend.IDDeck, ref); err != nil || id != "" {
+		if err != nil {
+			return backend.Deck{}, err
+		}
+		d, err := st.GetDeck(ctx, id)
+		return d, backend.StoreErr("finding a deck", err)
+	}
 	decks, lerr := st.ListDecks(ctx)
 	if lerr != nil {
 		return backend.Deck{}, backend.StoreErr("listing decks", lerr)
@@ -243,4 +254,46 @@ func (s *Hub) deckByRef(ctx context.Context, st backend.Store, ref string) (back
 	}
 	return backend.Deck{}, backend.Errorf(backend.CodeNotFound, "no deck %q; known decks: %s", backend.Clip(ref, 100), backend.KnownList(names)).
 		WithHint("use a deck id or its exact name").WithDetail("known", backend.CapList(names))
+}
+
+// DeckChoice is a deck as get_decks lists it: enough to choose one without binding it — how
+// many cards of each type it holds, its display line, and the first names of its services and
+// playbooks.
+type DeckChoice struct {
+	backend.Deck
+	Counts    DeckCounts `json:"counts"`
+	Summary   string     `json:"summary"`
+	Services  []string   `json:"services"`
+	Playbooks []string   `json:"playbooks"`
+}
+
+// maxChoiceNames caps the service names and playbook titles a DeckChoice lists; Counts has the
+// whole.
+const maxChoiceNames = 8
+
+// DeckChoices lists every deck, by name, with what an agent needs to pick one (get_decks).
+// The cards come from the read cache, as get_bound_deck's do.
+func (s *Hub) DeckChoices(ctx context.Context) ([]DeckChoice, error) {
+	decks, err := s.ListDecks(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]DeckChoice, len(decks))
+	for i, d := range decks {
+		v, err := s.deckViews(ctx, d)
+		if err != nil {
+			return nil, err
+		}
+		c := DeckChoice{Deck: d, Services: []string{}, Playbooks: []string{},
+			Counts: DeckCounts{Services: len(v.records), Credentials: len(v.credentials), Playbooks: len(v.playbooks)}}
+		c.Summary = DisplaySummary(d.Name, c.Counts, "")
+		for _, r := range v.records[:min(len(v.records), maxChoiceNames)] {
+			c.Services = append(c.Services, r.Name)
+		}
+		for _, p := range v.playbooks[:min(len(v.playbooks), maxChoiceNames)] {
+			c.Playbooks = append(c.Playbooks, p.Title)
+		}
+		out[i] = c
+	}
+	return out, nil
 }

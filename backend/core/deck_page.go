@@ -165,7 +165,7 @@ func (s *Hub) fillPage(v *deckViews, ix *deckIndex, page *DeckPage, sel [3][]int
 
 // moreHint teaches how to reach the cards a page left out.
 func moreHint(left DeckCounts) string {
-	h := "call get_bound_deck again with this cursor for the next cards in deck order, or narrow with " +
+	h := "ask again with this cursor for the next cards in deck order, or narrow with " +
 		"card_type (service, credential, playbook) or query (words in names, titles, triggers, descriptions)"
 	if left.Playbooks > 0 {
 		h = fmt.Sprintf("%d playbook(s) and their triggers did not fit: use query with words of the task to find the right one; ", left.Playbooks) + h
@@ -237,7 +237,7 @@ func checkDeckPage(in DeckPageInput) (deckCursor, error) {
 	}
 	c, ok := decodeCursor(in.Cursor)
 	if !ok {
-		return deckCursor{}, backend.Invalid("cursor", "is not a cursor from get_bound_deck's more section; omit it to start from the first card")
+		return deckCursor{}, backend.Invalid("cursor", "is not the cursor of a deck page's more section; omit it to start from the first card")
 	}
 	if (in.CardType != "" && in.CardType != c.cardType) || (q != "" && q != c.query) {
 		return deckCursor{}, backend.Invalid("cursor", "was made for card_type %q and query %q; pass the same ones, or none, with it",

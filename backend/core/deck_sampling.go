@@ -39,27 +39,52 @@ func (s *Hub) SetDeckSampling(ctx context.Context, in DeckSamplingInput) (DeckSa
 	if in.Allowed == nil {
 		return DeckSampling{}, backend.Invalid("allowed", "say whether sampling is allowed: true or false")
 	}
-	deck, err := s.deckByRef(ctx, s.store, in.Deck)
+	deck, svc, err := s.samplingPair(ctx, in.Deck, in.Service)
 	if err != nil {
 		return DeckSampling{}, err
-	}
-	svc, err := backend.ServiceByRef(ctx, s.store, in.Service)
-	if err != nil {
-		return DeckSampling{}, err
-	}
-	links, err := s.deckLinks(ctx, deck.ID)
-	if err != nil {
-		return DeckSampling{}, backend.StoreErr("listing deck cards", err)
-	}
-	if !slices.Contains(idsOfType(links, backend.CardService), svc.ID) {
-		return DeckSampling{}, backend.Errorf(backend.CodeInvalidArgument, "service %s is not on deck %s", svc.Name, deck.Name).
-			WithDetail("field", "service").WithHint("link the service to the deck first, then allow sampling")
 	}
 	if err := s.store.SetSamplingAllowed(ctx, deck.ID, svc.ID, *in.Allowed); err != nil {
 		return DeckSampling{}, backend.StoreErr("setting sampling", err)
 	}
 	return DeckSampling{DeckID: deck.ID, DeckName: deck.Name, ServiceID: svc.ID, ServiceName: svc.Name,
 		Allowed: *in.Allowed}, nil
+}
+
+// GetDeckSampling says whether a service on a deck may sample. Admin only, as granting is.
+func (s *Hub) GetDeckSampling(ctx context.Context, deckRef, serviceRef string) (DeckSampling, error) {
+	if _, err := backend.RequireAdmin(ctx, "read a deck's sampling setting"); err != nil {
+		return DeckSampling{}, err
+	}
+	deck, svc, err := s.samplingPair(ctx, deckRef, serviceRef)
+	if err != nil {
+		return DeckSampling{}, err
+	}
+	allowed, err := s.store.SamplingAllowed(ctx, deck.ID, svc.ID)
+	if err != nil {
+		return DeckSampling{}, backend.StoreErr("reading sampling", err)
+	}
+	return DeckSampling{DeckID: deck.ID, DeckName: deck.Name, ServiceID: svc.ID, ServiceName: svc.Name, Allowed: allowed}, nil
+}
+
+// samplingPair resolves a deck and a service it links.
+func (s *Hub) samplingPair(ctx context.Context, deckRef, serviceRef string) (backend.Deck, backend.ServiceRecord, error) {
+	deck, err := s.deckByRef(ctx, s.store, deckRef)
+	if err != nil {
+		return backend.Deck{}, backend.ServiceRecord{}, err
+	}
+	svc, err := backend.ServiceByRef(ctx, s.store, serviceRef)
+	if err != nil {
+		return backend.Deck{}, backend.ServiceRecord{}, err
+	}
+	links, err := s.deckLinks(ctx, deck.ID)
+	if err != nil {
+		return backend.Deck{}, backend.ServiceRecord{}, backend.StoreErr("listing deck cards", err)
+	}
+	if !slices.Contains(idsOfType(links, backend.CardService), svc.ID) {
+		return backend.Deck{}, backend.ServiceRecord{}, backend.Errorf(backend.CodeInvalidArgument, "service %s is not on deck %s", svc.Name, deck.Name).
+			WithDetail("field", "service").WithHint("link the service to the deck first, then allow sampling")
+	}
+	return deck, svc, nil
 }
 
 // withoutSampling withholds sampling from a call's relay: its plan says the deck does not allow

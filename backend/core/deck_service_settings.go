@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -48,10 +49,9 @@ func (s *Hub) UpdateDeckServiceSettings(ctx context.Context, deckRef, serviceRef
 		return DeckServiceSettingsResult{}, err
 	}
 	if in.CredentialID != nil && !a.IsAdmin() {
-		return DeckServiceSettingsResult{}, backend.Errorf(backend.CodeForbidden,
-			"scope %q may not choose the credential a deck presents to a service; that is admin only", a.Scope).
+		return DeckServiceSettingsResult{}, backend.Refuse(a.Scope, "choose the credential a deck presents to a service").
 			WithDetail("field", "credential_id").
-			WithHint("ask an admin to run: agent-deck deck credential DECK SERVICE CREDENTIAL")
+			WithHint("this needs a token with scope admin; ask an admin to run: agent-deck deck credential DECK SERVICE CREDENTIAL")
 	}
 	next, err := mergeDeckSettingsInput(in)
 	if err != nil {
@@ -71,8 +71,8 @@ func (s *Hub) UpdateDeckServiceSettings(ctx context.Context, deckRef, serviceRef
 		}
 	}
 	if !a.IsAdmin() && widens(cur, next) {
-		return DeckServiceSettingsResult{}, backend.Errorf(backend.CodeForbidden,
-			"scope %q may narrow the tools deck %s exposes of %s, not widen them", a.Scope, backend.QuoteClip(d.Name), backend.QuoteClip(rec.Name)).
+		return DeckServiceSettingsResult{}, backend.Refuse(a.Scope,
+			fmt.Sprintf("widen the tools deck %s exposes of %s, only narrow them", backend.QuoteClip(d.Name), backend.QuoteClip(rec.Name))).
 			WithDetail("field", "allow_tools").WithDetail("allow_tools", backend.OrEmpty(cur.AllowTools)).
 			WithDetail("deny_tools", backend.OrEmpty(cur.DenyTools)).
 			WithHint("allow fewer of the tools allowed now, or deny more; an admin token may widen")
@@ -232,14 +232,14 @@ type deckScope struct {
 }
 
 // admitTool refuses a tool the deck's rules hide, naming the rule.
-func (sc deckScope) admitTool(rec backend.ServiceRecord, tool string) error {
+func (sc deckScope) admitTool(ctx context.Context, rec backend.ServiceRecord, tool string) error {
 	if sc.settings.Allows(tool) {
 		return nil
 	}
 	return backend.Errorf(backend.CodeForbidden, "tool %s of %s is not available on this deck: %s",
 		backend.QuoteClip(tool), rec.Name, sc.settings.Rule(sc.name)).
 		WithDetail("service_id", rec.ID).WithDetail("tool", tool).WithDetail("deck", sc.name).
-		WithHint("call one of the tools list_service_tools shows; an admin can change the deck's rule with: agent-deck deck tools")
+		WithHint("call one of the tools " + toolLister(ctx) + " shows; an admin can change the deck's rule with: agent-deck deck tools")
 }
 
 // scopedTarget applies the deck's credential choice to the service's target: a deck choosing

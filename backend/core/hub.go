@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/ratelimit"
 	"github.com/agent-deck/agent-deck/backend/secret"
 )
 
@@ -22,12 +23,17 @@ type Config struct {
 	// AllowMetadataHosts lets services use link-local and cloud-metadata hosts, refused to
 	// everyone by default (AGENT_DECK_ALLOW_METADATA_HOSTS).
 	AllowMetadataHosts bool
-	// Redactor learns every service secret as targets are built, so log lines can be masked
-	// by value (see NewRedactHandler); nil learns nothing.
+	// Redactor learns every secret the server holds (secrets_held.go) and every target's as it
+	// is built, so log lines and stored agent text can be masked by value (see
+	// NewRedactHandler); nil learns nothing.
 	Redactor *secret.Redactor
 	// MaxSessionsPerToken caps one token's live MCP sessions (default 200); opening one more
 	// expires the token's least recently seen session.
 	MaxSessionsPerToken int
+	// PlaybookReview is the server's default for decks without their own setting: whether an
+	// agent token's playbook writes become proposals a person accepts (playbook_review.go).
+	// Off by default, so one person's agents edit as they always did.
+	PlaybookReview bool
 	// PlaybookFetchRetention is how long get_playbook fetch events are kept (default 90 days).
 	PlaybookFetchRetention time.Duration
 	// ToolCalls receives every proxied tool call (audit trail, metrics); nil records nothing.
@@ -35,10 +41,19 @@ type Config struct {
 	// ServiceOAuth signs in to remote services that require the MCP authorization flow; nil
 	// turns service sign-in off.
 	ServiceOAuth backend.OAuthFlow
+	// Limiter bounds proxied calls per token and per (deck, service) across replicas
+	// (service_call_limits.go); nil limits nothing.
+	Limiter *ratelimit.Limiter
+	// TokenLimits bound every token's proxied calls; ServiceLimits are the default bounds of a
+	// service's calls through a deck, which a deck, a service or the pair may override. Zero
+	// limits nothing.
+	TokenLimits, ServiceLimits ratelimit.Limits
 	// ClientMetadataURL is the https URL of Agent Deck's own Client ID Metadata Document, used
 	// as its client_id at authorization servers that support such documents
 	// (AGENT_DECK_OAUTH_CLIENT_METADATA_URL); empty derives it from an https callback address.
 	ClientMetadataURL string
+	// Markdown renders previews for the dashboard; nil answers previews UNAVAILABLE.
+	Markdown backend.MarkdownRenderer
 }
 
 // DefaultMaxSessionsPerToken is MaxSessionsPerToken when unset.
@@ -91,6 +106,7 @@ func NewHub(store backend.Store, downstream backend.Downstream, sealer backend.S
 	// Caching is safe only with every change announced: the feed runs for the Store's
 	// lifetime, and until it listens (or whenever it stops) every read goes to the Store.
 	s.cache = newCaches()
+	s.cache.changed = s.relearnHeld
 	s.oauth = s.cache.oauth
 	s.rawStore = store
 	s.store = &invalidatingStore{Store: &personView{Store: store, c: s.cache}, c: s.cache}

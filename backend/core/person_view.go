@@ -233,3 +233,57 @@ func (v *personView) CreatePlaybook(ctx context.Context, p *backend.Playbook) er
 	p.OwnerID = ownerOf(ctx, p.OwnerID)
 	return v.Store.CreatePlaybook(ctx, p)
 }
+
+func (v *personView) CreateServices(ctx context.Context, rs []*backend.ServiceRecord) error {
+	for _, r := range rs {
+		r.OwnerID = ownerOf(ctx, r.OwnerID)
+	}
+	return v.Store.CreateServices(ctx, rs)
+}
+
+func (v *personView) CreateCredentials(ctx context.Context, rs []*backend.CredentialRecord) error {
+	for _, r := range rs {
+		r.OwnerID = ownerOf(ctx, r.OwnerID)
+	}
+	return v.Store.CreateCredentials(ctx, rs)
+}
+
+func (v *personView) CreatePlaybooks(ctx context.Context, ps []*backend.Playbook) error {
+	for _, p := range ps {
+		p.OwnerID = ownerOf(ctx, p.OwnerID)
+	}
+	return v.Store.CreatePlaybooks(ctx, ps)
+}
+
+// ListIDsWithPrefix keeps, for a member, only the decks and cards they may use: the start of an
+// id neither picks nor names (in an ambiguity's candidates) another person's deck or card.
+func (v *personView) ListIDsWithPrefix(ctx context.Context, kind backend.IDKind, prefix string, limit int) ([]string, error) {
+	ids, err := v.Store.ListIDsWithPrefix(ctx, kind, prefix, limit)
+	if _, ok := backend.Member(ctx); !ok || err != nil {
+		return ids, err
+	}
+	var get func(id string) error
+	switch kind {
+	case backend.IDDeck:
+		get = func(id string) error { _, err := v.GetDeck(ctx, id); return err }
+	case backend.IDService:
+		get = func(id string) error { _, err := v.GetService(ctx, id); return err }
+	case backend.IDCredential:
+		get = func(id string) error { _, err := v.GetCredential(ctx, id); return err }
+	case backend.IDPlaybook:
+		get = func(id string) error { _, err := v.GetPlaybook(ctx, id); return err }
+	default:
+		return ids, nil
+	}
+	out := ids[:0:0]
+	for _, id := range ids {
+		err := get(id)
+		switch {
+		case err == nil:
+			out = append(out, id)
+		case !backend.IsNotFound(err):
+			return nil, err
+		}
+	}
+	return out, nil
+}

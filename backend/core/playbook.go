@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"fmt"
 	"sort"
 	"strings"
 
@@ -26,6 +27,11 @@ type PlaybookResult struct {
 	backend.Playbook
 	Warnings            []Warning `json:"warnings"`
 	UnknownDependencies []string  `json:"unknown_dependencies"`
+	// Proposal is set when an agent's write was held for review (playbook_review.go): the
+	// playbook above is as it stays until a person accepts the proposal.
+	Proposal *backend.Proposal `json:"proposal,omitempty"`
+	// Next says what happens to a held write.
+	Next string `json:"next,omitempty"`
 }
 
 // ListPlaybooks returns every playbook, by title.
@@ -55,15 +61,39 @@ func (s *Hub) GetPlaybook(ctx context.Context, ref string) (backend.Playbook, er
 	return playbookView(p), err
 }
 
-// CreatePlaybook stores a playbook with cleaned triggers and detected dependencies.
+// CreatePlaybook stores a playbook with cleaned triggers and detected dependencies. An agent
+// token's playbook is held for review where the server's default requires it.
 func (s *Hub) CreatePlaybook(ctx context.Context, in backend.PlaybookInput) (PlaybookResult, error) {
-	if _, err := backend.RequireWrite(ctx, "create playbooks"); err != nil {
+	a, err := backend.RequireWrite(ctx, "create playbooks")
+	if err != nil {
 		return PlaybookResult{}, err
 	}
+	return s.createOrHold(ctx, a, writeOrigin{}, "", in)
+}
+
+// createOrHold creates a playbook, or holds it for review when the deck it goes on (deckID, or
+// none) requires review of agents' writes.
+func (s *Hub) createOrHold(ctx context.Context, a backend.Actor, o writeOrigin, deckID string, in backend.PlaybookInput) (PlaybookResult, error) {
 	p, err := newPlaybook(in)
 	if err != nil {
 		return PlaybookResult{}, err
 	}
+	if err := requireAdminToRun(ctx, a, backend.Playbook{}, p); err != nil {
+		return PlaybookResult{}, err
+	}
+	held, err := s.reviewRequired(ctx, s.store, a, "", deckID)
+	if err != nil {
+		return PlaybookResult{}, err
+	}
+	if held {
+		return s.holdCreate(ctx, s.store, a, o, deckID, in, p)
+	}
+	return s.createPlaybook(ctx, p, in)
+}
+
+// createPlaybook stores a validated playbook, picking its id.
+func (s *Hub) createPlaybook(ctx context.Context, p backend.Playbook, in backend.PlaybookInput) (PlaybookResult, error) {
+	maskPlaybook(s.heldMask(), &p)
 	cat, err := catalog(ctx, s.store)
 	if err != nil {
 		return PlaybookResult{}, err
@@ -84,8 +114,13 @@ func (s *Hub) CreatePlaybook(ctx context.Context, in backend.PlaybookInput) (Pla
 		UnknownDependencies: cat.unknownOf(p)}, nil
 }
 
-// UpdatePlaybook snapshots the current version, then applies the patch.
+// UpdatePlaybook snapshots the current version, then applies the patch; an agent token's
+// change is held for review where a deck holding the playbook requires it.
 func (s *Hub) UpdatePlaybook(ctx context.Context, ref string, in PlaybookPatch) (PlaybookResult, error) {
+	return s.updatePlaybook(ctx, ref, in, writeOrigin{})
+}
+
+func (s *Hub) updatePlaybook(ctx context.Context, ref string, in PlaybookPatch, o writeOrigin) (PlaybookResult, error) {
 	a, err := backend.RequireWrite(ctx, "change playbooks")
 	if err != nil {
 		return PlaybookResult{}, err
@@ -99,6 +134,9 @@ func (s *Hub) UpdatePlaybook(ctx context.Context, ref string, in PlaybookPatch) 
 		if err != nil {
 			return PlaybookResult{}, err
 		}
+		if err := requireAdminToRun(ctx, a, cur, next); err != nil {
+			return PlaybookResult{}, err
+		}
 		cat, err := catalog(ctx, tx)
 		if err != nil {
 			return PlaybookResult{}, err
@@ -107,6 +145,13 @@ func (s *Hub) UpdatePlaybook(ctx context.Context, ref string, in PlaybookPatch) 
 		setIf(&creds, in.DependsOnCredentialIDs)
 		setIf(&svcs, in.DependsOnServiceIDs)
 		setDependencies(&next, cat, creds, svcs, in.AutoDetectDependencies)
+		held, err := s.reviewRequired(ctx, tx, a, cur.ID, "")
+		if err != nil {
+			return PlaybookResult{}, err
+		}
+		if held && !samePlaybook(cur, next) {
+			return s.holdEdit(ctx, tx, a, o, cur, editOf(in), "an agent's update_playbook, held for review")
+		}
 		return s.writePlaybookChange(ctx, tx, a, cur, next, cat)
 	})
 }
@@ -167,9 +212,20 @@ func (s *Hub) RestorePlaybookVersion(ctx context.Context, ref string, n int) (Pl
 			return PlaybookResult{}, err
 		}
 		next := restoredFrom(cur, v.Snapshot)
+		if err := requireAdminToRun(ctx, a, cur, next); err != nil {
+			return PlaybookResult{}, err
+		}
 		cat, err := catalog(ctx, tx)
 		if err != nil {
 			return PlaybookResult{}, err
+		}
+		held, err := s.reviewRequired(ctx, tx, a, cur.ID, "")
+		if err != nil {
+			return PlaybookResult{}, err
+		}
+		if held && !samePlaybook(cur, next) {
+			return s.holdEdit(ctx, tx, a, writeOrigin{}, cur, restoreEdit(v.Snapshot),
+				fmt.Sprintf("an agent's restore of version %d, held for review", n))
 		}
 		return s.writePlaybookChange(ctx, tx, a, cur, next, cat)
 	})

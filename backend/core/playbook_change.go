@@ -156,9 +156,10 @@ func samePlaybook(a, b backend.Playbook) bool {
 		slices.Equal(a.ExplicitServiceIDs, b.ExplicitServiceIDs)
 }
 
-// writePlaybookChange records cur as a version, then writes next, inside the caller's
-// transaction. A change that alters nothing writes nothing.
+// writePlaybookChange records cur as a version, then writes next with every held secret
+// masked, inside the caller's transaction. A change that alters nothing writes nothing.
 func (s *Hub) writePlaybookChange(ctx context.Context, tx backend.Store, a backend.Actor, cur, next backend.Playbook, cat DependencyCatalog) (PlaybookResult, error) {
+	maskPlaybook(s.heldMask(), &next)
 	if !samePlaybook(cur, next) {
 		kind := a.Kind
 		if kind != backend.ActorAgent {

@@ -21,7 +21,7 @@ type PlaybookContent struct {
 var listItemRE = regexp.MustCompile(`^(\s*)([-*+]|\d+[.)])\s+(.*)$`)
 
 // ApplyPlaybookOps applies ops in order to a copy of cur, all or nothing. The body is a
-// preamble plus "## " sections matched case-insensitively. An op that cannot apply is a
+// preamble plus sections (headings of any level) matched case-insensitively. An op that cannot apply is a
 // PATCH_CONFLICT naming the section or anchor and the lines that exist; ops that change
 // nothing are PATCH_NO_CHANGE.
 func ApplyPlaybookOps(cur PlaybookContent, ops []backend.PlaybookOp) (PlaybookContent, error) {
@@ -48,7 +48,7 @@ func ApplyPlaybookOps(cur PlaybookContent, ops []backend.PlaybookOp) (PlaybookCo
 	next.Body = body
 	if next.Body == cur.Body && slices.Equal(next.Triggers, cur.Triggers) {
 		return cur, backend.Errorf(backend.CodePatchNoChange, "the ops leave the playbook exactly as it is").
-			WithHint("check the section and item text against get_playbook, or send nothing")
+			WithHint("check the section and item text against the playbook as it is now, or send nothing")
 	}
 	return next, nil
 }
@@ -71,9 +71,9 @@ func applyOp(i int, op backend.PlaybookOp, lines, triggers []string) ([]string, 
 	default:
 		return nil, nil, backend.InvalidEnum(field("op"), op.Op, backend.PlaybookOpNames)
 	}
-	section := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(op.Section), "##"))
+	section := strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(op.Section), "#"))
 	if section == "" {
-		return nil, nil, backend.Invalid(field("section"), "must name a \"## \" section of the body")
+		return nil, nil, backend.Invalid(field("section"), "must name a section (a heading) of the body")
 	}
 	text := itemText(op.Text)
 	if op.Op != backend.OpRemoveItem && text == "" {
@@ -126,7 +126,8 @@ func itemText(s string) string {
 	return s
 }
 
-// headings returns the index of every "## " heading line outside fenced code.
+// headings returns the index of every ATX heading line ("# " to "###### ") outside fenced
+// code. A section is a heading of any level: a playbook titled "# Rotate" has a section Rotate.
 func headings(lines []string) []int {
 	var out []int
 	fenced := false
@@ -136,14 +137,35 @@ func headings(lines []string) []int {
 			fenced = !fenced
 			continue
 		}
-		if !fenced && strings.HasPrefix(l, "## ") {
+		if !fenced && headingLevel(l) > 0 {
 			out = append(out, i)
 		}
 	}
 	return out
 }
 
-func headingName(l string) string { return strings.TrimSpace(strings.TrimPrefix(l, "## ")) }
+// headingLevel is the level of an ATX heading line (1 for "# x", 2 for "## x"); 0 for any other
+// line. Up to three spaces may indent it, as in CommonMark.
+func headingLevel(l string) int {
+	t := strings.TrimLeft(l, " ")
+	if len(l)-len(t) > 3 {
+		return 0
+	}
+	n := len(t) - len(strings.TrimLeft(t, "#"))
+	if n < 1 || n > 6 || (len(t) > n && t[n] != ' ' && t[n] != '\t') {
+		return 0
+	}
+	return n
+}
+
+// headingName is a heading's text, without its marker and any closing #s.
+func headingName(l string) string {
+	t := strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(l), "#"))
+	if trimmed := strings.TrimRight(t, "#"); trimmed != t && (trimmed == "" || strings.HasSuffix(trimmed, " ")) {
+		t = strings.TrimSpace(trimmed)
+	}
+	return t
+}
 
 func sectionNames(lines []string) []string {
 	out := []string{}
@@ -153,17 +175,22 @@ func sectionNames(lines []string) []string {
 	return out
 }
 
-// findSection returns the heading index and the end (exclusive) of the named section.
+// findSection returns the heading index and the end (exclusive) of the named section: up to the
+// next heading of the same or a higher level, so its subsections are part of it.
 func findSection(lines []string, name string) (start, end int, ok bool) {
 	hs := headings(lines)
 	for k, h := range hs {
-		if strings.EqualFold(headingName(lines[h]), name) {
-			end = len(lines)
-			if k+1 < len(hs) {
-				end = hs[k+1]
-			}
-			return h, end, true
+		if !strings.EqualFold(headingName(lines[h]), name) {
+			continue
 		}
+		level, end := headingLevel(lines[h]), len(lines)
+		for _, next := range hs[k+1:] {
+			if headingLevel(lines[next]) <= level {
+				end = next
+				break
+			}
+		}
+		return h, end, true
 	}
 	return 0, 0, false
 }

@@ -158,3 +158,44 @@ func TestApplyPlaybookOpsRefusals(t *testing.T) {
 		})
 	}
 }
+
+// TestApplyPlaybookOpsHeadingLevels holds issue 27 item 3: a section is a heading of any level,
+// so an op on "Rotate" finds "# Rotate" instead of creating a second section.
+func TestApplyPlaybookOpsHeadingLevels(t *testing.T) {
+	tests := []struct {
+		name string
+		body string
+		op   backend.PlaybookOp
+		want string
+	}{
+		{"the only heading is a title", "# Rotate\n\n- revoke the old key\n",
+			backend.PlaybookOp{Op: "add_item", Section: "Rotate", Text: "store the new key"},
+			"# Rotate\n\n- revoke the old key\n- store the new key\n"},
+		{"the section named with its marker", "# Rotate\n\n- revoke the old key\n",
+			backend.PlaybookOp{Op: "add_item", Section: "# rotate", Text: "store the new key"},
+			"# Rotate\n\n- revoke the old key\n- store the new key\n"},
+		{"a level-3 section ends at the next heading of its level", "## Steps\n\n### Build\n\n- make\n\n### Ship\n\n- push\n",
+			backend.PlaybookOp{Op: "add_item", Section: "Build", Text: "test"},
+			"## Steps\n\n### Build\n\n- make\n- test\n\n### Ship\n\n- push\n"},
+		{"a section holds its subsections", "# Rotate\n\n## Before\n\n- warn the team\n",
+			backend.PlaybookOp{Op: "amend_item", Section: "Rotate", Anchor: "warn the team", Text: "warn the team in #ops"},
+			"# Rotate\n\n## Before\n\n- warn the team in #ops\n"},
+		{"closing hashes are not part of the name", "## Rotate ##\n\n- a\n",
+			backend.PlaybookOp{Op: "remove_item", Section: "Rotate", Anchor: "a"},
+			"## Rotate ##\n\n"},
+		{"a hash without a space is no heading", "#hashtag\n\n- a\n",
+			backend.PlaybookOp{Op: "add_item", Section: "hashtag", Text: "b"},
+			"#hashtag\n\n- a\n\n## hashtag\n\n- b\n"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := core.ApplyPlaybookOps(core.PlaybookContent{Body: tc.body}, []backend.PlaybookOp{tc.op})
+			if err != nil {
+				t.Fatalf("ApplyPlaybookOps: %v", err)
+			}
+			if diff := cmp.Diff(tc.want, got.Body); diff != "" {
+				t.Errorf("body (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

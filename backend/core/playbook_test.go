@@ -184,7 +184,7 @@ func TestDependencyRules(t *testing.T) {
 		name string
 		del  func() error
 	}{
-		{"credential", func() error { return f.svc.DeleteCredential(f.admin, cred.ID) }},
+		{"credential", func() error { _, err := f.svc.DeleteCredential(f.admin, cred.ID); return err }},
 		{"service", func() error { return f.svc.DeleteService(f.admin, "linear") }},
 	} {
 		t.Run("delete "+tt.name, func(t *testing.T) {
@@ -207,7 +207,7 @@ func TestDependencyRules(t *testing.T) {
 	coreMust[core.PlaybookResult](t)(f.svc.UpdatePlaybook(f.admin, p.ID, core.PlaybookPatch{
 		Body: ptr("nothing"), DependsOnCredentialIDs: ptr([]string{}), DependsOnServiceIDs: ptr([]string{}),
 	}))
-	if err := f.svc.DeleteCredential(f.admin, cred.ID); err != nil {
+	if _, err := f.svc.DeleteCredential(f.admin, cred.ID); err != nil {
 		t.Errorf("delete after dropping the dependency: %v", err)
 	}
 	if err := f.svc.DeleteService(f.admin, svc.ID); err != nil {

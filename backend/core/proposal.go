@@ -59,6 +59,7 @@ func (s *Hub) ProposePlaybookPatch(ctx context.Context, sessionID string, in Pro
 	if p.Evidence, err = cleanEvidence(in.Evidence); err != nil {
 		return ProposeResult{}, err
 	}
+	maskLearning(s.heldMask(), &p.Rationale, &p.Evidence, p.Ops)
 	needsPlaybook := in.Kind == backend.ProposalUpdate || in.Kind == backend.ProposalRetire
 	if needsPlaybook || in.Kind == backend.ProposalSignalOnly && strings.TrimSpace(in.PlaybookID) != "" {
 		if p.PlaybookID, err = s.boundPlaybookID(ctx, sessionID, in.PlaybookID); err != nil {
@@ -66,14 +67,19 @@ func (s *Hub) ProposePlaybookPatch(ctx context.Context, sessionID string, in Pro
 		}
 	}
 	if in.Kind == backend.ProposalSignalOnly {
-		return s.recordSignal(ctx, p)
+		return s.recordSignal(ctx, a, p)
 	}
 	next, err := s.proposedPlaybook(ctx, &p, in)
 	if err != nil {
 		return ProposeResult{}, err
 	}
+	if p.Kind == backend.ProposalCreate {
+		if err := requireAdminToRun(ctx, a, backend.Playbook{}, *next); err != nil {
+			return ProposeResult{}, err
+		}
+	}
 	return backend.Transact(ctx, s.store, func(tx backend.Store) (ProposeResult, error) {
-		return s.storeProposal(ctx, tx, p, next, in)
+		return s.storeProposal(ctx, tx, a, p, next, in)
 	})
 }
 
@@ -117,7 +123,11 @@ func (s *Hub) proposedPlaybook(ctx context.Context, p *backend.Proposal, in Prop
 		if len(np.Triggers) == 0 {
 			return nil, backend.Invalid("new_playbook.triggers", "must hold at least one trigger, so agents know when to use it")
 		}
-		p.NewPlaybook = in.NewPlaybook
+		np.Triggers = append([]string(nil), np.Triggers...)
+		maskPlaybook(s.heldMask(), &np)
+		nin := *in.NewPlaybook
+		maskPlaybookInput(s.heldMask(), &nin)
+		p.NewPlaybook = &nin
 		return &np, nil
 	case backend.ProposalRetire:
 		if len(in.Ops) > 0 || in.NewPlaybook != nil {
@@ -142,9 +152,18 @@ func (s *Hub) proposedPlaybook(ctx context.Context, p *backend.Proposal, in Prop
 }
 
 // storeProposal writes the proposal, supersedes the ones it names and parks its signals.
-func (s *Hub) storeProposal(ctx context.Context, tx backend.Store, p backend.Proposal, next *backend.Playbook, in ProposeInput) (ProposeResult, error) {
+func (s *Hub) storeProposal(ctx context.Context, tx backend.Store, a backend.Actor, p backend.Proposal, next *backend.Playbook, in ProposeInput) (ProposeResult, error) {
 	olds, err := s.supersedable(ctx, tx, p, in.Supersedes)
 	if err != nil {
+		return ProposeResult{}, err
+	}
+	freed := 0
+	for _, o := range olds {
+		if o.TokenID == a.TokenID {
+			freed++
+		}
+	}
+	if err := roomToRecord(ctx, tx, a, recordProposal, freed); err != nil {
 		return ProposeResult{}, err
 	}
 	signals, err := openSignals(ctx, tx, in.SignalIDs)
@@ -260,9 +279,12 @@ func openSignals(ctx context.Context, tx backend.Store, ids []string) ([]string,
 }
 
 // recordSignal stores a signal_only call: a correction not yet generalizable.
-func (s *Hub) recordSignal(ctx context.Context, p backend.Proposal) (ProposeResult, error) {
+func (s *Hub) recordSignal(ctx context.Context, a backend.Actor, p backend.Proposal) (ProposeResult, error) {
+	if err := roomToRecord(ctx, s.store, a, recordSignal, 0); err != nil {
+		return ProposeResult{}, err
+	}
 	g := backend.Signal{Status: backend.SignalOpen, PlaybookID: p.PlaybookID, DeckID: p.DeckID, Rationale: p.Rationale,
-		Evidence: p.Evidence, SessionID: p.SessionID, ClientName: p.ClientName, CreatedAt: s.clock()}
+		Evidence: p.Evidence, SessionID: p.SessionID, ClientName: p.ClientName, CreatedAt: s.clock(), TokenID: a.TokenID}
 	if err := s.store.CreateSignal(ctx, &g); err != nil {
 		return ProposeResult{}, backend.StoreErr("recording a signal", err)
 	}
@@ -280,6 +302,9 @@ func summarizeProposal(p backend.Proposal) string {
 		return "create a playbook"
 	case backend.ProposalRetire:
 		return "retire " + p.PlaybookID
+	}
+	if p.Edit != nil {
+		return "edit " + strings.Join(editedFields(*p.Edit), ", ")
 	}
 	parts := make([]string, len(p.Ops))
 	for i, op := range p.Ops {

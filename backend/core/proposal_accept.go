@@ -23,17 +23,15 @@ func (s *Hub) applyProposal(ctx context.Context, tx backend.Store, p backend.Pro
 	if err != nil {
 		return nil, backend.StoreErr("reading a playbook", err)
 	}
-	got, err := ApplyPlaybookOps(PlaybookContent{Body: cur.Body, Triggers: cur.Triggers}, p.Ops)
-	if err != nil {
-		return nil, err
-	}
-	next := cur
-	next.Body, next.Triggers = got.Body, got.Triggers
 	cat, err := catalog(ctx, tx)
 	if err != nil {
 		return nil, err
 	}
-	setDependencies(&next, cat, cur.ExplicitCredentialIDs, cur.ExplicitServiceIDs, nil)
+	next, err := proposedChange(cur, p, cat)
+	if err != nil {
+		return nil, err
+	}
+	maskPlaybook(s.heldMask(), &next)
 	now := s.clock()
 	// The change is the proposing agent's, accepted by a person: the version names the proposer.
 	v := backend.PlaybookVersion{PlaybookID: cur.ID, Snapshot: playbookView(cur), Actor: backend.ActorAgent, CreatedAt: now,
@@ -52,6 +50,35 @@ func (s *Hub) applyProposal(ctx context.Context, tx backend.Store, p backend.Pro
 	return &PlaybookResult{Playbook: playbookView(next), Warnings: warnings, UnknownDependencies: cat.unknownOf(next)}, nil
 }
 
+// proposedChange is the playbook an update proposal makes of cur: its ops re-applied to the
+// body as it is now (PATCH_CONFLICT when they no longer apply), or its held edit applied to the
+// fields (PATCH_NO_CHANGE when the playbook already reads so).
+func proposedChange(cur backend.Playbook, p backend.Proposal, cat DependencyCatalog) (backend.Playbook, error) {
+	if p.Edit == nil {
+		got, err := ApplyPlaybookOps(PlaybookContent{Body: cur.Body, Triggers: cur.Triggers}, p.Ops)
+		if err != nil {
+			return cur, err
+		}
+		next := cur
+		next.Body, next.Triggers = got.Body, got.Triggers
+		setDependencies(&next, cat, cur.ExplicitCredentialIDs, cur.ExplicitServiceIDs, nil)
+		return next, nil
+	}
+	next, err := applyPlaybookPatch(cur, patchOf(*p.Edit))
+	if err != nil {
+		return cur, err
+	}
+	creds, svcs := cur.ExplicitCredentialIDs, cur.ExplicitServiceIDs
+	setIf(&creds, p.Edit.DependsOnCredentialIDs)
+	setIf(&svcs, p.Edit.DependsOnServiceIDs)
+	setDependencies(&next, cat, creds, svcs, p.Edit.AutoDetectDependencies)
+	if samePlaybook(cur, next) {
+		return cur, backend.Errorf(backend.CodePatchNoChange, "the playbook already reads as the edit would make it").
+			WithHint("reject the proposal; nothing is left to apply")
+	}
+	return next, nil
+}
+
 // acceptCreate stores the proposed playbook and puts it on the deck it was proposed for.
 func (s *Hub) acceptCreate(ctx context.Context, tx backend.Store, p backend.Proposal) (*PlaybookResult, error) {
 	np, err := newPlaybook(*p.NewPlaybook)
@@ -64,6 +91,7 @@ func (s *Hub) acceptCreate(ctx context.Context, tx backend.Store, p backend.Prop
 	}
 	in := p.NewPlaybook
 	setDependencies(&np, cat, in.DependsOnCredentialIDs, in.DependsOnServiceIDs, in.AutoDetectDependencies)
+	maskPlaybook(s.heldMask(), &np)
 	np.ID, err = pickID(ctx, np.ID, backend.DerivePlaybookID(np.Title), "playbook_id", func(id string) (bool, error) {
 		got, err := tx.GetPlaybook(ctx, id)
 		return got.ID == id, err

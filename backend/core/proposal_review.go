@@ -65,9 +65,9 @@ func (s *Hub) PreviewProposal(ctx context.Context, id string) (ProposalPreview, 
 	if _, err := backend.RequireAdmin(ctx, "review proposals"); err != nil {
 		return ProposalPreview{}, err
 	}
-	p, err := s.store.GetProposal(ctx, strings.TrimSpace(id))
+	p, err := proposalByRef(ctx, s.store, id)
 	if err != nil {
-		return ProposalPreview{}, backend.StoreErr("reading a proposal", err)
+		return ProposalPreview{}, err
 	}
 	pv := ProposalPreview{Proposal: p, Summary: summarizeProposal(p), Warnings: []Warning{},
 		TriggersBefore: []string{}, TriggersAfter: []string{}}
@@ -88,7 +88,11 @@ func (s *Hub) PreviewProposal(ctx context.Context, id string) (ProposalPreview, 
 		if p.Kind == backend.ProposalRetire {
 			break
 		}
-		got, err := ApplyPlaybookOps(PlaybookContent{Body: cur.Body, Triggers: cur.Triggers}, p.Ops)
+		cat, err := catalog(ctx, s.store)
+		if err != nil {
+			return ProposalPreview{}, err
+		}
+		got, err := proposedChange(cur, p, cat)
 		if err != nil {
 			e := backend.AsError(err)
 			pv.Conflict = &ProposalConflict{Code: e.Code, Message: e.Message, Hint: e.Hint}
@@ -96,8 +100,7 @@ func (s *Hub) PreviewProposal(ctx context.Context, id string) (ProposalPreview, 
 			break
 		}
 		pv.BodyAfter, pv.TriggersAfter = got.Body, backend.OrEmpty(got.Triggers)
-		cur.Body, cur.Triggers = got.Body, got.Triggers
-		next = &cur
+		next = &got
 	}
 	if next != nil && p.Status == backend.ProposalOpen {
 		if pv.Warnings, err = proposalWarnings(ctx, s.store, p, *next); err != nil {
@@ -169,14 +172,31 @@ func (s *Hub) RejectProposal(ctx context.Context, id, reason string) (AcceptResu
 	})
 }
 
+// proposalByRef loads (and locks, in a transaction) a proposal by its id or the unique start of
+// its id.
+func proposalByRef(ctx context.Context, st backend.Store, ref string) (backend.Proposal, error) {
+	ref = strings.TrimSpace(ref)
+	p, err := st.GetProposal(ctx, ref)
+	if backend.IsNotFound(err) {
+		id, perr := backend.ResolveIDPrefix(ctx, st, backend.IDProposal, ref)
+		if perr != nil {
+			return p, perr
+		}
+		if id != "" {
+			p, err = st.GetProposal(ctx, id)
+		}
+	}
+	return p, backend.StoreErr("reading a proposal", err)
+}
+
 // decidable loads and locks an open proposal that this caller did not make.
 func (s *Hub) decidable(ctx context.Context, tx backend.Store, a backend.Actor, id string) (backend.Proposal, error) {
-	p, err := tx.GetProposal(ctx, strings.TrimSpace(id))
+	p, err := proposalByRef(ctx, tx, id)
 	if err != nil {
-		return backend.Proposal{}, backend.StoreErr("reading a proposal", err)
+		return backend.Proposal{}, err
 	}
 	if p.TokenID != "" && p.TokenID == a.TokenID {
-		return backend.Proposal{}, backend.Errorf(backend.CodeForbidden, "a proposal cannot be decided with the token that made it").
+		return backend.Proposal{}, backend.Errorf(backend.CodeForbidden, "the token that made proposal %s may not decide it", p.ID).
 			WithHint("a person reviews it with their own token: agent-deck proposal accept " + p.ID)
 	}
 	if p.Status != backend.ProposalOpen {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/ratelimit"
 )
 
 // A proxied call reads top to bottom here: resolve the call's plan (what the call goes through),
@@ -14,7 +15,7 @@ import (
 
 // callPlan is everything a proxied call needs that does not depend on the call itself: the deck
 // it goes through, the service, the target with the deck's credential choice applied, the
-// deck's rules and sampling grant, and the pins. It is resolved once per (deck, service) and
+// deck's rules and sampling grant, the pins and the rate limits of the (deck, service). It is resolved once per (deck, service) and
 // reused while the read cache's generation holds, so an unchanged deck and service cost a
 // proxied call no database read.
 type callPlan struct {
@@ -29,6 +30,8 @@ type callPlan struct {
 	// sampling says the deck lets the service ask the agent's model (bound sessions only).
 	sampling bool
 	pins     pinView
+	// limits bound the service's calls through the deck (service_call_limits.go).
+	limits ratelimit.Limits
 	// renewBy is when the service's sign-in token needs renewing, and so the plan rebuilding.
 	renewBy time.Time
 	// personal says the target carries the calling person's own secret: the plan is kept per
@@ -214,15 +217,20 @@ func (s *Hub) buildPlan(ctx context.Context, d backend.Deck, links []backend.Car
 	if p.pins, err = s.pinsFor(ctx, rec, p.target, nil); err != nil {
 		return p, err
 	}
+	if p.limits, err = s.planLimits(ctx, d.ID, rec.ID); err != nil {
+		return p, err
+	}
 	return p, nil
 }
 
 // admit runs the checks a call must pass before it reaches the downstream: the deck's rules,
-// and under agent:read a tool annotated read-only. Pins are checked by the proxy against the
-// definition it holds at call time (Target.Admit).
-func (s *Hub) admit(ctx context.Context, a backend.Actor, p *callPlan, tool string) error {
+// and under agent:read a tool annotated read-only; then, last so that a refused call counts
+// against no limit, the rate limits of the token and of the (deck, service), whose release
+// ends the call. Pins are checked by the proxy against the definition it holds at call time
+// (Target.Admit).
+func (s *Hub) admit(ctx context.Context, a backend.Actor, p *callPlan, tool string) (release func(), err error) {
 	checks := []func() error{
-		func() error { return p.rules.admitTool(p.service, tool) },
+		func() error { return p.rules.admitTool(ctx, p.service, tool) },
 		func() error {
 			if a.Scope != backend.ScopeAgentRead {
 				return nil
@@ -232,10 +240,10 @@ func (s *Hub) admit(ctx context.Context, a backend.Actor, p *callPlan, tool stri
 	}
 	for _, check := range checks {
 		if err := check(); err != nil {
-			return err
+			return func() {}, err
 		}
 	}
-	return nil
+	return s.acquireLimits(ctx, a, p)
 }
 
 // toolNamed refuses a call that names no tool, saying where the tools are listed.
@@ -245,7 +253,7 @@ func toolNamed(ctx context.Context, tool string) error {
 	}
 	return backend.Invalid("tool_name", "the name of the tool to call is required").
 		WithHint(backend.InWordsOf(ctx, "GET /api/v1/services/{service}/tools lists the service's tools",
-			"list_service_tools shows the service's tools"))
+			backend.ToolFor(ctx, "list_service_tools")+" shows the service's tools"))
 }
 
 // call makes the one downstream call of a plan: once more with a renewed sign-in token if the
@@ -284,7 +292,9 @@ func (s *Hub) CallBoundServiceTool(ctx context.Context, sessionID, serviceRef st
 	if err != nil {
 		return backend.CallResult{}, err
 	}
-	if err := s.admit(ctx, a, p, in.ToolName); err != nil {
+	release, err := s.admit(ctx, a, p, in.ToolName)
+	defer release()
+	if err != nil {
 		return backend.CallResult{}, err
 	}
 	if !p.sampling {
@@ -311,7 +321,9 @@ func (s *Hub) CallServiceTool(ctx context.Context, ref string, in CallInput) (re
 	if err != nil {
 		return backend.CallResult{}, err
 	}
-	if err := s.admit(ctx, a, p, in.ToolName); err != nil {
+	release, err := s.admit(ctx, a, p, in.ToolName)
+	defer release()
+	if err != nil {
 		return backend.CallResult{}, err
 	}
 	return s.call(ctx, p, in)

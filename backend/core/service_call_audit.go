@@ -136,11 +136,31 @@ func (s *Hub) ListToolCalls(ctx context.Context, f backend.ToolCallFilter) (back
 	return page, nil
 }
 
+// GetToolCall returns one entry of the audit trail, by the id the list shows. Admin only.
+func (s *Hub) GetToolCall(ctx context.Context, id string) (backend.ToolCall, error) {
+	if _, err := backend.RequireAdmin(ctx, "read the tool-call audit trail"); err != nil {
+		return backend.ToolCall{}, err
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(id), 10, 64)
+	if err != nil || n <= 0 {
+		return backend.ToolCall{}, backend.Invalid("call", "the id of an entry of the tool-call audit trail (a positive whole number), got %s", backend.QuoteClip(id))
+	}
+	c, err := s.store.GetToolCall(ctx, n)
+	if backend.IsNotFound(err) {
+		return backend.ToolCall{}, backend.Errorf(backend.CodeNotFound, "no tool call %d in the audit trail", n).
+			WithDetail("field", "call").WithHint("entries older than the audit retention are pruned; list recent ones with GET /api/v1/tool-calls")
+	}
+	if err != nil {
+		return backend.ToolCall{}, backend.StoreErr("reading a tool call", err)
+	}
+	return c, nil
+}
+
 func toolCallQuery(f backend.ToolCallFilter) (backend.ToolCallQuery, error) {
 	q := backend.ToolCallQuery{Person: strings.TrimSpace(f.Person), Service: strings.TrimSpace(f.Service), Deck: strings.TrimSpace(f.Deck),
-		Session: strings.TrimSpace(f.Session), Tool: strings.TrimSpace(f.Tool),
+		Session: strings.TrimSpace(f.Session), Tool: strings.TrimSpace(f.Tool), Token: strings.TrimSpace(f.Token),
 		Outcome: backend.CallOutcome(strings.TrimSpace(f.Outcome)), Since: f.Since, Until: f.Until, Limit: f.Limit}
-	for field, v := range map[string]string{"service": q.Service, "deck": q.Deck, "session": q.Session, "tool": q.Tool} {
+	for field, v := range map[string]string{"person": q.Person, "service": q.Service, "deck": q.Deck, "session": q.Session, "tool": q.Tool, "token": q.Token} {
 		if len(v) > maxAuditRefChars {
 			return q, backend.Invalid(field, "at most %d characters", maxAuditRefChars)
 		}
@@ -179,6 +199,23 @@ func (s *Hub) SetDeckArgumentCapture(ctx context.Context, deckRef string, on boo
 	}
 	if err := s.store.SetDeckArgumentCapture(ctx, d.ID, on, s.clock()); err != nil {
 		return DeckAuditSettings{}, backend.StoreErr("saving the deck's audit settings", err)
+	}
+	return DeckAuditSettings{DeckID: d.ID, DeckName: d.Name, CaptureArguments: on}, nil
+}
+
+// GetDeckArgumentCapture says whether calls through a deck keep their (redacted) arguments.
+// Admin only, as changing it is.
+func (s *Hub) GetDeckArgumentCapture(ctx context.Context, deckRef string) (DeckAuditSettings, error) {
+	if _, err := backend.RequireAdmin(ctx, "read a deck's audit settings"); err != nil {
+		return DeckAuditSettings{}, err
+	}
+	d, err := s.deckByRef(ctx, s.store, deckRef)
+	if err != nil {
+		return DeckAuditSettings{}, err
+	}
+	on, err := s.store.GetDeckArgumentCapture(ctx, d.ID)
+	if err != nil {
+		return DeckAuditSettings{}, backend.StoreErr("reading the deck's audit settings", err)
 	}
 	return DeckAuditSettings{DeckID: d.ID, DeckName: d.Name, CaptureArguments: on}, nil
 }

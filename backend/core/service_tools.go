@@ -129,7 +129,7 @@ func (s *Hub) checkToolNames(ctx context.Context, rec backend.ServiceRecord, nam
 			return nil, backend.Invalid("disabled_tools", "%s has no tool named %s; its tools, closest first: %s",
 				rec.Name, backend.QuoteNames(unknown), strings.Join(backend.CapList(ranked), ", ")).
 				WithDetail("unknown", unknown).WithDetail("accepted", backend.CapList(ranked)).
-				WithHint("disabled_tools accepts the service's tool names; list_service_tools shows them")
+				WithHint("disabled_tools accepts the service's tool names; " + toolLister(ctx) + " shows them")
 		}
 		return nil, nil
 	}
@@ -145,8 +145,14 @@ func (s *Hub) checkToolNames(ctx context.Context, rec backend.ServiceRecord, nam
 		return nil, nil
 	}
 	return &Warning{Code: "TOOLS_UNCHECKED", Message: fmt.Sprintf(
-		"kept %s without checking that %s has such tools: %s; list_service_tools shows its tools once it answers",
-		backend.QuoteNames(unchecked), rec.Name, reason)}, nil
+		"kept %s without checking that %s has such tools: %s; %s shows its tools once it answers",
+		backend.QuoteNames(unchecked), rec.Name, reason, toolLister(ctx))}, nil
+}
+
+// toolLister is where the caller reads a service's tools: list_service_tools in an agent's
+// words, the REST route for a person.
+func toolLister(ctx context.Context) string {
+	return backend.InWordsOf(ctx, "GET /api/v1/services/{service}/tools", backend.ToolFor(ctx, "list_service_tools"))
 }
 
 // CheckService refreshes a service's health by reaching it now. An agent token names the deck
@@ -231,8 +237,8 @@ func (s *Hub) requireReadOnlyTool(ctx context.Context, rec backend.ServiceRecord
 	if len(readOnly) > 0 {
 		hint += "; read-only tools of " + rec.Name + ": " + strings.Join(backend.CapList(readOnly), ", ")
 	}
-	return backend.Errorf(backend.CodeForbidden, "scope agent:read may only call read-only tools, and %s of %s is not annotated readOnlyHint: true",
-		name, rec.Name).WithDetail("service_id", rec.ID).WithDetail("tool", name).WithHint(hint)
+	return backend.Refuse(backend.ScopeAgentRead, fmt.Sprintf("call %s of %s, which is not annotated readOnlyHint: true (only read-only tools)",
+		name, rec.Name)).WithDetail("service_id", rec.ID).WithDetail("tool", name).WithHint(hint)
 }
 
 // existingTools returns the names of the service's tools, or why its list cannot be fetched now.
@@ -334,7 +340,7 @@ func (s *Hub) deckNotNamed(ctx context.Context, a backend.Actor) error {
 	if err != nil {
 		return err
 	}
-	return backend.Errorf(backend.CodeForbidden, "scope %q reaches services only through a deck that links them, and no deck was named", a.Scope).
+	return backend.Refuse(a.Scope, "reach a service without naming a deck that links it").
 		WithHint("name the deck with \"deck\" in the body, the "+backend.HeaderDeck+" header or ?deck=; decks: "+backend.KnownList(names)).
 		WithDetail("field", "deck").WithDetail("decks", backend.CapList(names))
 }

@@ -115,7 +115,6 @@ func (s *Hub) newSession(ctx context.Context, a backend.Actor, in OpenSessionInp
 	if !backend.IsProfile(profile) {
 		return backend.MCPSession{}, backend.InvalidEnum("profile", profile, backend.Profiles)
 	}
-	profile = backend.RecordedProfile(profile)
 	ws, err := cleanWorkspace(in.WorkspaceRoot, true)
 	if err != nil {
 		return backend.MCPSession{}, err
@@ -168,15 +167,40 @@ func printableLine(s string) string {
 }
 
 // ListSessions returns live sessions and their bindings, most recently seen first.
+// An admin also sees which token opened each one.
 func (s *Hub) ListSessions(ctx context.Context) ([]backend.MCPSession, error) {
-	if _, err := backend.RequireRead(ctx, "list sessions"); err != nil {
+	a, err := backend.RequireRead(ctx, "list sessions")
+	if err != nil {
 		return nil, err
 	}
 	live, err := s.liveSessions(ctx)
 	if err != nil {
 		return nil, err
 	}
+	if a.IsAdmin() && len(live) > 0 {
+		if err := s.nameSessionTokens(ctx, live); err != nil {
+			return nil, err
+		}
+	}
 	return backend.OrEmpty(live), nil
+}
+
+// nameSessionTokens fills in the token each session was opened with.
+func (s *Hub) nameSessionTokens(ctx context.Context, live []backend.MCPSession) error {
+	tokens, err := s.store.ListTokens(ctx)
+	if err != nil {
+		return backend.StoreErr("listing tokens", err)
+	}
+	byID := make(map[string]backend.Token, len(tokens))
+	for _, t := range tokens {
+		byID[t.ID] = t
+	}
+	for i := range live {
+		if t, ok := byID[live[i].TokenID]; ok {
+			live[i].Token = &backend.SessionToken{ID: t.ID, Name: t.Name, Kind: t.Kind}
+		}
+	}
+	return nil
 }
 
 // liveSessions lists sessions seen within the idle timeout, newest first, with deck names: a

@@ -67,7 +67,7 @@ func (s *Hub) SessionBinding(ctx context.Context, sessionID string) (Binding, er
 // binding renders a session's binding; a deck deleted since binding reads as unbound.
 func (s *Hub) binding(ctx context.Context, sess backend.MCPSession) (Binding, error) {
 	b := Binding{SessionID: sess.ID, WorkspaceRoot: sess.WorkspaceRoot, Badge: sess.Badge,
-		Profile: sess.Profile, DisplaySummary: UnboundSummary}
+		Profile: sess.Profile, DisplaySummary: unboundSummaryFor(ctx)}
 	if sess.DeckID == "" {
 		return b, nil
 	}
@@ -149,11 +149,30 @@ func (s *Hub) notBound(ctx context.Context, msg string) error {
 		return err
 	}
 	e := backend.Errorf(backend.CodeNotBound, "%s", msg)
+	bind := bindCall(ctx)
 	if len(names) == 0 {
-		return e.WithHint("no decks exist yet: call create_deck, then bind_workspace with its name")
+		return e.WithHint("no decks exist yet: " + createDeckStep(ctx) + ", then " + bind + " with its name")
 	}
-	return e.WithHint("call bind_workspace with workspaceRoot and deckId, one of: "+backend.KnownList(names)).
+	return e.WithHint(bind+", one of: "+backend.KnownList(names)).
 		WithDetail("decks", backend.CapList(names))
+}
+
+// bindCall is how the caller binds a session, naming the deck argument last.
+func bindCall(ctx context.Context) string {
+	tool := backend.ToolFor(ctx, "bind_workspace")
+	if tool == "bind_workspace" {
+		return "call bind_workspace with workspaceRoot and deckId"
+	}
+	return "call " + tool + " with fields.workspaceRoot and id"
+}
+
+// createDeckStep is how the caller gets a deck made: create_deck where its profile and scope
+// have it, else a person does.
+func createDeckStep(ctx context.Context) string {
+	if tool := backend.ToolFor(ctx, "create_deck"); tool != "" {
+		return "call " + tool
+	}
+	return "ask the person who runs Agent Deck to create one (agent-deck deck create NAME)"
 }
 
 // deckRequired is the error for a bind without a deck; it lists the decks.
@@ -163,7 +182,7 @@ func (s *Hub) deckRequired(ctx context.Context) error {
 		return err
 	}
 	return backend.Invalid("deckId", "is required: a deck id or exact name; decks: %s", backend.KnownList(names)).
-		WithHint("pass one of the deck names; create_deck makes a new one").
+		WithHint("pass one of the deck names, or to make a new one, "+createDeckStep(ctx)).
 		WithDetail("decks", backend.CapList(names))
 }
 

@@ -49,7 +49,11 @@ func (s *Hub) UpdateBoundPlaybook(ctx context.Context, sessionID, ref string, in
 	if err != nil {
 		return PlaybookResult{}, err
 	}
-	return s.UpdatePlaybook(ctx, id, in)
+	sess, err := s.boundSession(ctx, sessionID)
+	if err != nil {
+		return PlaybookResult{}, err
+	}
+	return s.updatePlaybook(ctx, id, in, originOf(sess))
 }
 
 // boundPlaybookID resolves a playbook id or title among the bound deck's playbooks;
@@ -89,8 +93,12 @@ func (s *Hub) notOnBoundDeck(ctx context.Context, sess backend.MCPSession, t bac
 	if ref != "" {
 		what = string(t) + " " + backend.QuoteClip(ref) + " is not on the bound deck " + backend.QuoteClip(deck)
 	}
+	link := "ask the person who runs Agent Deck to link it to the deck"
+	if tool := backend.ToolActionFor(ctx, "manage_deck_card", "link"); tool != "" {
+		link = "link a collection card with " + tool
+	}
 	return backend.Errorf(backend.CodeNotOnBoundDeck, "%s; %ss on the deck: %s", what, t, backend.KnownList(names)).
-		WithHint("use one of those, or link a collection card with manage_deck_card (action link)").
+		WithHint("use one of those, or "+link).
 		WithDetail("card_type", string(t)).WithDetail("on_deck", backend.CapList(names))
 }
 
@@ -113,7 +121,7 @@ func (s *Hub) ManageBoundDeckCard(ctx context.Context, sessionID string, in Deck
 	if _, err := backend.RequireWrite(ctx, "change deck cards"); err != nil {
 		return CardsResult{}, err
 	}
-	if err := CheckDeckCardChange(in); err != nil {
+	if err := CheckDeckCardChange(ctx, in); err != nil {
 		return CardsResult{}, err
 	}
 	sess, err := s.boundSession(ctx, sessionID)
@@ -135,7 +143,7 @@ func (s *Hub) ManageBoundDeckCard(ctx context.Context, sessionID string, in Deck
 
 // CheckDeckCardChange validates the shape of a deck card change before any lookup; every
 // failure is INVALID_ARGUMENT naming the field and what it accepts.
-func CheckDeckCardChange(in DeckCardChange) error {
+func CheckDeckCardChange(ctx context.Context, in DeckCardChange) error {
 	if !slices.Contains(DeckCardActions, in.Action) {
 		return backend.InvalidEnum("action", in.Action, DeckCardActions).
 			WithHint("link and unlink take card_id (and link an optional position); reorder takes ordered_card_ids")
@@ -146,10 +154,11 @@ func CheckDeckCardChange(in DeckCardChange) error {
 	switch {
 	case in.Action != "reorder" && strings.TrimSpace(in.CardID) == "":
 		return backend.Invalid("card_id", "is required for action %s: a %s id or name", in.Action, in.CardType).
-			WithHint("list_collection shows the collection's cards; get_bound_deck the deck's")
+			WithHint(backend.ToolFor(ctx, "list_collection") + " shows the collection's cards; " +
+				backend.ToolFor(ctx, "get_bound_deck") + " the deck's")
 	case in.Action == "reorder" && in.OrderedCardIDs == nil:
 		return backend.Invalid("ordered_card_ids", "is required for action reorder: every %s id on the deck, in the new order", in.CardType).
-			WithHint("get_bound_deck shows the current order")
+			WithHint(backend.ToolFor(ctx, "get_bound_deck") + " shows the current order")
 	case in.Position != nil && *in.Position < 0:
 		return backend.Invalid("position", "must be 0 (first) or more, got %d", *in.Position)
 	}

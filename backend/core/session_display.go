@@ -1,6 +1,7 @@
 package core
 
 import (
+	"context"
 	"fmt"
 	"path"
 	"strings"
@@ -11,6 +12,15 @@ import (
 
 // UnboundSummary is the display line of a session (or workspace) with no deck.
 const UnboundSummary = "◆ Unbound — call bind_workspace with a deck"
+
+// unboundSummaryFor is UnboundSummary in the caller's words: a session on the resource profile
+// binds with session action bind.
+func unboundSummaryFor(ctx context.Context) string {
+	if tool := backend.ToolFor(ctx, "bind_workspace"); tool != "bind_workspace" && tool != "" {
+		return "◆ Unbound — call " + tool + " with a deck"
+	}
+	return UnboundSummary
+}
 
 // MaxSummaryChars bounds the display line so it fits a status bar.
 const MaxSummaryChars = 120
@@ -26,12 +36,24 @@ type DeckCounts struct {
 // shows: `◆ <deck> · <n> MCP · <n> key(s) · <n> playbook(s) · ⌘<badge>`, at most
 // MaxSummaryChars characters, the deck name cut with … when it is too long.
 func DisplaySummary(deckName string, c DeckCounts, badge string) string {
+	mark := ""
+	if badge != "" {
+		mark = " · ⌘" + badge
+	}
+	return summaryLine(deckName, c, mark)
+}
+
+// PinnedSummary is the status line of a folder pinned to a deck with `agent-deck use` in which
+// no session is bound yet: the deck's line, saying so where the badge would be.
+func PinnedSummary(deckName string, c DeckCounts) string {
+	return summaryLine(deckName, c, " · pinned, no session bound yet")
+}
+
+// summaryLine is the display line with mark at its end, the deck name cut to fit.
+func summaryLine(deckName string, c DeckCounts, mark string) string {
 	tail := fmt.Sprintf(" · %d MCP · %d %s · %d %s", c.Services,
 		c.Credentials, displayPlural(c.Credentials, "key", "keys"),
-		c.Playbooks, displayPlural(c.Playbooks, "playbook", "playbooks"))
-	if badge != "" {
-		tail += " · ⌘" + badge
-	}
+		c.Playbooks, displayPlural(c.Playbooks, "playbook", "playbooks")) + mark
 	const head = "◆ "
 	room := MaxSummaryChars - utf8.RuneCountInString(head) - utf8.RuneCountInString(tail)
 	return head + cutRunes(displayOneLine(deckName), room) + tail

@@ -61,18 +61,39 @@ func (s *Hub) RegisterService(ctx context.Context, sessionID string, in Register
 }
 
 // RegisterPlaybook creates a playbook and, when asked (or by default when bound), links it to
-// the session's bound deck, in one transaction.
+// the session's bound deck, in one transaction. Where that deck (or, linked nowhere, the
+// server's default) requires review of agents' writes, the playbook is held as a proposal.
 func (s *Hub) RegisterPlaybook(ctx context.Context, sessionID string, in RegisterPlaybookInput) (RegisteredPlaybook, error) {
-	if _, err := backend.RequireWrite(ctx, "register a playbook"); err != nil {
+	a, err := backend.RequireWrite(ctx, "register a playbook")
+	if err != nil {
 		return RegisteredPlaybook{}, err
 	}
 	deckID, err := s.linkTarget(ctx, sessionID, in.AddToBoundDeck)
 	if err != nil {
 		return RegisteredPlaybook{}, err
 	}
+	p, err := newPlaybook(in.PlaybookInput)
+	if err != nil {
+		return RegisteredPlaybook{}, err
+	}
+	if err := requireAdminToRun(ctx, a, backend.Playbook{}, p); err != nil {
+		return RegisteredPlaybook{}, err
+	}
+	held, err := s.reviewRequired(ctx, s.store, a, "", deckID)
+	if err != nil {
+		return RegisteredPlaybook{}, err
+	}
+	if held {
+		sess, err := s.sessionFor(ctx, sessionID)
+		if err != nil {
+			return RegisteredPlaybook{}, err
+		}
+		res, err := s.holdCreate(ctx, s.store, a, originOf(sess), deckID, in.PlaybookInput, p)
+		return RegisteredPlaybook{PlaybookResult: res}, err
+	}
 	return backend.Transact(ctx, s.store, func(tx backend.Store) (RegisteredPlaybook, error) {
 		txs := s.withStore(tx)
-		res, err := txs.CreatePlaybook(ctx, in.PlaybookInput)
+		res, err := txs.createPlaybook(ctx, p, in.PlaybookInput)
 		if err != nil {
 			return RegisteredPlaybook{}, err
 		}

@@ -97,6 +97,23 @@ func (s *Hub) TerminateSession(ctx context.Context, id string) error {
 	return backend.StoreErr("ending a session", err)
 }
 
+// EndSession ends another client's session from the outside (the dashboard's Sessions screen):
+// its next request gets NOT_FOUND and the client must start a new session, with its token. Admin
+// only; to stop a client for good, revoke its token.
+func (s *Hub) EndSession(ctx context.Context, id string) error {
+	if _, err := backend.RequireAdmin(ctx, "end an MCP session"); err != nil {
+		return err
+	}
+	if !backend.IsUUIDText(id) {
+		return backend.Invalid("session", "the id of a live MCP session (a UUID), got %s", backend.QuoteClip(id))
+	}
+	err := s.store.TerminateSession(ctx, id, s.clock())
+	if backend.IsNotFound(err) {
+		return sessionGone()
+	}
+	return backend.StoreErr("ending a session", err)
+}
+
 // ExpireIdleSessions terminates sessions idle longer than the configured timeout and returns
 // how many it ended.
 func (s *Hub) ExpireIdleSessions(ctx context.Context) (int, error) {

@@ -1,6 +1,7 @@
 package core
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strings"
@@ -43,7 +44,7 @@ func (s *Hub) DiscardSignals(ctx context.Context, ids []string) ([]backend.Signa
 		out := make([]backend.Signal, len(ids))
 		clean := make([]string, len(ids))
 		for i, id := range ids {
-			g, err := tx.GetSignal(ctx, strings.TrimSpace(id))
+			g, err := signalByRef(ctx, tx, id)
 			if err != nil {
 				return nil, err
 			}
@@ -68,7 +69,7 @@ func (s *Hub) ImportSignals(ctx context.Context, in []SignalImport) ([]backend.S
 	return backend.Transact(ctx, s.store, func(tx backend.Store) ([]backend.Signal, error) {
 		out := make([]backend.Signal, len(in))
 		for i, x := range in {
-			g, err := importedSignal(ctx, tx, i, x)
+			g, err := s.importedSignal(ctx, tx, i, x)
 			if err != nil {
 				return nil, err
 			}
@@ -82,7 +83,7 @@ func (s *Hub) ImportSignals(ctx context.Context, in []SignalImport) ([]backend.S
 	})
 }
 
-func importedSignal(ctx context.Context, tx backend.Store, i int, x SignalImport) (backend.Signal, error) {
+func (s *Hub) importedSignal(ctx context.Context, tx backend.Store, i int, x SignalImport) (backend.Signal, error) {
 	g := backend.Signal{Status: backend.SignalOpen}
 	var err error
 	if g.Rationale, err = cleanRequired(fmt.Sprintf("signals[%d].rationale", i), x.Rationale, maxRationaleChars); err != nil {
@@ -91,6 +92,7 @@ func importedSignal(ctx context.Context, tx backend.Store, i int, x SignalImport
 	if g.Evidence, err = cleanEvidence(x.Evidence); err != nil {
 		return g, err
 	}
+	maskLearning(s.heldMask(), &g.Rationale, &g.Evidence, nil)
 	if ref := strings.TrimSpace(x.PlaybookID); ref != "" {
 		p, err := backend.PlaybookByRef(ctx, tx, ref)
 		if err != nil {
@@ -99,4 +101,18 @@ func importedSignal(ctx context.Context, tx backend.Store, i int, x SignalImport
 		g.PlaybookID = p.ID
 	}
 	return g, nil
+}
+
+// signalByRef loads and locks a signal by its id or the unique start of its id.
+func signalByRef(ctx context.Context, tx backend.Store, ref string) (backend.Signal, error) {
+	ref = strings.TrimSpace(ref)
+	g, err := tx.GetSignal(ctx, ref)
+	if !backend.IsNotFound(err) {
+		return g, err
+	}
+	id, perr := backend.ResolveIDPrefix(ctx, tx, backend.IDSignal, ref)
+	if perr != nil || id == "" {
+		return g, cmp.Or(perr, err)
+	}
+	return tx.GetSignal(ctx, id)
 }

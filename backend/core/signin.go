@@ -213,7 +213,23 @@ func (s *Hub) FinishOAuth(ctx context.Context, state, code, oauthError string) (
 	// Connections and restart backoff from before the sign-in (each connect was refused) must
 	// not hold up the first call that now can succeed.
 	s.forget(svc.ID)
+	s.checkAfterSignIn(ctx, svc.ID)
 	return done, nil
+}
+
+// checkAfterSignIn reaches the service with its new token, so its health stops saying that it
+// needs a sign-in (every surface reads the stored health) without anyone checking by hand. Its
+// outcome is the health; the sign-in succeeded either way.
+func (s *Hub) checkAfterSignIn(ctx context.Context, id string) {
+	if s.downstream == nil {
+		return
+	}
+	rec, t, err := s.serviceTarget(ctx, id)
+	if err != nil {
+		return
+	}
+	s.downstream.Check(ctx, t)
+	s.syncHealth(ctx, rec, true)
 }
 
 // DisconnectService forgets the service's tokens and registration, revoking them first where the

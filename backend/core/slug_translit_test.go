@@ -21,6 +21,8 @@ func TestSlugTransliterates(t *testing.T) {
 		{"turkish dotted capital", "İstanbul Key", "cred_istanbul_key", "ISTANBUL_API_KEY"},
 		{"decomposed accents", "Cafe\u0301 Cre\u0300me", "cred_cafe_creme", "CAFE_CREME_API_KEY"},
 		{"latin-1 still folds", "Café Crème", "cred_cafe_creme", "CAFE_CREME_API_KEY"},
+		{"ligatures", "Œuvre ﬁle", "cred_oeuvre_file", "OEUVRE_FILE_API_KEY"},
+		{"full-width", "ＯｐｅｎＡＩ ＡＰＩ Ｋｅｙ", "cred_openai_api_key", "OPENAI_API_KEY"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -2,8 +2,11 @@ package core
 
 import (
 	"context"
+	"encoding/base64"
+	"errors"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -67,6 +70,53 @@ func (s *Hub) CreateToken(ctx context.Context, in TokenInput) (NewToken, error) 
 	return NewToken{Token: rec.Token, Secret: secret}, nil
 }
 
+// ServeAdminTokenName names the admin token serve keeps in the data home for the CLI.
+const ServeAdminTokenName = "admin (created by serve)"
+
+// maxServeTokenGenerations bounds the search for the current serve admin token; each revoke of
+// it moves to the next generation.
+const maxServeTokenGenerations = 1000
+
+// ServeAdminToken returns the secret of the admin token serve writes into its data home, making
+// the token on first use. Its secret is derived from the secret key, so every replica of a
+// cluster (they share the key) computes the same token and the database holds one row for it,
+// however many replicas start, at once or with fresh homes. Revoking it does not bring it
+// back: the next start derives the next generation's. The derivation needs the key, so the
+// token is no easier to get than the secrets the key seals. System use only (serve's start).
+func (s *Hub) ServeAdminToken(ctx context.Context) (string, error) {
+	if s.sealer == nil {
+		return "", backend.Internal("deriving the admin token", errors.New("no sealer configured"))
+	}
+	for gen := 0; gen < maxServeTokenGenerations; gen++ {
+		secret := backend.TokenPrefix + base64.RawURLEncoding.EncodeToString(
+			s.sealer.Derive("serve admin token, generation "+strconv.Itoa(gen)))
+		for attempt := 0; attempt < 2; attempt++ {
+			rec, err := s.store.TokenByHash(ctx, backend.HashToken(secret))
+			if err == nil {
+				if rec.RevokedAt == nil && rec.Scope == backend.ScopeAdmin && rec.Kind == backend.TokenKindAPI {
+					return secret, nil
+				}
+				break // revoked: the next generation
+			}
+			if !backend.IsNotFound(err) {
+				return "", backend.StoreErr("finding the admin token", err)
+			}
+			rec = backend.TokenRecord{Token: backend.Token{Name: ServeAdminTokenName, Scope: backend.ScopeAdmin,
+				CreatedAt: s.clock(), Kind: backend.TokenKindAPI}, Hash: backend.HashToken(secret)}
+			err = s.store.CreateToken(ctx, &rec)
+			if err == nil {
+				return secret, nil
+			}
+			if backend.ErrorCode(err) != backend.CodeConflict {
+				return "", backend.StoreErr("creating the admin token", err)
+			}
+			// Another replica made it at the same moment: read it again.
+		}
+	}
+	return "", backend.Errorf(backend.CodeConflict, "the serve admin token was revoked %d times", maxServeTokenGenerations).
+		WithHint("create an admin token with agent-deck token create --scope admin and pass it with --token")
+}
+
 // tokenPerson is the person a new token acts for: the caller's own unless an admin names
 // another. A caller without a person (the composition root) makes the first admin's.
 func (s *Hub) tokenPerson(ctx context.Context, a backend.Actor, ref string) (backend.Person, error) {
@@ -122,12 +172,22 @@ func (s *Hub) RevokeToken(ctx context.Context, id string) error {
 		if err != nil {
 			return err
 		}
-		if !slices.ContainsFunc(mine, func(t backend.Token) bool { return t.ID == id }) {
-			return backend.Errorf(backend.CodeNotFound, "no token %q of yours", backend.Clip(id, 80)).
-				WithHint("list your tokens with: agent-deck token list")
+		full, err := ownTokenID(mine, id)
+		if err != nil {
+			return err
 		}
+		id = full
 	}
 	err = s.store.RevokeToken(ctx, id, s.clock())
+	if backend.IsNotFound(err) {
+		full, perr := backend.ResolveIDPrefix(ctx, s.store, backend.IDToken, id)
+		if perr != nil {
+			return perr
+		}
+		if full != "" {
+			err = s.store.RevokeToken(ctx, full, s.clock())
+		}
+	}
 	if backend.IsNotFound(err) {
 		return backend.Errorf(backend.CodeNotFound, "no token %q", backend.Clip(id, 80)).
 			WithHint("list tokens with: agent-deck token list")
@@ -188,4 +248,26 @@ func (s *Hub) authenticate(ctx context.Context, secret string, kind backend.Acto
 	}
 	return backend.Actor{TokenID: rec.ID, Scope: rec.Scope, Kind: kind, DeckID: rec.DeckID,
 		PersonID: rec.PersonID, PersonName: rec.Person, Role: rec.PersonRole}, nil
+}
+
+// ownTokenID resolves a member's reference to one of their own tokens: its id, or the start of
+// it as lists print it. Other people's tokens are neither matched nor named.
+func ownTokenID(mine []backend.Token, ref string) (string, error) {
+	var ids []string
+	for _, t := range mine {
+		switch {
+		case t.ID == ref:
+			return t.ID, nil
+		case len(ref) >= backend.MinIDPrefix && strings.HasPrefix(t.ID, strings.ToLower(ref)):
+			ids = append(ids, t.ID)
+		}
+	}
+	switch len(ids) {
+	case 0:
+		return "", backend.Errorf(backend.CodeNotFound, "no token %q of yours", backend.Clip(ref, 80)).
+			WithHint("list your tokens with: agent-deck token list")
+	case 1:
+		return ids[0], nil
+	}
+	return "", backend.AmbiguousIDPrefix(backend.IDToken, ref, ids)
 }

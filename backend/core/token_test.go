@@ -1,7 +1,9 @@
 package core_test
 
 import (
+	"context"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -9,6 +11,7 @@ import (
 
 	"github.com/agent-deck/agent-deck/backend"
 	"github.com/agent-deck/agent-deck/backend/core"
+	"github.com/agent-deck/agent-deck/backend/secret"
 )
 
 func TestTokens(t *testing.T) {
@@ -78,5 +81,78 @@ func TestTokenTouchIsThrottled(t *testing.T) {
 	coreMust[backend.Actor](t)(svc.Authenticate(t.Context(), nt.Secret, backend.ActorUser))
 	if got := lastUsed(); !got.Equal(now) {
 		t.Errorf("last used = %v, want %v", got, now)
+	}
+}
+
+// TestServeAdminTokenOncePerCluster holds issue 27 item 17: replicas that share the database and
+// the key get the same serve admin token, made once even when they start at the same moment; a
+// revoked one is not brought back (the next generation replaces it); another key gets another.
+func TestServeAdminTokenOncePerCluster(t *testing.T) {
+	f := newCoreFixture(t)
+	replicas := []*core.Hub{f.svc}
+	for range 3 {
+		sealer, err := secret.NewSealer(f.key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		replicas = append(replicas, core.NewHub(f.store, f.ds, sealer, nil, nil, core.Config{}))
+	}
+	secrets := make([]string, len(replicas))
+	var wg sync.WaitGroup
+	for i, h := range replicas {
+		wg.Go(func() {
+			s, err := h.ServeAdminToken(context.Background())
+			if err != nil {
+				t.Error(err)
+			}
+			secrets[i] = s
+		})
+	}
+	wg.Wait()
+	serveTokens := func() (live, revoked int) {
+		list, err := f.svc.ListTokens(f.admin)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tk := range list {
+			switch {
+			case tk.Name != core.ServeAdminTokenName:
+			case tk.RevokedAt == nil:
+				live++
+			default:
+				revoked++
+			}
+		}
+		return live, revoked
+	}
+	for _, s := range secrets[1:] {
+		if s != secrets[0] || !strings.HasPrefix(s, backend.TokenPrefix) {
+			t.Fatalf("replicas got different serve tokens: %q", secrets)
+		}
+	}
+	if live, _ := serveTokens(); live != 1 {
+		t.Fatalf("%d live serve admin tokens, want 1", live)
+	}
+	a, err := f.svc.Authenticate(context.Background(), secrets[0], backend.ActorUser)
+	if err != nil || a.Scope != backend.ScopeAdmin {
+		t.Fatalf("the serve token: %+v %v", a, err)
+	}
+	if err := f.svc.RevokeToken(f.admin, a.TokenID); err != nil {
+		t.Fatal(err)
+	}
+	next, err := replicas[2].ServeAdminToken(context.Background())
+	if err != nil || next == secrets[0] {
+		t.Fatalf("after a revoke: %q, %v; want a new token", next, err)
+	}
+	if again, _ := replicas[3].ServeAdminToken(context.Background()); again != next {
+		t.Errorf("the next replica got %q, want %q", again, next)
+	}
+	if live, revoked := serveTokens(); live != 1 || revoked != 1 {
+		t.Errorf("%d live and %d revoked serve tokens, want 1 and 1", live, revoked)
+	}
+	_, other := newTestKey(t)
+	elsewhere, err := core.NewHub(f.store, f.ds, other, nil, nil, core.Config{}).ServeAdminToken(context.Background())
+	if err != nil || elsewhere == next {
+		t.Errorf("another key derived %q (%v), the same as this key's", elsewhere, err)
 	}
 }

@@ -20,12 +20,32 @@ func (s *Store) CreateOAuthClient(ctx context.Context, c backend.AuthClient) err
 // GetOAuthClient finds a registered OAuth client.
 func (s *Store) GetOAuthClient(ctx context.Context, id string) (backend.AuthClient, error) {
 	var c backend.AuthClient
-	err := s.db.QueryRow(ctx, `SELECT id, name, redirect_uris, created_at FROM oauth_clients WHERE id = $1`, id).
-		Scan(&c.ID, &c.Name, &c.RedirectURIs, &c.CreatedAt)
+	err := s.db.QueryRow(ctx, `SELECT id, name, redirect_uris, created_at, signed_in_at FROM oauth_clients WHERE id = $1`, id).
+		Scan(&c.ID, &c.Name, &c.RedirectURIs, &c.CreatedAt, &c.SignedInAt)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return c, notFound("oauth client", id)
 	}
 	return c, classify("find oauth client", err)
+}
+
+// PruneOAuthClients deletes clients that never completed a sign-in, registered before
+// unusedBefore, then the oldest of the others that never signed in while more than room are
+// left, and says how many are left.
+func (s *Store) PruneOAuthClients(ctx context.Context, unusedBefore time.Time, room int) (int, error) {
+	var left int
+	err := s.db.QueryRow(ctx, `
+		WITH expired AS (
+			DELETE FROM oauth_clients WHERE signed_in_at IS NULL AND created_at < $1 RETURNING id),
+		total AS (
+			SELECT count(*) AS n FROM oauth_clients WHERE NOT (signed_in_at IS NULL AND created_at < $1)),
+		evicted AS (
+			DELETE FROM oauth_clients WHERE id IN (
+				SELECT id FROM oauth_clients WHERE signed_in_at IS NULL AND created_at >= $1
+				ORDER BY created_at, id LIMIT GREATEST(0, (SELECT n FROM total) - $2))
+			RETURNING id)
+		SELECT (SELECT n FROM total) - (SELECT count(*) FROM evicted)`,
+		unusedBefore, room).Scan(&left)
+	return left, classify("prune oauth clients", err)
 }
 
 // CreateOAuthCode stores an authorization code's hash and forgets codes expired a day ago.
@@ -77,6 +97,10 @@ func (s *Store) IssueOAuthGrant(ctx context.Context, t *backend.TokenRecord, cod
 			return err
 		}
 		if _, err := st.db.Exec(ctx, `UPDATE oauth_codes SET token_id = $2 WHERE hash = $1`, codeHash, t.ID); err != nil {
+			return classify("issue oauth grant", err)
+		}
+		if _, err := st.db.Exec(ctx, `UPDATE oauth_clients SET signed_in_at = COALESCE(signed_in_at, now())
+			WHERE id = (SELECT client_id FROM oauth_codes WHERE hash = $1)`, codeHash); err != nil {
 			return classify("issue oauth grant", err)
 		}
 		r.TokenID = t.ID

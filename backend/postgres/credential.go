@@ -34,6 +34,20 @@ func collectCredentials(rows pgx.Rows, err error) ([]backend.CredentialRecord, e
 // CreateCredential inserts the credential with its sealed secret (nil for none). The id is the
 // caller's (cred_<slug>); timestamps are filled when empty.
 func (s *Store) CreateCredential(ctx context.Context, r *backend.CredentialRecord) error {
+	st := createCredentialStmt(r)
+	return classify(st.op, st.scan(s.db.QueryRow(ctx, st.sql, st.args...)))
+}
+
+// CreateCredentials creates credentials in order in one round trip.
+func (s *Store) CreateCredentials(ctx context.Context, rs []*backend.CredentialRecord) error {
+	stmts := make([]stmt, len(rs))
+	for i, r := range rs {
+		stmts[i] = createCredentialStmt(r)
+	}
+	return s.runBatch(ctx, stmts)
+}
+
+func createCredentialStmt(r *backend.CredentialRecord) stmt {
 	const q = `
 		INSERT INTO credentials (id, label, scheme, header_name, env_name, tags, docs_url, sealed_secret,
 			created_at, updated_at, owner_id, personal)
@@ -41,14 +55,15 @@ func (s *Store) CreateCredential(ctx context.Context, r *backend.CredentialRecor
 			COALESCE($9::timestamptz, now()), COALESCE($9::timestamptz, now()),
 			COALESCE(NULLIF($10, '')::uuid, ` + founderID + `), $11)
 		RETURNING scheme, created_at, updated_at, owner_id::text`
-	var scheme string
-	err := s.db.QueryRow(ctx, q, r.ID, r.Label, string(r.Scheme), r.HeaderName, r.EnvName, strs(r.Tags),
-		r.DocsURL, r.SealedSecret, nullTime(r.CreatedAt), r.OwnerID, r.Personal).Scan(&scheme, &r.CreatedAt, &r.UpdatedAt, &r.OwnerID)
-	if err != nil {
-		return classify("create credential", err)
-	}
-	r.Scheme, r.HasSecret = backend.AuthScheme(scheme), len(r.SealedSecret) > 0
-	return nil
+	return stmt{op: "create credential", sql: q, args: []any{r.ID, r.Label, string(r.Scheme), r.HeaderName,
+		r.EnvName, strs(r.Tags), r.DocsURL, r.SealedSecret, nullTime(r.CreatedAt), r.OwnerID, r.Personal}, scan: func(row pgx.Row) error {
+		var scheme string
+		if err := row.Scan(&scheme, &r.CreatedAt, &r.UpdatedAt, &r.OwnerID); err != nil {
+			return err
+		}
+		r.Scheme, r.HasSecret = backend.AuthScheme(scheme), len(r.SealedSecret) > 0
+		return nil
+	}}
 }
 
 // UpdateCredential writes the metadata and the sealed secret (rotation is an update with a

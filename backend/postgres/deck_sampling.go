@@ -35,3 +35,25 @@ func (s *Store) SamplingAllowed(ctx context.Context, deckID, serviceID string) (
 		deck, svc).Scan(&allowed)
 	return allowed, classify("read sampling of a deck", err)
 }
+
+// ListSamplingServices returns the ids of the services the deck lets sample, in id order.
+func (s *Store) ListSamplingServices(ctx context.Context, deckID string) ([]string, error) {
+	deck := asUUID(deckID)
+	if deck == "" {
+		return nil, nil
+	}
+	rows, err := s.db.Query(ctx, `SELECT service_id::text FROM deck_sampling WHERE deck_id = $1 ORDER BY service_id`, deck)
+	if err != nil {
+		return nil, classify("list sampling services of a deck", err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, classify("list sampling services of a deck", err)
+		}
+		out = append(out, id)
+	}
+	return out, classify("list sampling services of a deck", rows.Err())
+}

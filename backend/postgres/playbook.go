@@ -37,6 +37,20 @@ func collectPlaybooks(rows pgx.Rows, err error) ([]backend.Playbook, error) {
 // CreatePlaybook inserts the playbook under the caller's id (pb_<slug>), filling timestamps
 // when empty.
 func (s *Store) CreatePlaybook(ctx context.Context, p *backend.Playbook) error {
+	st := createPlaybookStmt(p)
+	return classify(st.op, st.scan(s.db.QueryRow(ctx, st.sql, st.args...)))
+}
+
+// CreatePlaybooks creates playbooks in order in one round trip.
+func (s *Store) CreatePlaybooks(ctx context.Context, ps []*backend.Playbook) error {
+	stmts := make([]stmt, len(ps))
+	for i, p := range ps {
+		stmts[i] = createPlaybookStmt(p)
+	}
+	return s.runBatch(ctx, stmts)
+}
+
+func createPlaybookStmt(p *backend.Playbook) stmt {
 	const q = `
 		INSERT INTO playbooks (id, title, body, triggers, exec, skill, depends_on_credential_ids,
 			depends_on_service_ids, explicit_credential_ids, explicit_service_ids, created_at, updated_at, owner_id)
@@ -44,11 +58,10 @@ func (s *Store) CreatePlaybook(ctx context.Context, p *backend.Playbook) error {
 			COALESCE($11::timestamptz, now()), COALESCE($11::timestamptz, now()),
 			COALESCE(NULLIF($12, '')::uuid, ` + founderID + `))
 		RETURNING created_at, updated_at, owner_id::text`
-	err := s.db.QueryRow(ctx, q, p.ID, p.Title, p.Body, strs(p.Triggers), p.Exec, p.Skill,
+	return stmt{op: "create playbook", sql: q, args: []any{p.ID, p.Title, p.Body, strs(p.Triggers), p.Exec, p.Skill,
 		strs(p.DependsOnCredentialIDs), strs(p.DependsOnServiceIDs),
-		strs(p.ExplicitCredentialIDs), strs(p.ExplicitServiceIDs), nullTime(p.CreatedAt), p.OwnerID).
-		Scan(&p.CreatedAt, &p.UpdatedAt, &p.OwnerID)
-	return classify("create playbook", err)
+		strs(p.ExplicitCredentialIDs), strs(p.ExplicitServiceIDs), nullTime(p.CreatedAt), p.OwnerID},
+		scan: func(row pgx.Row) error { return row.Scan(&p.CreatedAt, &p.UpdatedAt, &p.OwnerID) }}
 }
 
 // UpdatePlaybook writes every field and sets updated_at to now.

@@ -48,6 +48,20 @@ func serviceArgs(r *backend.ServiceRecord) []any {
 // CreateService inserts the service, filling its id and timestamps when empty. Health starts
 // as given (unknown when empty).
 func (s *Store) CreateService(ctx context.Context, r *backend.ServiceRecord) error {
+	st := createServiceStmt(r)
+	return classify(st.op, st.scan(s.db.QueryRow(ctx, st.sql, st.args...)))
+}
+
+// CreateServices creates services in order in one round trip.
+func (s *Store) CreateServices(ctx context.Context, rs []*backend.ServiceRecord) error {
+	stmts := make([]stmt, len(rs))
+	for i, r := range rs {
+		stmts[i] = createServiceStmt(r)
+	}
+	return s.runBatch(ctx, stmts)
+}
+
+func createServiceStmt(r *backend.ServiceRecord) stmt {
 	const q = `
 		INSERT INTO services (id, name, type, url, transport, description, headers, sealed_headers,
 			credential_id, local_command, local_args, local_working_dir, sealed_env, disabled_tools,
@@ -59,13 +73,14 @@ func (s *Store) CreateService(ctx context.Context, r *backend.ServiceRecord) err
 		RETURNING id::text, transport, health_status, created_at, updated_at, owner_id::text`
 	args := append([]any{nullString(r.ID)}, serviceArgs(r)...)
 	args = append(args, string(r.Health.Status), nullTime(r.CreatedAt), r.OwnerID)
-	var transport, health string
-	err := s.db.QueryRow(ctx, q, args...).Scan(&r.ID, &transport, &health, &r.CreatedAt, &r.UpdatedAt, &r.OwnerID)
-	if err != nil {
-		return classify("create service", err)
-	}
-	r.Transport, r.Health.Status = backend.Transport(transport), backend.HealthStatus(health)
-	return nil
+	return stmt{op: "create service", sql: q, args: args, scan: func(row pgx.Row) error {
+		var transport, health string
+		if err := row.Scan(&r.ID, &transport, &health, &r.CreatedAt, &r.UpdatedAt, &r.OwnerID); err != nil {
+			return err
+		}
+		r.Transport, r.Health.Status = backend.Transport(transport), backend.HealthStatus(health)
+		return nil
+	}}
 }
 
 // UpdateService writes every configurable field (not health) and sets updated_at to now.

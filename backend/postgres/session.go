@@ -79,11 +79,17 @@ func (s *Store) OpenSession(ctx context.Context, m *backend.MCPSession, pool []s
 			RETURNING deck_id, badge, created_at, last_seen_at
 		)
 		SELECT COALESCE(d.name, ''), m.badge, m.created_at, m.last_seen_at FROM m LEFT JOIN decks d ON d.id = m.deck_id`
+	// Only a token over its cap reads its sessions, and then only the oldest it expires
+	// (mcp_sessions_token_live_idx); the live count is a counter row (migration 0040).
 	const expire = `
+		WITH over AS (
+			SELECT live - $2 AS n FROM mcp_token_live WHERE token_id = $1::uuid AND live > $2
+		)
 		UPDATE mcp_sessions SET terminated_at = now()
 		WHERE id IN (
-			SELECT id FROM mcp_sessions WHERE token_id = $1::uuid AND terminated_at IS NULL
-			ORDER BY last_seen_at DESC, created_at DESC, id DESC OFFSET $2)
+			SELECT s.id FROM over, LATERAL (
+				SELECT id FROM mcp_sessions WHERE token_id = $1::uuid AND terminated_at IS NULL
+				ORDER BY last_seen_at, created_at, id LIMIT over.n) s)
 		RETURNING id`
 	var expired []string
 	err := s.transact(ctx, func(tx *Store) error {

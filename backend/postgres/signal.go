@@ -9,13 +9,13 @@ import (
 )
 
 const signalColumns = `s.id::text, s.status, COALESCE(s.playbook_id, ''), COALESCE(s.deck_id::text, ''),
-	COALESCE(s.proposal_id::text, ''), s.rationale, s.evidence, s.session_id, s.client_name, s.created_at`
+	COALESCE(s.proposal_id::text, ''), s.rationale, s.evidence, s.session_id, s.client_name, s.created_at, s.token_id`
 
 func scanSignal(row pgx.Row) (backend.Signal, error) {
 	var g backend.Signal
 	var status string
 	err := row.Scan(&g.ID, &status, &g.PlaybookID, &g.DeckID, &g.ProposalID, &g.Rationale, &g.Evidence,
-		&g.SessionID, &g.ClientName, &g.CreatedAt)
+		&g.SessionID, &g.ClientName, &g.CreatedAt, &g.TokenID)
 	g.Status = backend.SignalStatus(status)
 	return g, err
 }
@@ -24,11 +24,11 @@ func scanSignal(row pgx.Row) (backend.Signal, error) {
 func (s *Store) CreateSignal(ctx context.Context, g *backend.Signal) error {
 	const q = `
 		INSERT INTO feedback_signals (status, playbook_id, deck_id, proposal_id, rationale, evidence,
-			session_id, client_name, created_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, COALESCE($9::timestamptz, now()))
+			session_id, client_name, created_at, token_id)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, COALESCE($9::timestamptz, now()), $10)
 		RETURNING id::text, created_at`
 	err := s.db.QueryRow(ctx, q, string(g.Status), nullString(g.PlaybookID), nullString(g.DeckID),
-		nullString(g.ProposalID), g.Rationale, g.Evidence, g.SessionID, g.ClientName, nullTime(g.CreatedAt)).
+		nullString(g.ProposalID), g.Rationale, g.Evidence, g.SessionID, g.ClientName, nullTime(g.CreatedAt), g.TokenID).
 		Scan(&g.ID, &g.CreatedAt)
 	return classify("create signal", err)
 }
@@ -68,4 +68,12 @@ func (s *Store) SignalsOfProposal(ctx context.Context, proposalID string) ([]str
 	}
 	out, err := pgx.CollectRows(rows, pgx.RowTo[string])
 	return strs(out), classify("list signals of a proposal", err)
+}
+
+// OpenByToken counts the token's open proposals and open feedback signals.
+func (s *Store) OpenByToken(ctx context.Context, tokenID string) (proposals, signals int, err error) {
+	err = s.db.QueryRow(ctx, `SELECT
+		(SELECT count(*) FROM playbook_proposals WHERE token_id = $1 AND status = 'open'),
+		(SELECT count(*) FROM feedback_signals WHERE token_id = $1 AND status = 'open')`, tokenID).Scan(&proposals, &signals)
+	return proposals, signals, classify("count open proposals and signals", err)
 }

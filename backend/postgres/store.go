@@ -118,3 +118,33 @@ func (s *Store) transact(ctx context.Context, fn func(*Store) error) error {
 		return fn(inner)
 	})
 }
+
+// stmt is one statement of a batch: its SQL, arguments, how its row is read back, and the
+// operation its error names.
+type stmt struct {
+	op   string
+	sql  string
+	args []any
+	scan func(pgx.Row) error
+}
+
+// runBatch sends stmts in one round trip and reads their rows in order; the first failure is a
+// *backend.BatchError with its index. Inside a transaction a failure leaves the transaction
+// failed, so none of the batch is kept.
+func (s *Store) runBatch(ctx context.Context, stmts []stmt) error {
+	if len(stmts) == 0 {
+		return nil
+	}
+	b := &pgx.Batch{}
+	for _, st := range stmts {
+		b.Queue(st.sql, st.args...)
+	}
+	br := s.db.SendBatch(ctx, b)
+	for i, st := range stmts {
+		if err := st.scan(br.QueryRow()); err != nil {
+			_ = br.Close()
+			return &backend.BatchError{Index: i, Err: classify(st.op, err)}
+		}
+	}
+	return classify("batch", br.Close())
+}

@@ -48,69 +48,151 @@ const toolCallColumns = `c.id, c.at, COALESCE(c.token_id::text, ''), c.token_nam
 	COALESCE(c.deck_id::text, ''), c.deck_name, COALESCE(c.service_id::text, ''), c.service_name, c.tool,
 	c.duration_us, c.outcome, c.error_code, c.result_bytes, c.arguments, COALESCE(c.person_id::text, ''), c.person_name`
 
-// ListToolCalls returns the entries q selects, newest first. Service and deck match an id or a
-// name, case-insensitively.
-func (s *Store) ListToolCalls(ctx context.Context, q backend.ToolCallQuery) ([]backend.ToolCall, error) {
-	sql := `SELECT ` + toolCallColumns + ` FROM tool_calls c WHERE true`
-	var args []any
-	arg := func(v any) string {
-		args = append(args, v)
-		return "$" + strconv.Itoa(len(args))
-	}
-	if q.Person != "" {
-		p := arg(q.Person)
-		sql += ` AND (c.person_id::text = ` + p + ` OR lower(c.person_name) = lower(` + p + `))`
-	}
-	if q.Service != "" {
-		p := arg(q.Service)
+// sqlArgs numbers a query's parameters as they are added.
+type sqlArgs []any
+
+func (a *sqlArgs) add(v any) string {
+	*a = append(*a, v)
+	return "$" + strconv.Itoa(len(*a))
+}
+
+// toolCallWhere is the filter shared by the list and the counts: service, deck and token match
+// an id or a name, case-insensitively.
+func toolCallWhere(args *sqlArgs, service, deck, token, tool string, since, until time.Time) string {
+	sql := ` WHERE true`
+	if service != "" {
+		p := args.add(service)
 		sql += ` AND (c.service_id::text = ` + p + ` OR lower(c.service_name) = lower(` + p + `))`
 	}
-	if q.Deck != "" {
-		p := arg(q.Deck)
+	if deck != "" {
+		p := args.add(deck)
 		sql += ` AND (c.deck_id::text = ` + p + ` OR lower(c.deck_name) = lower(` + p + `))`
 	}
-	if q.Session != "" {
-		sql += ` AND c.session_id = ` + arg(q.Session)
+	if token != "" {
+		p := args.add(token)
+		sql += ` AND (c.token_id::text = ` + p + ` OR lower(c.token_name) = lower(` + p + `))`
 	}
-	if q.Tool != "" {
-		sql += ` AND c.tool = ` + arg(q.Tool)
+	if tool != "" {
+		sql += ` AND c.tool = ` + args.add(tool)
+	}
+	if !since.IsZero() {
+		sql += ` AND c.at >= ` + args.add(since)
+	}
+	if !until.IsZero() {
+		sql += ` AND c.at < ` + args.add(until)
+	}
+	return sql
+}
+
+// ListToolCalls returns the entries q selects, newest first.
+func (s *Store) ListToolCalls(ctx context.Context, q backend.ToolCallQuery) ([]backend.ToolCall, error) {
+	var args sqlArgs
+	sql := `SELECT ` + toolCallColumns + ` FROM tool_calls c` +
+		toolCallWhere(&args, q.Service, q.Deck, q.Token, q.Tool, q.Since, q.Until)
+	if q.Person != "" {
+		p := args.add(q.Person)
+		sql += ` AND (c.person_id::text = ` + p + ` OR lower(c.person_name) = lower(` + p + `))`
+	}
+	switch {
+	case len(q.Session) >= backend.MinIDPrefix:
+		// The id, or its start as lists print it: every session whose id starts with it.
+		sql += ` AND starts_with(lower(c.session_id), lower(` + args.add(q.Session) + `))`
+	case q.Session != "":
+		sql += ` AND c.session_id = ` + args.add(q.Session)
 	}
 	if q.Outcome != "" {
-		sql += ` AND c.outcome = ` + arg(string(q.Outcome))
-	}
-	if !q.Since.IsZero() {
-		sql += ` AND c.at >= ` + arg(q.Since)
-	}
-	if !q.Until.IsZero() {
-		sql += ` AND c.at < ` + arg(q.Until)
+		sql += ` AND c.outcome = ` + args.add(string(q.Outcome))
 	}
 	if q.Before > 0 {
-		sql += ` AND c.id < ` + arg(q.Before)
+		sql += ` AND c.id < ` + args.add(q.Before)
 	}
-	sql += ` ORDER BY c.id DESC LIMIT ` + arg(q.Limit)
+	sql += ` ORDER BY c.id DESC LIMIT ` + args.add(q.Limit)
 	rows, err := s.db.Query(ctx, sql, args...)
 	if err != nil {
 		return nil, classify("list tool calls", err)
 	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (backend.ToolCall, error) {
-		var c backend.ToolCall
-		var us int64
-		var outcome, code string
-		var argsJSON []byte
-		err := r.Scan(&c.ID, &c.At, &c.TokenID, &c.TokenName, &c.SessionID, &c.ClientName, &c.DeckID, &c.DeckName,
-			&c.ServiceID, &c.ServiceName, &c.Tool, &us, &outcome, &code, &c.ResultBytes, &argsJSON, &c.PersonID, &c.Person)
-		c.Duration = time.Duration(us) * time.Microsecond
-		c.DurationMS = float64(us) / 1000
-		c.Outcome, c.ErrorCode = backend.CallOutcome(outcome), backend.Code(code)
-		if len(argsJSON) > 0 {
-			c.Arguments = argsJSON
-		}
-		return c, err
-	})
+	out, err := pgx.CollectRows(rows, scanToolCall)
 	if err != nil {
 		return nil, classify("list tool calls", err)
 	}
 	return out, nil
+}
+
+// GetToolCall returns one audit entry; NOT_FOUND when it does not exist (or was pruned).
+func (s *Store) GetToolCall(ctx context.Context, id int64) (backend.ToolCall, error) {
+	rows, err := s.db.Query(ctx, `SELECT `+toolCallColumns+` FROM tool_calls c WHERE c.id = $1`, id)
+	if err != nil {
+		return backend.ToolCall{}, classify("get a tool call", err)
+	}
+	c, err := pgx.CollectExactlyOneRow(rows, scanToolCall)
+	return c, classify("get a tool call", err)
+}
+
+func scanToolCall(r pgx.CollectableRow) (backend.ToolCall, error) {
+	var c backend.ToolCall
+	var us int64
+	var outcome, code string
+	var argsJSON []byte
+	err := r.Scan(&c.ID, &c.At, &c.TokenID, &c.TokenName, &c.SessionID, &c.ClientName, &c.DeckID, &c.DeckName,
+		&c.ServiceID, &c.ServiceName, &c.Tool, &us, &outcome, &code, &c.ResultBytes, &argsJSON, &c.PersonID, &c.Person)
+	c.Duration = time.Duration(us) * time.Microsecond
+	c.DurationMS = float64(us) / 1000
+	c.Outcome, c.ErrorCode = backend.CallOutcome(outcome), backend.Code(code)
+	if len(argsJSON) > 0 {
+		c.Arguments = argsJSON
+	}
+	return c, err
+}
+
+// ListToolCallBuckets counts calls, failures and latency percentiles per group and time bucket
+// (buckets aligned to q.Since), plus one row per group for the whole period (bucket NULL).
+func (s *Store) ListToolCallBuckets(ctx context.Context, q backend.ToolCallStatsQuery) ([]backend.ToolCallBucket, error) {
+	var args sqlArgs
+	tool := `''`
+	if q.ByTool {
+		tool = `c.tool`
+	}
+	width := args.add(q.Bucket.Seconds())
+	origin := args.add(q.Since)
+	sql := `SELECT service, tool, bucket, count(*), count(*) FILTER (WHERE outcome = 'error'),
+			count(*) FILTER (WHERE outcome = 'is_error'),
+			percentile_cont(0.5) WITHIN GROUP (ORDER BY duration_us), percentile_cont(0.95) WITHIN GROUP (ORDER BY duration_us)
+		FROM (SELECT c.service_name AS service, ` + tool + ` AS tool, c.outcome, c.duration_us,
+				` + origin + `::timestamptz + floor(extract(epoch FROM c.at - ` + origin + `::timestamptz) / ` + width + `::float8) * ` + width + `::float8 * interval '1 second' AS bucket
+			FROM tool_calls c` + toolCallWhere(&args, q.Service, q.Deck, "", q.Tool, q.Since, q.Until) + `) x
+		GROUP BY GROUPING SETS ((service, tool, bucket), (service, tool))
+		ORDER BY service, tool, bucket NULLS FIRST`
+	rows, err := s.db.Query(ctx, sql, args...)
+	if err != nil {
+		return nil, classify("count tool calls", err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (backend.ToolCallBucket, error) {
+		var b backend.ToolCallBucket
+		var at *time.Time
+		var p50, p95 float64
+		err := r.Scan(&b.Service, &b.Tool, &at, &b.Calls, &b.Errors, &b.IsErrors, &p50, &p95)
+		if at != nil {
+			b.At = *at
+		}
+		b.P50MS, b.P95MS = p50/1000, p95/1000
+		return b, err
+	})
+	if err != nil {
+		return nil, classify("count tool calls", err)
+	}
+	return out, nil
+}
+
+// GetDeckArgumentCapture reports whether the deck captures arguments; a deck without settings
+// does not.
+func (s *Store) GetDeckArgumentCapture(ctx context.Context, deckID string) (bool, error) {
+	id := asUUID(deckID)
+	if id == "" {
+		return false, nil
+	}
+	var on bool
+	err := s.db.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM deck_audit_settings WHERE deck_id = $1 AND capture_arguments)`, id).Scan(&on)
+	return on, classify("read deck audit settings", err)
 }
 
 // PruneToolCalls deletes entries older than before.

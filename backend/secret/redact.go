@@ -22,6 +22,11 @@ const MinSecretLen = 6
 type Mask struct {
 	forms []string // longest first, so a secret containing another is masked whole
 	r     *strings.Replacer
+	// starts has a bit set for a hash of the first MinSecretLen bytes of every form, and
+	// byStart lists the forms by those bytes, so finding whether text holds a secret costs
+	// about one bit test per byte of the text however many secrets the server holds.
+	starts  *[1 << 16 / 64]uint64
+	byStart map[string][]string
 }
 
 // NewMask builds the mask of secrets: each value, its JSON-escaped forms (with and without
@@ -45,7 +50,12 @@ func NewMask(secrets []string) *Mask {
 		}
 	}
 	sort.SliceStable(forms, func(i, j int) bool { return len(forms[i]) > len(forms[j]) })
-	m := &Mask{forms: forms}
+	m := &Mask{forms: forms, starts: new([1 << 16 / 64]uint64), byStart: map[string][]string{}}
+	for _, f := range forms {
+		k := startHash(f[0], f[1], f[2], f[3], f[4], f[5])
+		m.starts[k/64] |= 1 << (k % 64)
+		m.byStart[f[:MinSecretLen]] = append(m.byStart[f[:MinSecretLen]], f)
+	}
 	if len(forms) > 0 {
 		pairs := make([]string, 0, 2*len(forms))
 		for _, f := range forms {
@@ -87,23 +97,61 @@ func (m *Mask) Bytes(b []byte) []byte {
 	return []byte(m.r.Replace(string(b)))
 }
 
+// fewForms is how many forms a plain search per form handles faster than the hashed scan.
+const fewForms = 16
+
+// startHash folds the first MinSecretLen bytes of a form, or of text at some position, into 16
+// bits.
+func startHash(b0, b1, b2, b3, b4, b5 byte) uint16 {
+	x := (uint64(b0) | uint64(b1)<<8 | uint64(b2)<<16 | uint64(b3)<<24 | uint64(b4)<<32 | uint64(b5)<<40) * 0x9E3779B97F4A7C15
+	return uint16(x >> 48)
+}
+
+func (m *Mask) mayStart(k uint16) bool { return m.starts[k/64]&(1<<(k%64)) != 0 }
+
 // Contains reports whether b holds any secret form.
 func (m *Mask) Contains(b []byte) bool {
 	if m.Empty() {
 		return false
 	}
-	for _, f := range m.forms {
-		if bytes.Contains(b, []byte(f)) {
-			return true
+	if len(m.forms) <= fewForms {
+		for _, f := range m.forms {
+			if bytes.Contains(b, []byte(f)) {
+				return true
+			}
+		}
+		return false
+	}
+	for i := 0; i+MinSecretLen <= len(b); i++ {
+		if !m.mayStart(startHash(b[i], b[i+1], b[i+2], b[i+3], b[i+4], b[i+5])) {
+			continue
+		}
+		for _, f := range m.byStart[string(b[i:i+MinSecretLen])] {
+			if bytes.HasPrefix(b[i:], []byte(f)) {
+				return true
+			}
 		}
 	}
 	return false
 }
 
 func (m *Mask) containsString(s string) bool {
-	for _, f := range m.forms {
-		if strings.Contains(s, f) {
-			return true
+	if len(m.forms) <= fewForms {
+		for _, f := range m.forms {
+			if strings.Contains(s, f) {
+				return true
+			}
+		}
+		return false
+	}
+	for i := 0; i+MinSecretLen <= len(s); i++ {
+		if !m.mayStart(startHash(s[i], s[i+1], s[i+2], s[i+3], s[i+4], s[i+5])) {
+			continue
+		}
+		for _, f := range m.byStart[s[i:i+MinSecretLen]] {
+			if strings.HasPrefix(s[i:], f) {
+				return true
+			}
 		}
 	}
 	return false
@@ -154,6 +202,27 @@ func (r *Redactor) Forget(serviceID string) {
 		return
 	}
 	delete(r.byService, serviceID)
+	r.rebuildLocked()
+}
+
+// Replace sets every key that starts with prefix at once: keys of byKey (each must start with
+// prefix) are learned, other keys with the prefix are forgotten, in one rebuild of the mask.
+func (r *Redactor) Replace(prefix string, byKey map[string][]string) {
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for k := range r.byService {
+		if strings.HasPrefix(k, prefix) {
+			delete(r.byService, k)
+		}
+	}
+	for k, v := range byKey {
+		if strings.HasPrefix(k, prefix) && len(v) > 0 {
+			r.byService[k] = slices.Clone(v)
+		}
+	}
 	r.rebuildLocked()
 }
 

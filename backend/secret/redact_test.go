@@ -36,6 +36,36 @@ func TestMaskForms(t *testing.T) {
 	}
 }
 
+// TestMaskManySecrets: with more secrets than a plain search per secret handles, the mask finds
+// each of them anywhere in a text (first, last, among others sharing their first bytes) and
+// leaves text that only shares a prefix alone.
+func TestMaskManySecrets(t *testing.T) {
+	var secrets []string
+	for i := range 300 {
+		secrets = append(secrets, fmt.Sprintf("sk-proj-%04d-value", i))
+	}
+	m := secret.NewMask(secrets)
+	cases := []struct {
+		name, in, want string
+	}{
+		{"at the start", "sk-proj-0000-value and more", "******** and more"},
+		{"at the end", "the key is sk-proj-0299-value", "the key is ********"},
+		{"two of them", "a sk-proj-0150-value b sk-proj-0007-value", "a ******** b ********"},
+		{"a shared prefix alone", "sk-proj-9999-value sk-proj-", "sk-proj-9999-value sk-proj-"},
+		{"too short to hold one", "sk-pr", "sk-pr"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := m.String(tc.in); got != tc.want {
+				t.Errorf("String(%q) = %q, want %q", tc.in, got, tc.want)
+			}
+			if got := string(m.Bytes([]byte(tc.in))); got != tc.want {
+				t.Errorf("Bytes(%q) = %q, want %q", tc.in, got, tc.want)
+			}
+		})
+	}
+}
+
 type stringer string
 
 func (s stringer) String() string { return string(s) }

@@ -1,6 +1,7 @@
 package secret
 
 import (
+	"bytes"
 	"crypto/aes"
 	"crypto/cipher"
 	"crypto/hmac"
@@ -33,6 +34,7 @@ const fingerprintSize = 16
 type gcmSealer struct {
 	aead        cipher.AEAD
 	fingerprint []byte
+	derivation  []byte // the key, for Derive's HMAC
 }
 
 // NewSealer returns the Sealer that protects every secret at rest. The key is the 32 bytes from
@@ -52,7 +54,7 @@ func NewSealer(key []byte) (backend.Sealer, error) {
 	if err != nil {
 		return nil, backend.Internal("creating the secret cipher", err)
 	}
-	return &gcmSealer{aead: aead, fingerprint: keyFingerprint(key)}, nil
+	return &gcmSealer{aead: aead, fingerprint: keyFingerprint(key), derivation: bytes.Clone(key)}, nil
 }
 
 // keyFingerprint identifies a key without revealing it: HMAC-SHA256 keyed by the key itself
@@ -65,6 +67,14 @@ func keyFingerprint(key []byte) []byte {
 
 // Fingerprint is the key's fingerprint, recorded in the database at first start.
 func (g *gcmSealer) Fingerprint() []byte { return append([]byte(nil), g.fingerprint...) }
+
+// Derive is HMAC-SHA256 keyed by the key over a label of its own kind (never the fingerprint's),
+// so a derived secret says nothing about the key or about another label's secret.
+func (g *gcmSealer) Derive(label string) []byte {
+	m := hmac.New(sha256.New, g.derivation)
+	m.Write([]byte("agent-deck derived secret: " + label))
+	return m.Sum(nil)
+}
 
 // Seal encrypts plaintext under a new random nonce, bound to aad (the row and column it is
 // stored in): it opens only with the same aad.

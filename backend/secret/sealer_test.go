@@ -177,3 +177,29 @@ func TestDecodeKey(t *testing.T) {
 		t.Errorf("NewSealer(31 bytes) error = %v, want INVALID_ARGUMENT", err)
 	}
 }
+
+// TestSealerDerive: a derived secret is the same for the same key and label (every replica
+// derives one admin token), differs by label and by key, is not the key, and is not the
+// fingerprint's HMAC.
+func TestSealerDerive(t *testing.T) {
+	key := newKey(t)
+	a, _ := secret.NewSealer(key)
+	b, _ := secret.NewSealer(bytes.Clone(key))
+	other, _ := secret.NewSealer(newKey(t))
+	one := a.Derive("serve admin token, generation 0")
+	if len(one) != sha256.Size || !bytes.Equal(one, b.Derive("serve admin token, generation 0")) {
+		t.Errorf("the same key and label derived different secrets")
+	}
+	for name, x := range map[string][]byte{
+		"another label": a.Derive("serve admin token, generation 1"),
+		"another key":   other.Derive("serve admin token, generation 0"),
+		"the key":       key,
+	} {
+		if bytes.Equal(one, x) {
+			t.Errorf("the derived secret equals %s", name)
+		}
+	}
+	if bytes.HasPrefix(one, a.Fingerprint()) {
+		t.Error("the derived secret starts with the key's fingerprint")
+	}
+}

@@ -30,6 +30,8 @@ type Client struct {
 	BaseURL string
 	Token   string
 	HTTP    *http.Client
+	// PageSize is how many items a list asks for per page; 0 means defaultPageSize.
+	PageSize int
 	// stopped: no server runs on the data home now; BaseURL is where the last one ran.
 	stopped bool
 	// foreign: the server was given (--server), is not this machine's own, and no token was; a
@@ -159,9 +161,15 @@ func (e *StatusError) Error() string { return e.Err.Error() }
 
 func (e *StatusError) Unwrap() error { return e.Err }
 
-// errorBody is the REST error envelope: {"error":{"code","message","details":{"hint",…}}}.
-type errorBody struct {
-	Error struct {
+// problem is the REST API's error answer, an RFC 9457 problem document: the code, detail,
+// hint and details members. A server older than problem documents sent only the error object,
+// which is read when code is absent.
+type problem struct {
+	Code    backend.Code   `json:"code"`
+	Detail  string         `json:"detail"`
+	Hint    string         `json:"hint"`
+	Details map[string]any `json:"details"`
+	Error   struct {
 		Code    backend.Code   `json:"code"`
 		Message string         `json:"message"`
 		Details map[string]any `json:"details"`
@@ -171,23 +179,29 @@ type errorBody struct {
 // Do sends one request to /api/v1+path with an optional JSON body and decodes a JSON answer
 // into out (nil to ignore it). Error bodies come back as *backend.Error.
 func (c *Client) Do(ctx context.Context, method, path string, query url.Values, in, out any) error {
+	u := c.BaseURL + "/api/v1" + path
+	if len(query) > 0 {
+		u += "?" + query.Encode()
+	}
+	_, err := c.send(ctx, method, u, in, out)
+	return err
+}
+
+// send is Do for a whole URL; it returns the answer's headers.
+func (c *Client) send(ctx context.Context, method, u string, in, out any) (http.Header, error) {
 	var body io.Reader
 	if raw, ok := in.(json.RawMessage); ok {
 		body = bytes.NewReader(raw)
 	} else if in != nil {
 		b, err := json.Marshal(in)
 		if err != nil {
-			return fmt.Errorf("encoding the request: %w", err)
+			return nil, fmt.Errorf("encoding the request: %w", err)
 		}
 		body = bytes.NewReader(b)
 	}
-	u := c.BaseURL + "/api/v1" + path
-	if len(query) > 0 {
-		u += "?" + query.Encode()
-	}
 	req, err := http.NewRequestWithContext(ctx, method, u, body)
 	if err != nil {
-		return fmt.Errorf("building the request: %w", err)
+		return nil, fmt.Errorf("building the request: %w", err)
 	}
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
@@ -198,25 +212,25 @@ func (c *Client) Do(ctx context.Context, method, path string, query url.Values, 
 	}
 	resp, err := c.HTTP.Do(req)
 	if err != nil {
-		return c.transportError(err)
+		return nil, c.transportError(err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode >= 300 {
-		return c.explain(decodeError(resp))
+		return resp.Header, c.explain(decodeError(resp))
 	}
 	if out == nil {
 		_, _ = io.Copy(io.Discard, resp.Body)
-		return nil
+		return resp.Header, nil
 	}
 	if raw, ok := out.(*json.RawMessage); ok {
 		b, err := io.ReadAll(resp.Body)
 		*raw = b
-		return err
+		return resp.Header, err
 	}
 	if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
-		return backend.Internal("decoding the server's answer", err)
+		return resp.Header, backend.Internal("decoding the server's answer", err)
 	}
-	return nil
+	return resp.Header, nil
 }
 
 func (c *Client) transportError(err error) error {
@@ -249,9 +263,13 @@ func (c *Client) explain(err error) error {
 
 func decodeError(resp *http.Response) error {
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	var eb errorBody
-	if json.Unmarshal(b, &eb) == nil && eb.Error.Code != "" {
-		e := &backend.Error{Code: eb.Error.Code, Message: eb.Error.Message, Details: eb.Error.Details}
+	var p problem
+	if json.Unmarshal(b, &p) == nil && p.Code != "" {
+		e := &backend.Error{Code: p.Code, Message: p.Detail, Hint: p.Hint, Details: p.Details}
+		return &StatusError{Status: resp.StatusCode, Err: e}
+	}
+	if p.Error.Code != "" {
+		e := &backend.Error{Code: p.Error.Code, Message: p.Error.Message, Details: p.Error.Details}
 		if hint, ok := e.Details["hint"].(string); ok {
 			e.Hint = hint
 			delete(e.Details, "hint")

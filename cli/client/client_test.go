@@ -44,18 +44,18 @@ func TestLocalDiscovery(t *testing.T) {
 }
 
 // TestErrorBodiesFromTheServer reads every error body the server sends (its golden file) back
-// into the error the CLI renders: code, message, the hint from details.hint, the other details
-// and the HTTP status.
+// into the error the CLI renders: code, detail (the message), hint, details and the HTTP status,
+// all read from the problem document's own members.
 func TestErrorBodiesFromTheServer(t *testing.T) {
 	for name, g := range resttest.ServerErrorBodies(t) {
 		t.Run(name, func(t *testing.T) {
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				w.Header().Set("Content-Type", "application/json")
+				w.Header().Set("Content-Type", "application/problem+json")
 				w.WriteHeader(g.Status)
 				_, _ = w.Write(g.Body)
 			}))
 			defer srv.Close()
-			code, message, details := resttest.Answer{Status: g.Status, Body: g.Body}.Err()
+			p := resttest.Answer{Status: g.Status, Body: g.Body}.Problem()
 			c, err := New(Options{Server: srv.URL, Token: "t"})
 			if err != nil {
 				t.Fatal(err)
@@ -65,16 +65,37 @@ func TestErrorBodiesFromTheServer(t *testing.T) {
 			if !errors.As(err, &se) || se.Status != g.Status {
 				t.Fatalf("err = %#v, want a StatusError with status %d", err, g.Status)
 			}
-			hint, _ := details["hint"].(string)
-			delete(details, "hint")
-			want := &backend.Error{Code: code, Message: message, Hint: hint, Details: details}
-			if diff := cmp.Diff(want, se.Err, cmpopts.EquateEmpty()); diff != "" {
+			want := &backend.Error{Code: p.Code, Message: p.Detail, Hint: p.Hint, Details: p.Details}
+			if diff := cmp.Diff(want, se.Err, cmpopts.EquateEmpty(), cmpopts.IgnoreUnexported(backend.Error{})); diff != "" {
 				t.Errorf("decoded error (-want +got):\n%s", diff)
 			}
-			if hint == "" {
+			if p.Hint == "" {
 				t.Errorf("the golden body of %s carries no hint to check", name)
 			}
 		})
+	}
+}
+
+// TestErrorBodyOfAnOlderServer: a server from before problem documents sent only the error
+// object, with the hint in its details; the client still reads it.
+func TestErrorBodyOfAnOlderServer(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusNotFound)
+		_, _ = w.Write([]byte(`{"error":{"code":"NOT_FOUND","message":"no service \"x\"","details":{"hint":"list them","near":"y"}}}`))
+	}))
+	defer srv.Close()
+	c, err := New(Options{Server: srv.URL, Token: "t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var se *StatusError
+	if err := c.DeleteService(context.Background(), "x"); !errors.As(err, &se) {
+		t.Fatalf("err = %#v, want a StatusError", err)
+	}
+	want := &backend.Error{Code: backend.CodeNotFound, Message: `no service "x"`, Hint: "list them", Details: map[string]any{"near": "y"}}
+	if diff := cmp.Diff(want, se.Err, cmpopts.IgnoreUnexported(backend.Error{})); diff != "" {
+		t.Errorf("decoded error (-want +got):\n%s", diff)
 	}
 }
 

@@ -13,8 +13,7 @@ import (
 
 // ListDecks returns every deck.
 func (c *Client) ListDecks(ctx context.Context) ([]backend.Deck, error) {
-	var out []backend.Deck
-	return out, c.Do(ctx, http.MethodGet, "/decks", nil, nil, &out)
+	return listAll[backend.Deck](ctx, c, "/decks", nil)
 }
 
 // GetDeck returns a deck (id or name) with its cards in order.
@@ -36,8 +35,7 @@ func (c *Client) DeleteDeck(ctx context.Context, ref string) error {
 
 // ListServices returns every service card, secrets masked.
 func (c *Client) ListServices(ctx context.Context) ([]backend.ServiceCard, error) {
-	var out []backend.ServiceCard
-	return out, c.Do(ctx, http.MethodGet, "/services", nil, nil, &out)
+	return listAll[backend.ServiceCard](ctx, c, "/services", nil)
 }
 
 // GetService returns one service card by id or name.
@@ -53,8 +51,7 @@ func (c *Client) DeleteService(ctx context.Context, ref string) error {
 
 // ListPlaybooks returns every playbook.
 func (c *Client) ListPlaybooks(ctx context.Context) ([]backend.Playbook, error) {
-	var out []backend.Playbook
-	return out, c.Do(ctx, http.MethodGet, "/playbooks", nil, nil, &out)
+	return listAll[backend.Playbook](ctx, c, "/playbooks", nil)
 }
 
 // GetPlaybook returns one playbook by id or title.
@@ -70,8 +67,7 @@ func (c *Client) DeletePlaybook(ctx context.Context, ref string) error {
 
 // ListCredentials returns every credential's metadata.
 func (c *Client) ListCredentials(ctx context.Context) ([]backend.Credential, error) {
-	var out []backend.Credential
-	return out, c.Do(ctx, http.MethodGet, "/credentials", nil, nil, &out)
+	return listAll[backend.Credential](ctx, c, "/credentials", nil)
 }
 
 // GetCredential returns one credential's metadata by id or label.
@@ -95,9 +91,11 @@ func (c *Client) RotateCredential(ctx context.Context, ref, value string) (backe
 	return out, c.Do(ctx, http.MethodPost, "/credentials/"+esc(ref)+"/rotate", nil, in, &out)
 }
 
-// DeleteCredential removes a credential unless a playbook depends on it.
-func (c *Client) DeleteCredential(ctx context.Context, ref string) error {
-	return c.Do(ctx, http.MethodDelete, "/credentials/"+esc(ref), nil, nil, nil)
+// DeleteCredential removes a credential unless a playbook depends on it, and says which
+// decks' choices of it fall back and which services lose it.
+func (c *Client) DeleteCredential(ctx context.Context, ref string) (core.CredentialDeletion, error) {
+	var out core.CredentialDeletion
+	return out, c.Do(ctx, http.MethodDelete, "/credentials/"+esc(ref), nil, nil, &out)
 }
 
 // CreateToken makes an API token; its secret is in the answer once.
@@ -108,8 +106,7 @@ func (c *Client) CreateToken(ctx context.Context, in core.TokenInput) (core.NewT
 
 // ListTokens returns every token's metadata.
 func (c *Client) ListTokens(ctx context.Context) ([]backend.Token, error) {
-	var out []backend.Token
-	return out, c.Do(ctx, http.MethodGet, "/tokens", nil, nil, &out)
+	return listAll[backend.Token](ctx, c, "/tokens", nil)
 }
 
 // RevokeToken stops a token from working.
@@ -119,8 +116,7 @@ func (c *Client) RevokeToken(ctx context.Context, id string) error {
 
 // ListSessions returns the live MCP sessions and their bindings.
 func (c *Client) ListSessions(ctx context.Context) ([]backend.MCPSession, error) {
-	var out []backend.MCPSession
-	return out, c.Do(ctx, http.MethodGet, "/sessions", nil, nil, &out)
+	return listAll[backend.MCPSession](ctx, c, "/sessions", nil)
 }
 
 // Display returns the status line for a workspace path.
@@ -221,4 +217,22 @@ func (c *Client) DeckServiceSettings(ctx context.Context, deck, service string) 
 func (c *Client) UpdateDeckServiceSettings(ctx context.Context, deck, service string, in core.DeckServiceSettingsInput) (core.DeckServiceSettingsResult, error) {
 	var out core.DeckServiceSettingsResult
 	return out, c.Do(ctx, http.MethodPatch, "/decks/"+esc(deck)+"/services/"+esc(service)+"/settings", nil, in, &out)
+}
+
+// RenameDeck gives a deck a new name.
+func (c *Client) RenameDeck(ctx context.Context, ref, name string) (backend.Deck, error) {
+	var out backend.Deck
+	return out, c.Do(ctx, http.MethodPatch, "/decks/"+esc(ref), nil, core.DeckInput{Name: name}, &out)
+}
+
+// CreatePlaybook stores a new playbook.
+func (c *Client) CreatePlaybook(ctx context.Context, in backend.PlaybookInput) (core.PlaybookResult, error) {
+	var out core.PlaybookResult
+	return out, c.Do(ctx, http.MethodPost, "/playbooks", nil, in, &out)
+}
+
+// UpdatePlaybook changes the fields set in patch (the previous version is kept).
+func (c *Client) UpdatePlaybook(ctx context.Context, ref string, patch core.PlaybookPatch) (core.PlaybookResult, error) {
+	var out core.PlaybookResult
+	return out, c.Do(ctx, http.MethodPatch, "/playbooks/"+esc(ref), nil, patch, &out)
 }

@@ -22,8 +22,7 @@ func (c *Client) ListProposals(ctx context.Context, status string) ([]backend.Pr
 	if status != "" {
 		q = url.Values{"status": {status}}
 	}
-	var out []backend.Proposal
-	return out, c.Do(ctx, http.MethodGet, "/proposals", q, nil, &out)
+	return listAll[backend.Proposal](ctx, c, "/proposals", q)
 }
 
 // GetProposal shows one proposal with its preview.
@@ -46,8 +45,7 @@ func (c *Client) RejectProposal(ctx context.Context, id, reason string) (core.Ac
 
 // ListSignals lists feedback signals.
 func (c *Client) ListSignals(ctx context.Context) ([]backend.Signal, error) {
-	var out []backend.Signal
-	return out, c.Do(ctx, http.MethodGet, "/signals", nil, nil, &out)
+	return listAll[backend.Signal](ctx, c, "/signals", nil)
 }
 
 // DiscardSignals discards feedback signals, all or none.

@@ -3,14 +3,21 @@
 
 let csrf = '';
 
-/** An error answer of the API: {error: {code, message, details}}. */
+/**
+ * An error answer of the API, read tolerantly: an RFC 9457 problem (detail, code, and its
+ * extension members) when the body is one, else the {error: {code, message, details}} body.
+ */
 export class ApiError extends Error {
   constructor(status, body) {
-    const e = (body && body.error) || {};
-    super(e.message || `request failed with status ${status}`);
+    const b = body && typeof body === 'object' ? body : {};
+    const e = b.error && typeof b.error === 'object' ? b.error : {};
+    const text = (v) => (typeof v === 'string' && v ? v : '');
+    super(text(b.detail) || text(e.message) || text(b.title) || (typeof body === 'string' && body.length < 300 ? body : '') ||
+      `request failed with status ${status}`);
     this.status = status;
-    this.code = e.code || '';
-    this.details = e.details || {};
+    this.code = text(b.code) || text(e.code);
+    this.details = (e.details && typeof e.details === 'object' ? e.details : null) ||
+      (b.details && typeof b.details === 'object' ? b.details : null) || {};
   }
 }
 

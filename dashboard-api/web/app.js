@@ -1,58 +1,66 @@
 // The dashboard shell: sign-in, navigation and the hash router that mounts one screen at a time.
 import { get, loadSession, signOut } from './api.js';
 import { fill, h, toast } from './ui.js';
-import { signinScreen } from './screens/signin.js';
-import { collectionScreen } from './screens/collection.js';
-import { serviceScreen } from './screens/service.js';
-import { decksScreen } from './screens/decks.js';
-import { deckScreen } from './screens/deck.js';
-import { sessionsScreen } from './screens/sessions.js';
-import { historyScreen } from './screens/history.js';
-import { settingsScreen } from './screens/settings.js';
-import { consentScreen } from './screens/consent.js';
-import { proposalScreen, reviewScreen } from './screens/review.js';
+// The collection is the landing screen: loaded with the shell, so its reads go out at once.
+import * as collection from './screens/collection.js';
 
-// routes: hash pattern → [nav section, screen]. A screen renders into main and may return a
-// function that stops what it started (polling).
+// routes: hash pattern → [nav section, module under screens/, its screen function]. A screen
+// renders into main and may return a function that stops what it started (polling). Screens are
+// loaded when first shown, so the first paint waits only for the modules it needs (index.html
+// preloads the collection's).
 const routes = [
-  [/^#\/collection$/, 'collection', collectionScreen],
-  [/^#\/services\/(.+)$/, 'collection', serviceScreen],
-  [/^#\/playbooks\/(.+)\/history$/, 'collection', historyScreen],
-  [/^#\/decks$/, 'decks', decksScreen],
-  [/^#\/decks\/(.+)$/, 'decks', deckScreen],
-  [/^#\/sessions$/, 'sessions', sessionsScreen],
-  [/^#\/review(?:\?status=(\w+))?$/, 'review', reviewScreen],
-  [/^#\/proposals\/(.+)$/, 'review', proposalScreen],
-  [/^#\/settings$/, 'settings', settingsScreen],
-  [/^#\/consent(?:\?.*)?$/, 'settings', consentScreen],
+  [/^#\/collection$/, 'collection', 'collection', 'collectionScreen'],
+  [/^#\/services\/(.+)$/, 'collection', 'service', 'serviceScreen'],
+  [/^#\/playbooks\/(.+)\/history$/, 'collection', 'history', 'historyScreen'],
+  [/^#\/decks$/, 'decks', 'decks', 'decksScreen'],
+  [/^#\/decks\/(.+)$/, 'decks', 'deck', 'deckScreen'],
+  [/^#\/sessions$/, 'sessions', 'sessions', 'sessionsScreen'],
+  [/^#\/activity(?:\?(.*))?$/, 'activity', 'activity', 'activityScreen'],
+  [/^#\/activity\/calls\/(\d+)$/, 'activity', 'activity', 'callScreen'],
+  [/^#\/activity\/exec$/, 'activity', 'activity', 'execScreen'],
+  [/^#\/activity\/playbooks$/, 'activity', 'activity', 'usageScreen'],
+  [/^#\/review(?:\?status=(\w+))?$/, 'review', 'review', 'reviewScreen'],
+  [/^#\/proposals\/(.+)$/, 'review', 'review', 'proposalScreen'],
+  [/^#\/settings$/, 'settings', 'settings', 'settingsScreen'],
+  [/^#\/consent(?:\?.*)?$/, 'settings', 'consent', 'consentScreen'],
 ];
+
+/** The route of a hash, or undefined. */
+const routeOf = (hash) => routes.find(([re]) => re.test(hash));
+
+/** The screen function of a route, loading its module the first time. */
+const screenOf = ([, , file, name]) => file === 'collection' ? collection[name] : import(`./screens/${file}.js`).then((m) => m[name]);
 
 const main = document.getElementById('main');
 const nav = document.getElementById('nav');
 const signoutButton = document.getElementById('signout');
 let stop = null;
-let signedIn = false;
+// state: 'starting' while the session is being checked (the screen already loads: its GETs need
+// only the cookie), 'in' once the session answered, 'out' on the sign-in page.
+let state = 'starting';
 
 async function render() {
   if (stop) { stop(); stop = null; }
-  if (!signedIn) return;
+  if (state === 'out') return;
   const hash = location.hash || '#/collection';
-  const match = routes.find(([re]) => re.test(hash));
+  const match = routeOf(hash);
   if (!match) { location.hash = '#/collection'; return; }
-  const [re, section, screen] = match;
+  const [re, section] = match;
   for (const a of nav.querySelectorAll('a')) {
     if (a.dataset.nav === section) a.setAttribute('aria-current', 'page');
     else a.removeAttribute('aria-current');
   }
   const args = hash.match(re).slice(1).map((a) => a === undefined ? undefined : decodeURIComponent(a));
-  countOpen();
   fill(main, h('p.muted', {}, 'Loading…'));
   try {
+    const screen = await screenOf(match);
     stop = (await screen(main, ...args)) || null;
   } catch (err) {
+    if (state === 'out') return; // signed out meanwhile: the sign-in page stays
     fill(main, h('div.error', { role: 'alert' }, err.message));
   }
   document.title = (main.querySelector('h1')?.textContent || 'Dashboard') + ' · Agent Deck';
+  countOpen(); // after the screen, so its requests go first
 }
 
 // countOpen shows how many proposals wait for review next to the Review entry.
@@ -64,27 +72,36 @@ async function countOpen() {
   } catch { /* the count is a hint; the screen shows errors */ }
 }
 
-function showSignIn() {
-  signedIn = false;
+async function showSignIn() {
+  state = 'out';
   nav.hidden = true;
   signoutButton.hidden = true;
   if (stop) { stop(); stop = null; }
+  const { signinScreen } = await import('./screens/signin.js');
   signinScreen(main, start);
   document.title = 'Sign in · Agent Deck';
 }
 
 async function start() {
+  // On the landing screen the session check and the screen's reads go out side by side: the
+  // reads need only the cookie, a signed-out browser gets 401 on both, and the collection shows
+  // nothing until its reads succeed. Other screens (some show their own errors) and an address
+  // that names no screen (a one-time sign-in code) wait for the session.
+  state = 'starting';
+  const session = loadSession();
+  const match = routeOf(location.hash || '#/collection');
+  const shown = match && match[2] === 'collection' ? render() : null;
   try {
-    await loadSession();
+    await session;
   } catch {
     showSignIn();
     return;
   }
-  signedIn = true;
+  state = 'in';
   nav.hidden = false;
   signoutButton.hidden = false;
   if (location.pathname !== '/') history.replaceState(null, '', '/' + (location.hash.startsWith('#/') ? location.hash : ''));
-  await render();
+  await (shown || render());
 }
 
 signoutButton.addEventListener('click', async () => {
@@ -93,6 +110,6 @@ signoutButton.addEventListener('click', async () => {
 });
 window.addEventListener('hashchange', () => { render(); main.focus(); });
 window.addEventListener('proposals-changed', countOpen);
-window.addEventListener('signed-out', () => { if (signedIn) { toast('Your session ended; sign in again.', true); showSignIn(); } });
+window.addEventListener('signed-out', () => { if (state === 'in') { toast('Your session ended; sign in again.', true); showSignIn(); } });
 
 start();

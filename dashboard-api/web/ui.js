@@ -48,12 +48,27 @@ export function errorBox(err) {
       deps.map((p) => h('li', {}, typeof p === 'string' ? p : `${p.title} (${p.id})`))) : null);
 }
 
-/** Warnings of a write (trigger conflicts, dependent playbooks). */
+/** Warnings of a write (trigger conflicts, dependent playbooks); ids the message names are not repeated. */
 export function warningsBox(warnings) {
   if (!warnings || !warnings.length) return null;
   return h('div.warning', { role: 'status' }, h('strong', {}, 'Warnings'),
-    h('ul', {}, warnings.map((w) => h('li', {}, w.message,
-      w.playbooks && w.playbooks.length ? ` (${w.playbooks.join(', ')})` : ''))));
+    h('ul', {}, warnings.map((w) => {
+      const more = (w.playbooks || []).filter((id) => !String(w.message).includes(id));
+      return h('li', {}, w.message, more.length ? ` (${more.join(', ')})` : '');
+    })));
+}
+
+/** Asks before an action: resolves true when the person confirms, false when not. */
+export function confirmDialog(title, content, action, danger = true) {
+  return new Promise((resolve) => {
+    let answered = false;
+    const answer = (yes, close) => { answered = true; close(); resolve(yes); };
+    const { dialog } = openDialog(title, (close) => h('form.stack', {
+      onsubmit: (e) => { e.preventDefault(); answer(true, close); },
+    }, content, h('div.row', {}, h('button' + (danger ? '.danger' : '.primary'), { type: 'submit' }, action),
+      h('button', { type: 'button', onclick: () => answer(false, close) }, 'Cancel'))));
+    dialog.addEventListener('close', () => { if (!answered) resolve(false); });
+  });
 }
 
 /** Health shown as colour plus text. */
@@ -112,3 +127,12 @@ export function when(ts) {
 
 /** The empty state of a list: what is missing and what to do next. */
 export const empty = (...children) => h('div.empty', {}, ...children);
+
+/**
+ * Nodes of HTML the server already sanitized (markdown previews). Parsed in an inert document,
+ * so nothing in it runs while parsing; the page's CSP refuses scripts and inline handlers anyway.
+ */
+export function sanitizedHTML(html) {
+  const doc = new DOMParser().parseFromString(html, 'text/html');
+  return [...doc.body.childNodes].map((n) => document.adoptNode(n));
+}

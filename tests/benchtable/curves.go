@@ -34,11 +34,14 @@ var curves = []curve{
 	{title: "Proxied call (`call_service_tool`, Go client, real server) by concurrent sessions",
 		bench: "BenchmarkGrowthCallSessions", param: "sessions", xLabel: "concurrent sessions", cols: []column{
 			{"p50-ms", "p50 (ms)"}, {"p99-ms", "p99 (ms)"}, {"calls/s", "calls/s"},
-			{"hub-cpu-ms/call", "hub CPU per call (ms)"}}},
+			{"hub-cpu-ms/call", "hub CPU per call (ms)"}, {"hub+pg-cpu-ms/call", "with PostgreSQL's share (ms)"}}},
 	{title: "Server memory (RSS of the real process) by idle bound sessions",
 		bench: "BenchmarkGrowthIdleSessionRSS", param: "sessions", xLabel: "idle sessions", cols: []column{
 			{"server-rss-MiB", "RSS (MiB)"}, {"KB/session", "growth per session (KB)"}}},
-	{title: "Opening a session (initialize over HTTP) by live sessions", bench: "BenchmarkOpenSession",
+	{title: "Opening a session (initialize over HTTP) by live sessions of other tokens", bench: "BenchmarkOpenSession",
+		param: "live", xLabel: "live sessions", cols: []column{
+			{"p50-µs", "p50 (µs)"}, {"x-of-live0", "× of 0 live"}}},
+	{title: "Opening a session (initialize over HTTP) by live sessions of the same token", bench: "BenchmarkOpenSessionOneToken",
 		param: "live", xLabel: "live sessions", cols: []column{
 			{"p50-µs", "p50 (µs)"}, {"x-of-live0", "× of 0 live"}}},
 }
@@ -182,20 +185,79 @@ func thousands(n int) string {
 	return s
 }
 
-// The README's performance section holds the curves between these markers.
+// The README's performance section holds every figure of one run between these markers: the
+// targets table, the sentences that count what held and name what did not, and the curves.
 const (
-	curvesStart = "<!-- curves:start -->"
-	curvesEnd   = "<!-- curves:end -->"
+	curvesStart = "<!-- bench:start -->"
+	curvesEnd   = "<!-- bench:end -->"
 )
 
-// writeReadme replaces what lies between the curve markers of the file at path with the curves of
-// s. It changes nothing unless every curve has points and the markers are there once each, in
-// order, so a partial run never leaves a half-updated section.
+// writeTargetsMarkdown writes the targets table of s as markdown, after a sentence that counts
+// what held, and one line for each target that did not, with its value and target.
+func writeTargetsMarkdown(out io.Writer, s summary) {
+	rs := rows(s.results)
+	held := 0
+	for _, r := range rs {
+		if r.holds() {
+			held++
+		}
+	}
+	fmt.Fprintf(out, "\nIn this run %d of the %d targets of `make bench` held.", held, len(rs))
+	var missed []string
+	for _, r := range rs {
+		if !r.holds() {
+			missed = append(missed, fmt.Sprintf("`%s` was %s against a target of %s", readableMeasure(r.measure), markdownValue(r),
+				target(r)))
+		}
+	}
+	if len(missed) > 0 {
+		fmt.Fprintf(out, " Missed: %s.", strings.Join(missed, "; "))
+	}
+	fmt.Fprint(out, "\n\n| measure | value | target | holds |\n|---|---:|---:|:---:|\n")
+	for _, r := range rs {
+		verdict := "no"
+		if r.holds() {
+			verdict = "yes"
+		}
+		fmt.Fprintf(out, "| `%s` | %s | %s | %s |\n", readableMeasure(r.measure), markdownValue(r), target(r), verdict)
+	}
+}
+
+// readableMeasure drops the GOMAXPROCS suffix from the benchmark name in a measure
+// ("tests BenchmarkX/sub-2 p50-ms" reads "tests BenchmarkX/sub p50-ms").
+func readableMeasure(m string) string {
+	fields := strings.Fields(m)
+	if len(fields) == 3 {
+		fields[1] = trimProcs(fields[1])
+	}
+	return strings.Join(fields, " ")
+}
+
+func markdownValue(r row) string {
+	if !r.hasValue {
+		return "none"
+	}
+	return formatValue(r.value)
+}
+
+func target(r row) string {
+	if r.dir == "min" {
+		return "≥ " + formatValue(r.target)
+	}
+	return "≤ " + formatValue(r.target)
+}
+
+// writeReadme replaces what lies between the markers of the file at path with the figures of s.
+// It changes nothing unless every curve has points, the run has targets, and the markers are
+// there once each, in order, so a partial run never leaves a half-updated section.
 func writeReadme(path string, s summary) error {
 	var curvesText strings.Builder
 	if missing := writeCurves(&curvesText, s); len(missing) > 0 {
 		return fmt.Errorf("%s left unchanged: no results of %s in this run (run them with make bench-readme)",
 			path, strings.Join(missing, ", "))
+	}
+	if len(rows(s.results)) == 0 {
+		return fmt.Errorf("%s left unchanged: no targets in this run (run make bench-readme)", path)
 	}
 	old, err := os.ReadFile(path)
 	if err != nil {
@@ -209,7 +271,11 @@ func writeReadme(path string, s summary) error {
 	if !found {
 		return fmt.Errorf("%s left unchanged: %q comes before %q", path, curvesEnd, curvesStart)
 	}
-	text := strings.TrimPrefix(curvesText.String(), "\nGrowth curves\n")
+	curvesBody := strings.TrimPrefix(curvesText.String(), "\nGrowth curves\n\n")
+	machineLine, curvesOnly, _ := strings.Cut(curvesBody, "\n")
+	var targets strings.Builder
+	writeTargetsMarkdown(&targets, s)
+	text := "\n" + machineLine + "\n" + targets.String() + curvesOnly
 	var next bytes.Buffer
 	next.Write(head)
 	next.WriteString(curvesStart + "\n" + text + "\n" + curvesEnd)

@@ -28,6 +28,8 @@ func curvesRun(t *testing.T, skip string) summary {
 		"BenchmarkOpenSession/live=0-2 \t 100\t 5 ns/op\t 1246 p50-µs",
 		"BenchmarkOpenSession/live=1000-2 \t 100\t 5 ns/op\t 1434 p50-µs\t 1.151 x-of-live0",
 		"BenchmarkOpenSession/live=10000-2 \t 100\t 5 ns/op\t 1703 p50-µs\t 1.367 x-of-live0\t 1.5 x-of-live0-max",
+		"BenchmarkOpenSessionOneToken/live=0-2 \t 100\t 5 ns/op\t 1300 p50-µs",
+		"BenchmarkOpenSessionOneToken/live=10000-2 \t 100\t 5 ns/op\t 1500 p50-µs\t 1.154 x-of-live0\t 1.5 x-of-live0-max",
 		"BenchmarkOther/cards=5-2 \t 10\t 5 ns/op\t 7 bytes",
 	}
 	var in strings.Builder
@@ -61,8 +63,8 @@ func TestCurves(t *testing.T) {
 		{"header", "| cards in the deck | bytes | o200k tokens | budget (tokens) |\n|---:|---:|---:|---:|\n"},
 		{"numeric order and separators", "| 10 | 1,800 | 500 | 6,000 |\n| 100 | 18,000 | 5,000 | 6,000 |\n" +
 			"| 1,000 | 20,000 | 5,800 | — |\n| 10,000 | 21,000 | 5,900 | 6,000 |\n"},
-		{"median of three runs", "| 16 | 7.08 | 38.5 | 1,811 | 0.286 |\n"},
-		{"small values", "| 1 | 0.82 | 3.47 | 1,000 | 0.532 |\n"},
+		{"median of three runs", "| 16 | 7.08 | 38.5 | 1,811 | 0.286 | — |\n"},
+		{"small values", "| 1 | 0.82 | 3.47 | 1,000 | 0.532 | — |\n"},
 		{"rss", "| 10,000 | 210 | 18.0 |\n"},
 		{"open session", "| 0 | 1,246 | — |\n| 1,000 | 1,434 | 1.15 |\n| 10,000 | 1,703 | 1.37 |\n"},
 	} {
@@ -119,6 +121,13 @@ func TestCurvesIntoReadme(t *testing.T) {
 			if strings.Contains(text, "old table") || !strings.Contains(text, "| 10,000 | 21,000 | 5,900 | 6,000 |") {
 				t.Errorf("section not replaced by the curves:\n%s", text)
 			}
+			for _, want := range []string{"Measured on Test CPU 9000",
+				"In this run 2 of the 2 targets of `make bench` held.",
+				"| `tests BenchmarkOpenSession/live=10000 x-of-live0` | 1.37 | ≤ 1.50 | yes |"} {
+				if !strings.Contains(text, want) {
+					t.Errorf("section lacks %q:\n%s", want, text)
+				}
+			}
 			if err := writeReadme(path, tc.s); err != nil {
 				t.Fatal(err)
 			}
@@ -126,6 +135,23 @@ func TestCurvesIntoReadme(t *testing.T) {
 				t.Errorf("a second write changed the file:\n%s\nthen\n%s", text, again)
 			}
 		})
+	}
+}
+
+// TestReadmeNamesMisses: a target that did not hold is counted and named with its value and
+// target in the generated sentence, and marked in the table.
+func TestReadmeNamesMisses(t *testing.T) {
+	s := curvesRun(t, "")
+	s.results = append(s.results, result{pkg: "github.com/agent-deck/agent-deck/tests", name: "BenchmarkSlow-2",
+		metrics: []metric{{value: 3, unit: "s/op"}, {value: 2, unit: "s/op-max"}}})
+	var out strings.Builder
+	writeTargetsMarkdown(&out, s)
+	for _, want := range []string{"In this run 2 of the 3 targets of `make bench` held.",
+		"Missed: `tests BenchmarkSlow s/op` was 3.00 against a target of ≤ 2.00.",
+		"| `tests BenchmarkSlow s/op` | 3.00 | ≤ 2.00 | no |"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("targets lack %q:\n%s", want, out.String())
+		}
 	}
 }
 

@@ -10,9 +10,10 @@
 //
 // After the targets it prints the growth curves (curves.go): for the benchmarks listed there,
 // one markdown table each with a row per sub-benchmark "<param>=<value>" and a column per
-// metric. With -readme FILE it also writes them into FILE between the lines
-// "<!-- curves:start -->" and "<!-- curves:end -->" (make bench-readme does so for README.md),
-// but only when the run holds every curve, so a partial run leaves the file as it was.
+// metric. With -readme FILE it also writes the targets (as a count, the misses with their values,
+// and a table) and the curves into FILE between the lines "<!-- bench:start -->" and
+// "<!-- bench:end -->" (make bench-readme does so for README.md), but only when the run holds
+// every curve and has targets, so a partial run leaves the file as it was.
 //
 // A missed target is reported, not an error: the exit status is 0 unless a benchmark or a package
 // failed (a build error, b.Fatal, a panic), since then the table is incomplete, or the README
@@ -239,8 +240,8 @@ func write(out io.Writer, s summary) int {
 }
 
 func main() {
-	readme := flag.String("readme", "", "also write the growth curves into this file, between its "+
-		curvesStart+" and "+curvesEnd+" lines (only when the run has every curve)")
+	readme := flag.String("readme", "", "also write the run's figures (targets and growth curves) into this file, between its "+
+		curvesStart+" and "+curvesEnd+" lines (only when the run has every curve and its targets)")
 	flag.Parse()
 	s, err := read(os.Stdin, os.Stdout)
 	write(os.Stdout, s)
@@ -257,6 +258,6 @@ func main() {
 			fmt.Fprintln(os.Stderr, "benchtable:", err)
 			os.Exit(1)
 		}
-		fmt.Printf("\nwrote the growth curves into %s\n", *readme)
+		fmt.Printf("\nwrote the targets and growth curves into %s\n", *readme)
 	}
 }

@@ -43,17 +43,31 @@ type Answer struct {
 	Body   []byte
 }
 
-// Err decodes an error body: its code, message and details (zero values for another body).
+// Problem is an error answer of the REST API: an RFC 9457 problem document with Agent Deck's
+// code, hint and details.
+type Problem struct {
+	Type     string         `json:"type"`
+	Title    string         `json:"title"`
+	Status   int            `json:"status"`
+	Detail   string         `json:"detail"`
+	Instance string         `json:"instance"`
+	Code     backend.Code   `json:"code"`
+	Hint     string         `json:"hint"`
+	Details  map[string]any `json:"details"`
+}
+
+// Problem decodes a problem document (the zero Problem for another body).
+func (a Answer) Problem() Problem {
+	var p Problem
+	_ = json.Unmarshal(a.Body, &p)
+	return p
+}
+
+// Err is the code, the detail (the message) and the details of a problem document; zero values
+// for another body.
 func (a Answer) Err() (code backend.Code, message string, details map[string]any) {
-	var e struct {
-		Error struct {
-			Code    backend.Code   `json:"code"`
-			Message string         `json:"message"`
-			Details map[string]any `json:"details"`
-		} `json:"error"`
-	}
-	_ = json.Unmarshal(a.Body, &e)
-	return e.Error.Code, e.Error.Message, e.Error.Details
+	p := a.Problem()
+	return p.Code, p.Detail, p.Details
 }
 
 // Decode decodes the JSON body into out and fails the test when it cannot.

@@ -74,10 +74,15 @@ func TestMustSendsTheClientsToken(t *testing.T) {
 }
 
 func TestErr(t *testing.T) {
-	a := Answer{Status: 400, Body: []byte(`{"error":{"code":"INVALID_ARGUMENT","message":"name is empty","details":{"field":"name"}}}`)}
+	a := Answer{Status: 400, Body: []byte(`{"type":"/api/v1/problems/INVALID_ARGUMENT","title":"Invalid argument","status":400,` +
+		`"detail":"name is empty","instance":"/api/v1/decks","code":"INVALID_ARGUMENT","hint":"name accepts a name",` +
+		`"details":{"field":"name"},"error":{"code":"INVALID_ARGUMENT","message":"name is empty","details":{"field":"name","hint":"name accepts a name"}}}`)}
 	code, message, details := a.Err()
 	if code != backend.CodeInvalidArgument || message != "name is empty" || details["field"] != "name" {
 		t.Errorf("Err() = %q, %q, %v", code, message, details)
+	}
+	if p := a.Problem(); p.Hint != "name accepts a name" || p.Status != 400 || p.Instance != "/api/v1/decks" {
+		t.Errorf("Problem() = %+v", p)
 	}
 	if code, _, _ := (Answer{Body: []byte("not json")}).Err(); code != "" {
 		t.Errorf("the code of a body that is no error = %q", code)
@@ -90,8 +95,9 @@ func TestServerErrorBodies(t *testing.T) {
 		t.Fatal("no golden error bodies")
 	}
 	for name, b := range bodies {
-		if code, message, _ := (Answer{Status: b.Status, Body: b.Body}).Err(); b.Status < 400 || code == "" || message == "" {
-			t.Errorf("%s: status %d, code %q, message %q", name, b.Status, code, message)
+		p := (Answer{Status: b.Status, Body: b.Body}).Problem()
+		if b.Status < 400 || p.Code == "" || p.Detail == "" || p.Status != b.Status || p.Hint == "" {
+			t.Errorf("%s: status %d, problem %+v", name, b.Status, p)
 		}
 	}
 }

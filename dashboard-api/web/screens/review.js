@@ -7,24 +7,32 @@ const statuses = ['open', 'accepted', 'rejected', 'stale', 'superseded'];
 
 /** The queue: proposals filtered by status (open by default), then the signals table. */
 export async function reviewScreen(main, status = 'open') {
-  const [proposals, signals] = await Promise.all([get('/proposals?status=' + seg(status)), get('/signals')]);
+  const [proposals, signals, playbooks] = await Promise.all([get('/proposals?status=' + seg(status)), get('/signals'), get('/playbooks')]);
+  const titles = new Map(playbooks.map((p) => [p.id, p.title]));
   const pick = h('select', { 'aria-label': 'Show proposals that are', onchange: (e) => { location.hash = '#/review?status=' + e.target.value; } },
     statuses.map((s) => h('option', { value: s, selected: s === status ? true : undefined }, s)));
   const signalBox = h('div');
   fill(main, h('div.row.spread', {}, h('h1', {}, 'Review'), field('Status', pick)),
     h('p.muted', {}, 'Changes agents proposed to playbooks. Nothing changes until a person accepts.'),
     proposals.length ? h('div.table-wrap', {}, h('table', { 'aria-label': 'Proposals' },
-      h('thead', {}, h('tr', {}, ['Proposal', 'Kind', 'Playbook', 'Why', 'From', 'Proposed'].map((t) => h('th', { scope: 'col' }, t)))),
+      h('thead', {}, h('tr', {}, ['Proposal', 'Kind', 'Why', 'From', 'Proposed'].map((t) => h('th', { scope: 'col' }, t)))),
       h('tbody', {}, proposals.map((p) => h('tr', { 'data-proposal': p.id },
-        h('td', {}, h('a', { href: '#/proposals/' + seg(p.id) }, p.id)),
-        h('td', {}, p.kind),
-        h('td', {}, p.playbook_id || (p.new_playbook && p.new_playbook.title) || ''),
+        h('td', {}, h('a', { href: '#/proposals/' + seg(p.id), title: `Proposal ${p.id}` }, proposalTitle(p, titles))),
+        h('td.nowrap', {}, p.kind),
         h('td', {}, p.rationale),
         h('td', {}, p.client_name || h('span.muted', {}, 'unnamed')),
         h('td', {}, when(p.created_at)))))))
       : empty(h('p', {}, `No ${status} proposals.`), h('p', {}, 'Agents propose playbook fixes with propose_playbook_patch; they wait here for review.')),
     h('h2', { id: 'signals-title' }, 'Signals'), signalBox);
   drawSignals(signalBox, signals);
+}
+
+/** What a proposal is about, in words: the playbook it changes (or creates) and how much. */
+function proposalTitle(p, titles) {
+  if (p.new_playbook) return `New playbook “${p.new_playbook.title}”`;
+  const title = titles.get(p.playbook_id) || p.playbook_id || 'a playbook';
+  const n = (p.ops || []).length;
+  return `${title}: ${n} change${n === 1 ? '' : 's'}`;
 }
 
 function drawSignals(box, signals) {

@@ -3,6 +3,7 @@
 // its sign-in state, with Connect (opens the authorization server's consent page) and Disconnect.
 import { get, post, put, seg } from '../api.js';
 import { busy, empty, errorBox, field, fill, h, health, toast, when } from '../ui.js';
+import { callCharts } from '../charts.js';
 
 export async function serviceScreen(main, ref) {
   const svc = await get('/services/' + seg(ref));
@@ -15,7 +16,11 @@ export async function serviceScreen(main, ref) {
     h('h1', {}, svc.name),
     h('p.muted', {}, h('code', {}, svc.id), ' · ', svc.type === 'local-mcp' ? `local: ${svc.local_command} ${(svc.local_args || []).join(' ')}` : svc.url),
     svc.description ? h('p', {}, svc.description) : null,
-    healthBox, authBox, toolsBox, tryBox);
+    h('p.muted', { 'data-service-facts': '' }, `Timeout ${svc.timeout_seconds ? svc.timeout_seconds + ' s' : 'the server default'}`,
+      ' · ', svc.pin_tools ? 'tool definitions pinned: a changed tool is held until approved' : 'tool definitions not pinned',
+      ' · ', svc.credential_id ? ['credential ', h('code', {}, svc.credential_id)] : 'no credential'),
+    healthBox, authBox, toolsBox, tryBox,
+    callCharts('Calls per tool', { service: svc.id, group_by: 'tool' }, { service: svc.name }));
   drawHealth(healthBox, svc);
   // A finished sign-in changes what the service lists: draw the screen again.
   if (authBox) await loadAuth(authBox, svc, null, () => serviceScreen(main, ref));

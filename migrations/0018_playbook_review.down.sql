@@ -1,0 +1,2 @@
+ALTER TABLE playbook_proposals DROP COLUMN edit;
+DROP TABLE deck_playbook_review;

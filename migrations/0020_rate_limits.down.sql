@@ -1,0 +1,3 @@
+DROP TABLE rate_inflight;
+DROP TABLE rate_buckets;
+DROP TABLE rate_limit_settings;
