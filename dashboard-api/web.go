@@ -43,6 +43,7 @@ func Dashboard() http.Handler {
 	tags := etags(sub)
 	version := "v-" + filesVersion(tags)
 	index = bytes.ReplaceAll(index, []byte(`"/web/`), []byte(`"/web/`+version+`/`))
+	landing := bytes.Replace(index, []byte("</head>"), []byte(landingReads+"</head>"), 1)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
 		h.Set("Content-Security-Policy", dashboardCSP)
@@ -65,8 +66,28 @@ func Dashboard() http.Handler {
 			return
 		}
 		h.Set("Content-Type", "text/html; charset=utf-8")
+		if r.URL.Path == "/" && hasSessionCookie(r) {
+			_, _ = w.Write(landing)
+			return
+		}
 		_, _ = w.Write(index)
 	})
+}
+
+// landingReads asks the browser to start the landing screen's reads (the session check and the
+// collection's three lists) while it is still loading the modules that will ask for them: the
+// screen's fetches then take the answers already on their way. Only a page at / with a session
+// cookie gets them: a sign-in page must not see a session check answered before it signed in.
+const landingReads = `<link rel="preload" href="/api/v1/dashboard/session" as="fetch" crossorigin>
+<link rel="preload" href="/api/v1/services" as="fetch" crossorigin>
+<link rel="preload" href="/api/v1/credentials" as="fetch" crossorigin>
+<link rel="preload" href="/api/v1/playbooks" as="fetch" crossorigin>
+`
+
+// hasSessionCookie reports whether r carries a dashboard session cookie (valid or not).
+func hasSessionCookie(r *http.Request) bool {
+	c, err := r.Cookie(SessionCookie)
+	return err == nil && c.Value != ""
 }
 
 // stripped is r for another path (the version prefix taken out).
