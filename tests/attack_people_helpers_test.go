@@ -8,6 +8,7 @@ import (
 	"github.com/agent-deck/agent-deck/backend"
 	"github.com/agent-deck/agent-deck/backend/core"
 	"github.com/agent-deck/agent-deck/cli"
+	"github.com/agent-deck/agent-deck/tests/oauthas"
 )
 
 // Attacks of one person on another's decks and cards (issue 26), for the tables of each surface.
@@ -259,3 +260,61 @@ func attackOIDCForeignCallback(t *testing.T) {
 		t.Errorf("start: %d to %q, want the provider", resp.StatusCode, resp.Header.Get("Location"))
 	}
 }
+
+// attackMCPPersonalServiceLendsSharedSignIn: a service signed in once (OAuth) is made one that
+// each person brings their own secret for. The service's own sign-in must then go out on
+// nobody's call: without a credential to hold each person's secret every call is refused; with
+// a personal header credential, alice's call carries her header and no borrowed bearer token
+// (the protected server answers 401); and the shared sign-in cannot be started again.
+func attackMCPPersonalServiceLendsSharedSignIn(t *testing.T) {
+	h := startTeamHub(t, mcpStackOptions{})
+	as := newOAuthService(t, oauthas.Options{})
+	admin, ctx := h.s.api(), h.s.adminCtx()
+	admin.Must(t, http.StatusCreated, "POST", "/api/v1/services", core.ServiceInput{Name: "notes", Type: backend.ServiceRemote,
+		URL: as.MCPURL()}, nil)
+	started, err := h.s.svc.ConnectService(ctx, "notes", "http://127.0.0.1:1/oauth/callback", core.OAuthConnectInput{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, state := consentCode(t, started.AuthURL)
+	if _, err := h.s.svc.FinishOAuth(ctx, state, code, ""); err != nil {
+		t.Fatal(err)
+	}
+	admin.Must(t, http.StatusCreated, "POST", "/api/v1/decks", core.DeckInput{Name: "team"}, nil)
+	admin.Must(t, http.StatusOK, "POST", "/api/v1/decks/team/cards", core.CardRef{CardType: backend.CardService, CardID: "notes"}, nil)
+	admin.Must(t, http.StatusOK, "PUT", "/api/v1/decks/team/sharing", core.DeckSharingInput{Sharing: backend.ShareEveryone}, nil)
+	echo := map[string]any{"serviceId": "notes", "toolName": "echo", "arguments": map[string]any{"text": "x"}}
+	conn := map[string]*mcpConn{}
+	for _, who := range []string{"alice", "bob"} {
+		conn[who] = h.s.connect(t, h.agent[who], nil, "")
+		conn[who].ok("bind_workspace", map[string]any{"workspaceRoot": "/w/" + who, "deckId": "team"}, nil)
+	}
+	conn["alice"].ok("call_service_tool", echo, nil) // the shared sign-in works while the service is shared
+
+	admin.Must(t, http.StatusOK, "PATCH", "/api/v1/services/notes", core.ServicePatch{Personal: ptrTo(true)}, nil)
+	for _, who := range []string{"alice", "bob"} {
+		if e := conn[who].fails("call_service_tool", echo); e.Code != "DOWNSTREAM_AUTH" {
+			t.Errorf("%s calls a personal service with no credential for her own secret: %+v (the shared sign-in was lent)", who, e)
+		}
+	}
+	if a := admin.Do(t, h.s.AdminToken, "POST", "/api/v1/services/notes/connect", map[string]any{}); a.Status != http.StatusBadRequest {
+		t.Errorf("one sign-in for a personal service: %d %s", a.Status, a.Body)
+	}
+
+	admin.Must(t, http.StatusCreated, "POST", "/api/v1/credentials", core.CredentialInput{Label: "NotesKey",
+		Scheme: backend.SchemeHeader, HeaderName: "X-Notes-Key", Personal: true}, nil)
+	admin.Must(t, http.StatusOK, "PATCH", "/api/v1/services/notes", core.ServicePatch{CredentialID: ptrTo("cred_noteskey")}, nil)
+	h.as(h.person["alice"]).Must(t, http.StatusOK, "PUT", "/api/v1/credentials/NotesKey/mine", core.OwnSecretInput{Value: "alice-" + randHex(8)}, nil)
+	refused := as.Counts().Unauthorized
+	if e := conn["alice"].fails("call_service_tool", echo); e.Code != "DOWNSTREAM_AUTH" {
+		t.Errorf("alice's call went through: %+v (it carried the service's bearer token, not only her header)", e)
+	}
+	if as.Counts().Unauthorized == refused {
+		t.Error("the protected server saw no request without a bearer token from alice's call")
+	}
+	if e := conn["bob"].fails("call_service_tool", echo); e.Code != "CREDENTIAL_MISSING" {
+		t.Errorf("bob, who set no secret: %+v", e)
+	}
+}
+
+func ptrTo[T any](v T) *T { return &v }
