@@ -19,6 +19,7 @@ func TestAttacksMCP(t *testing.T) {
 		{"agent bound to one deck reaches a service with another deck's credential", attackMCPReachOtherDeckCredential},
 		{"agent erases its calls from the audit trail with a NUL in a tool name", attackAuditNULErasesTrail},
 		{"a member's agent binds, reads, links and calls another person's private deck and cards", attackMCPOtherPersonsDeck},
+		{"a member's agent reads or links a credential on another person's deck", attackMCPOtherPersonsCredential},
 		{"a member's agent keeps using a deck after its owner unshared it", attackMCPUnsharedDeckStaysBound},
 		{"a person without their own secret calls a personal service another person is connected to", attackMCPBorrowAnotherPersonsSecret},
 		{"a personal service lends its one OAuth sign-in to every person's calls", attackMCPPersonalServiceLendsSharedSignIn},

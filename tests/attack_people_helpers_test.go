@@ -2,6 +2,7 @@ package tests
 
 import (
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -318,3 +319,107 @@ func attackMCPPersonalServiceLendsSharedSignIn(t *testing.T) {
 }
 
 func ptrTo[T any](v T) *T { return &v }
+
+// privateCredentialHub is a team hub where the admin keeps a credential (with a shared secret)
+// on a deck of their own, and a personal credential on the same private deck: bob may use
+// neither, see neither, nor set a secret of his own for either.
+func privateCredentialHub(t *testing.T) (*teamHub, []string) {
+	t.Helper()
+	h := startTeamHub(t, mcpStackOptions{})
+	admin := h.s.api()
+	var shared, personal backend.Credential
+	admin.Must(t, http.StatusCreated, "POST", "/api/v1/credentials", core.CredentialInput{Label: "Payroll key", Value: "payroll-" + randHex(8),
+		EnvName: "PAYROLL_KEY"}, &shared)
+	admin.Must(t, http.StatusCreated, "POST", "/api/v1/credentials", core.CredentialInput{Label: "Payroll login", Personal: true,
+		EnvName: "PAYROLL_LOGIN"}, &personal)
+	admin.Must(t, http.StatusCreated, "POST", "/api/v1/decks", core.DeckInput{Name: "payroll"}, nil)
+	for _, id := range []string{shared.ID, personal.ID} {
+		admin.Must(t, http.StatusOK, "POST", "/api/v1/decks/payroll/cards", core.CardRef{CardType: backend.CardCredential, CardID: id}, nil)
+	}
+	admin.Must(t, http.StatusCreated, "POST", "/api/v1/decks", core.DeckInput{Name: "team"}, nil)
+	admin.Must(t, http.StatusOK, "PUT", "/api/v1/decks/team/sharing", core.DeckSharingInput{Sharing: backend.ShareEveryone}, nil)
+	return h, []string{shared.ID, personal.ID, "Payroll key", "Payroll login", "PAYROLL_KEY", "PAYROLL_LOGIN"}
+}
+
+// attackRESTOtherPersonsCredential: bob's tokens read, list, use for exec, or set a secret of
+// his own for credentials on a deck he may not use.
+func attackRESTOtherPersonsCredential(t *testing.T) {
+	h, hidden := privateCredentialHub(t)
+	for _, tok := range []string{h.agent["bob"], h.person["bob"]} {
+		bob := h.as(tok)
+		var creds []backend.Credential
+		bob.Must(t, http.StatusOK, "GET", "/api/v1/credentials", nil, &creds)
+		if len(creds) != 0 {
+			t.Errorf("bob lists %+v", creds)
+		}
+		for _, ref := range hidden[:4] {
+			p := "/api/v1/credentials/" + url.PathEscape(ref)
+			for _, r := range []struct {
+				method, path string
+				body         any
+			}{{"GET", p, nil}, {"PUT", p + "/mine", core.OwnSecretInput{Value: "bob-" + randHex(4)}}, {"DELETE", p + "/mine", nil}} {
+				want := http.StatusNotFound
+				if tok == h.agent["bob"] && r.method != "GET" {
+					want = http.StatusForbidden // a person's own surface: agent tokens never set secrets
+				}
+				if a := bob.Do(t, tok, r.method, r.path, r.body); a.Status != want {
+					t.Errorf("bob %s %s: %d %s, want %d", r.method, r.path, a.Status, a.Body, want)
+				}
+			}
+		}
+		if a := bob.Do(t, tok, "POST", "/api/v1/exec", core.ExecInput{CredentialIDs: hidden[:1], Command: []string{"env"}}); a.Status != http.StatusForbidden {
+			t.Errorf("bob resolves the admin's credential for exec: %d %s", a.Status, a.Body)
+		}
+		noneOf(t, "bob's REST answers", bob.Bodies(), hidden[4:])
+	}
+}
+
+// attackMCPOtherPersonsCredential: bob's agent sees no credential of a deck he may not use in
+// the collection, and binding that deck is refused.
+func attackMCPOtherPersonsCredential(t *testing.T) {
+	h, hidden := privateCredentialHub(t)
+	// The admin's own agent reads them: what bob must not.
+	own := h.s.connect(t, h.agent["admin"], nil, "")
+	if s := mcpText(own.call("list_collection", map[string]any{"card_type": "credential"})); !strings.Contains(s, "PAYROLL_KEY") {
+		t.Fatalf("the admin's agent does not see the credential either: %s", s)
+	}
+	bob := h.s.connect(t, h.agent["bob"], nil, "")
+	if e := bob.fails("bind_workspace", map[string]any{"workspaceRoot": "/w/b", "deckId": "payroll"}); e.Code != "NOT_FOUND" {
+		t.Errorf("bob binds the admin's deck: %+v", e)
+	}
+	bob.ok("bind_workspace", map[string]any{"workspaceRoot": "/w/b", "deckId": "team"}, nil)
+	var texts []string
+	for _, tool := range []string{"list_collection", "get_bound_deck"} {
+		texts = append(texts, mcpText(bob.call(tool, map[string]any{})))
+	}
+	texts = append(texts, mcpText(bob.call("list_collection", map[string]any{"card_type": "credential"})))
+	for _, ref := range hidden {
+		if e := bob.fails("manage_deck_card", map[string]any{"action": "link", "card_type": "credential", "card_id": ref}); e.Code != "NOT_FOUND" {
+			t.Errorf("bob links the admin's credential %q to the team deck: %+v", ref, e)
+		}
+	}
+	for _, s := range texts {
+		for _, w := range hidden {
+			if strings.Contains(s, w) {
+				t.Errorf("bob's agent reads %q: %s", w, s)
+			}
+		}
+	}
+}
+
+// attackCLIOtherPersonsCredential: bob's CLI lists, shows, or sets his own secret for a
+// credential on a deck he may not use.
+func attackCLIOtherPersonsCredential(t *testing.T) {
+	h, hidden := privateCredentialHub(t)
+	list := h.cli(t, h.person["bob"], "credential", "list").wantCode(t, 0)
+	show := h.cli(t, h.person["bob"], "credential", "show", hidden[0]).wantCode(t, 1)
+	set := runCLI(t.TempDir(), strings.NewReader("bob-secret\n"), "--server", h.s.URL, "--token", h.person["bob"],
+		"credential", "set-mine", hidden[1]).wantCode(t, 1)
+	for _, r := range []cliResult{list, show, set} {
+		for _, w := range hidden[2:] {
+			if strings.Contains(r.stdout+r.stderr, w) {
+				t.Errorf("bob's CLI names %q: %s %s", w, r.stdout, r.stderr)
+			}
+		}
+	}
+}
