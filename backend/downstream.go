@@ -44,6 +44,9 @@ type Target struct {
 	// Admit, when set, vets the exact tool definition a call resolved, before its arguments
 	// are checked or anything is sent; its error is the call's (tool pinning, service_toolpins.go).
 	Admit func(DownstreamTool) error
+	// TalksBack says the service is known to talk back (ServiceRecord.TalksBack): its calls from
+	// different agent sessions take turns from the first one.
+	TalksBack bool
 	// oauthExpires is when the service's OAuth access token expires: a cached target is
 	// rebuilt (and the token refreshed) before then. oauthAccess is that token, so a 401 can
 	// tell whether another caller already replaced it.
@@ -75,6 +78,10 @@ type Downstream interface {
 	Status(serviceID string) (DownstreamStatus, bool)
 	// Forget closes the service's connection and drops its caches (service changed or deleted).
 	Forget(serviceID string)
+	// SessionEnded tells the proxy that an agent session ended (closed, expired or evicted, on
+	// any replica): it lets go of what it kept for the session, and a local server that only
+	// ended sessions were using is stopped shortly after.
+	SessionEnded(sessionID string)
 }
 
 // DownstreamStatus is the proxy's in-memory view of one service.
@@ -82,4 +89,7 @@ type DownstreamStatus struct {
 	Health Health
 	// Tools is the cached tool list, nil when never fetched.
 	Tools []DownstreamTool
+	// TalksBack says the downstream was seen talking back in a way that makes its calls take
+	// turns; the core records it (Store.MarkServiceTalksBack).
+	TalksBack bool
 }

@@ -50,6 +50,8 @@ type Store interface {
 	CreateServices(ctx context.Context, s []*ServiceRecord) error
 	UpdateService(ctx context.Context, s *ServiceRecord) error
 	UpdateServiceHealth(ctx context.Context, id string, h Health) error
+	// MarkServiceTalksBack records that the service's downstream talks back (ServiceRecord.TalksBack).
+	MarkServiceTalksBack(ctx context.Context, id string) error
 	DeleteService(ctx context.Context, id string) error
 	GetService(ctx context.Context, ref string) (ServiceRecord, error)
 	ListServices(ctx context.Context) ([]ServiceRecord, error)
@@ -158,6 +160,8 @@ type Store interface {
 	// BindUnboundSession binds a session only while it has no deck; false when it had one.
 	BindUnboundSession(ctx context.Context, s *MCPSession) (bool, error)
 	TouchSession(ctx context.Context, id string, at time.Time) error
+	// SetSessionLogLevel records the level a live session's client set with logging/setLevel.
+	SetSessionLogLevel(ctx context.Context, id, level string) error
 	TerminateSession(ctx context.Context, id string, at time.Time) error
 	// ListLiveSessions returns sessions not terminated and seen since the given time.
 	ListLiveSessions(ctx context.Context, seenSince time.Time) ([]MCPSession, error)

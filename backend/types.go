@@ -121,6 +121,9 @@ type ServiceRecord struct {
 	// DeckSettings are the rules of the deck a snapshot was loaded for (Store.LinkedCards); nil
 	// elsewhere and when the deck has none.
 	DeckSettings *DeckServiceSettings
+	// TalksBack says the downstream was seen asking something no single call could be told
+	// apart for, or asking for roots: its calls from different sessions take turns.
+	TalksBack bool
 }
 
 // AuthScheme says how a credential's secret is presented to a downstream server.
@@ -256,6 +259,10 @@ type MCPSession struct {
 	// Person is the name of the person whose token opened the session; PersonID their id.
 	Person   string `json:"person,omitempty"`
 	PersonID string `json:"-"`
+	// Caps is what the session's client declared at initialize that a downstream may use.
+	Caps ClientCaps `json:"-"`
+	// LogLevel is the level the client set with logging/setLevel; "" when it set none.
+	LogLevel string `json:"-"`
 	// Token names that token; only admins are shown it (the session list).
 	Token *SessionToken `json:"token,omitempty"`
 }
@@ -266,6 +273,46 @@ type SessionToken struct {
 	Name string    `json:"name"`
 	Kind TokenKind `json:"kind"`
 }
+
+// ClientCaps are the client capabilities of an MCP session a downstream server may use.
+type ClientCaps struct {
+	Elicitation bool
+	Sampling    bool
+	Roots       bool
+}
+
+// Names lists the capabilities declared, as stored.
+func (c ClientCaps) Names() []string {
+	out := []string{}
+	for _, x := range []struct {
+		on   bool
+		name string
+	}{{c.Elicitation, "elicitation"}, {c.Sampling, "sampling"}, {c.Roots, "roots"}} {
+		if x.on {
+			out = append(out, x.name)
+		}
+	}
+	return out
+}
+
+// ClientCapsOf reads capabilities as stored; unknown names are ignored.
+func ClientCapsOf(names []string) ClientCaps {
+	var c ClientCaps
+	for _, n := range names {
+		switch n {
+		case "elicitation":
+			c.Elicitation = true
+		case "sampling":
+			c.Sampling = true
+		case "roots":
+			c.Roots = true
+		}
+	}
+	return c
+}
+
+// LogLevels are the MCP log levels, from the most verbose.
+var LogLevels = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
 
 // ExecAudit records one `agent-deck exec`: which credentials, which command, how it ended.
 // It never holds a secret value.

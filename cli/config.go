@@ -86,6 +86,8 @@ func serveFlags() []cli.Flag {
 			Usage: "https URL of Agent Deck's Client ID Metadata Document (served at /oauth/client-metadata.json), its client_id at services' authorization servers that support such documents; default: that path on the server's address when it is https"},
 		&cli.DurationFlag{Name: "local-idle-timeout", EnvVars: []string{"AGENT_DECK_LOCAL_IDLE_TIMEOUT"},
 			Value: 10 * time.Minute, Usage: "idle local MCP servers are stopped after this long"},
+		&cli.DurationFlag{Name: "local-session-linger", EnvVars: []string{"AGENT_DECK_LOCAL_SESSION_LINGER"},
+			Value: 5 * time.Second, Usage: "a local MCP server is stopped this long after the last agent session that called it ended"},
 		&cli.IntFlag{Name: "result-cap", EnvVars: []string{"AGENT_DECK_RESULT_CAP"}, Value: 48 * 1024,
 			Usage: "tool results larger than this many bytes are spilled to <home>/tool-results"},
 		&cli.DurationFlag{Name: "result-retention", EnvVars: []string{"AGENT_DECK_RESULT_RETENTION"}, Value: 24 * time.Hour,
@@ -155,6 +157,7 @@ type ServeConfig struct {
 	// Tests only; there is no flag.
 	OAuthAllowLoopbackHTTPClientIDs bool
 	LocalIdleTimeout                time.Duration
+	LocalSessionLinger              time.Duration
 	ResultCap                       int
 	ResultRetention                 time.Duration
 	ResultHardCap                   int   // bytes; 0 = 32 MiB
@@ -218,6 +221,7 @@ func serveConfigFrom(c *cli.Context) ServeConfig {
 		OAuthMaxClients:             c.Int("oauth-max-clients"),
 		OAuthUnusedClientTTL:        c.Duration("oauth-unused-client-ttl"),
 		LocalIdleTimeout:            c.Duration("local-idle-timeout"),
+		LocalSessionLinger:          c.Duration("local-session-linger"),
 		ResultCap:                   c.Int("result-cap"),
 		ResultRetention:             c.Duration("result-retention"),
 		ResultHardCap:               c.Int("result-hard-cap"),

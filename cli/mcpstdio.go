@@ -71,11 +71,22 @@ const maxStdioMessage = 16 << 20
 // a binding call (bind_workspace, switch_bound_deck, session), which waits for the requests read before it
 // and holds up the ones read after it until it has answered, so a call pipelined right after a
 // bind sees the binding.
+//
+// What the server asks the client during a call (elicitation, sampling, roots) comes on that
+// call's answer and goes to stdout like the rest; the client's answer, read on stdin, is posted
+// back. Once the session is open the bridge also listens on its GET stream, where the server
+// sends what belongs to no call (the roots question that binds the session, messages that
+// trailed a call's answer).
 func RunMCPStdio(ctx context.Context, opts StdioBridgeOptions, stdin io.Reader, stdout, stderr io.Writer) error {
 	b := &stdioBridge{opts: opts, out: stdout, log: stderr, http: opts.HTTP}
 	if b.http == nil {
 		b.http = &http.Client{}
 	}
+	ctx, stopListening := context.WithCancel(ctx)
+	defer stopListening()
+	var listening sync.WaitGroup
+	defer listening.Wait()
+	defer stopListening() // runs first: the stream ends before the wait
 	in := bufio.NewReaderSize(stdin, 64<<10)
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, 16)
@@ -86,6 +97,9 @@ func RunMCPStdio(ctx context.Context, opts StdioBridgeOptions, stdin io.Reader, 
 			msg := append([]byte(nil), bytes.TrimSpace(line)...)
 			if b.sessionID() == "" || isInitialize(msg) || isInitializedNote(msg) {
 				b.forward(ctx, msg)
+				if isInitializedNote(msg) {
+					listening.Go(func() { b.listen(ctx) })
+				}
 			} else {
 				sem <- struct{}{}
 				wg.Add(1)
@@ -378,6 +392,37 @@ func (b *stdioBridge) endSession() {
 	b.setHeaders(req)
 	if resp, err := b.http.Do(req); err == nil {
 		resp.Body.Close()
+	}
+}
+
+// listenRetry spaces reconnections of the GET stream.
+const listenRetry = time.Second
+
+// listen copies the session's GET stream to stdout until ctx ends, reconnecting when it breaks,
+// following the session when it is renewed. A server that offers no GET stream (405) is not
+// asked again.
+func (b *stdioBridge) listen(ctx context.Context) {
+	for ctx.Err() == nil {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, b.opts.URL, nil)
+		if err != nil {
+			return
+		}
+		b.setHeaders(req)
+		req.Header.Set("Accept", "text/event-stream")
+		if resp, err := b.http.Do(req); err == nil {
+			if resp.StatusCode == http.StatusMethodNotAllowed {
+				resp.Body.Close()
+				return
+			}
+			if resp.StatusCode == http.StatusOK {
+				_ = readSSE(resp.Body, b.writeLine)
+			}
+			resp.Body.Close()
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(listenRetry):
+		}
 	}
 }
 

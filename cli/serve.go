@@ -77,6 +77,8 @@ type Server struct {
 	tracing tracing
 	lock    *homeLock
 	dataDir string // the embedded cluster's data directory, "" with an external database
+	// bus carries clients' answers and session messages between replicas (the database).
+	bus     backend.RelayBus
 	closers []closer
 }
 
@@ -123,6 +125,7 @@ func Start(ctx context.Context, cfg ServeConfig) (srv *Server, err error) {
 		return nil, fmt.Errorf("open database: %w", err)
 	}
 	s.push("database pool", func(context.Context) error { store.Close(); return nil })
+	s.bus = store
 
 	key, pendingKey, err := loadSecretKey(cfg.Home, cfg.SecretKey)
 	if err != nil {
@@ -147,6 +150,7 @@ func Start(ctx context.Context, cfg ServeConfig) (srv *Server, err error) {
 		Home:            cfg.Home,
 		Logger:          s.log.With("component", "proxy"),
 		IdleTimeout:     cfg.LocalIdleTimeout,
+		SessionLinger:   cfg.LocalSessionLinger,
 		MaxResultBytes:  cfg.ResultCap,
 		ResultRetention: cfg.ResultRetention,
 		ResultHardCap:   cfg.ResultHardCap,
@@ -293,6 +297,7 @@ func (s *Server) listen(ctx context.Context) error {
 		Origins: origins,
 		Version: ReadBuildInfo().Version,
 		Tracer:  s.tracing.mcp(),
+		Bus:     s.bus,
 	})
 	if err != nil {
 		ln.Close()

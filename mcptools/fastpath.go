@@ -16,7 +16,8 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
-	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/agent-deck/agent-deck/backend"
 )
 
 // fastTools are the tools whose plain calls skip mcp-go's transport: get_bound_deck, on the
@@ -29,30 +30,16 @@ import (
 //
 // call_service_tool joins on the same terms, checked per call (quiet): what a downstream sends
 // back during a call can reach only a session that passed a progress token, set a log level, or
-// declared elicitation or sampling. For any other session the relay would carry nothing, and the
-// proxy uses the service's shared connection either way.
+// declared elicitation, sampling or roots. For any other session the relay would carry nothing.
 var fastTools = map[string]bool{"get_bound_deck": true, "call_service_tool": true}
 
 // relayedTools are the fast tools a downstream can talk back through (relay.go).
 var relayedTools = map[string]bool{"call_service_tool": true}
 
-// quiet reports whether nothing a downstream sends during a call could reach session id: it set
-// no log level, and its client declared neither elicitation nor sampling at initialize (a
-// session this process has not registered has no capabilities here, on the transport too).
-func (h *Handler) quiet(id string) bool {
-	if h.levels.get(id) != "" {
-		return false
-	}
-	cs, ok := h.roots.session(id)
-	if !ok {
-		return true
-	}
-	info, ok := cs.(server.SessionWithClientInfo)
-	if !ok {
-		return true
-	}
-	caps := info.GetClientCapabilities()
-	return caps.Elicitation == nil && caps.Sampling == nil
+// quiet reports whether nothing a downstream sends during a call could reach the session: its
+// row says it set no log level and its client declared neither elicitation, sampling nor roots.
+func quiet(sess *backend.MCPSession) bool {
+	return wantsOf(sess).Quiet()
 }
 
 // fastCall is what peekBody keeps of a tools/call body for the fast path, from its one decode.
@@ -77,7 +64,7 @@ func (h *Handler) serveFast(ctx context.Context, w http.ResponseWriter, r *http.
 	if fc.jsonrpc != mcp.JSONRPC_VERSION || fc.id == nil || fc.other || fc.extra {
 		return false
 	}
-	if relayedTools[st.toolName] && !h.quiet(st.session.ID) {
+	if relayedTools[st.toolName] && !quiet(st.session) {
 		return false // the relay needs the transport's session and stream
 	}
 	if !passesRebindingGuard(r) {
@@ -95,6 +82,7 @@ func (h *Handler) serveFast(ctx context.Context, w http.ResponseWriter, r *http.
 	defer cancel()
 	key, call := inflightKey(st.session.ID, fc.id), &inflightCall{cancel}
 	h.inflight.Store(key, call)
+	st.fast = true
 	defer h.inflight.CompareAndDelete(key, call)
 	res, _ := handler(ctx, mcp.CallToolRequest{
 		Request: mcp.Request{Method: string(mcp.MethodToolsCall)}, Params: params})
@@ -216,19 +204,39 @@ func inflightKey(session string, id any) string {
 	return fmt.Sprintf("%s %T %v", session, id, id)
 }
 
-// cancelInflight cancels the fast-path call of session named by a notifications/cancelled; the
-// notification then goes on to the transport, which cancels its own calls of that id.
-func (h *Handler) cancelInflight(session string, id any) {
+// cancelInflight cancels the tool call of session named by a notifications/cancelled, if this
+// replica runs it; the notification then goes on to the transport, which cancels its own
+// requests of that id too.
+func (h *Handler) cancelInflight(session string, id any) bool {
 	if id == nil {
-		return
+		return false
 	}
-	if call, ok := h.inflight.Load(inflightKey(session, id)); ok {
+	call, ok := h.inflight.Load(inflightKey(session, id))
+	if ok {
 		call.(*inflightCall).cancel()
 	}
+	return ok
 }
 
-// inflightCall is one fast-path call that notifications/cancelled can stop.
+// inflightCall is one tool call that notifications/cancelled can stop.
 type inflightCall struct{ cancel context.CancelFunc }
+
+// trackCall makes a tool call of the transport cancellable by notifications/cancelled received
+// on any replica (the fast path tracks its own); the returned func ends the tracking.
+func (h *Handler) trackCall(ctx context.Context) (context.Context, func()) {
+	st := stateFrom(ctx)
+	if st == nil || st.fast || st.session == nil || len(st.requestID) == 0 {
+		return ctx, func() {}
+	}
+	var id any
+	if json.Unmarshal(st.requestID, &id) != nil || id == nil {
+		return ctx, func() {}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	key, call := inflightKey(st.session.ID, id), &inflightCall{cancel}
+	h.inflight.Store(key, call)
+	return ctx, func() { h.inflight.CompareAndDelete(key, call); cancel() }
+}
 
 // passesRebindingGuard is the transport's DNS-rebinding guard: on a loopback listener, only a
 // request whose Host names a loopback address gets through.

@@ -41,7 +41,8 @@ func (noDownstream) Check(context.Context, backend.Target) backend.Health { retu
 func (noDownstream) Status(string) (backend.DownstreamStatus, bool) {
 	return backend.DownstreamStatus{}, false
 }
-func (noDownstream) Forget(string) {}
+func (noDownstream) Forget(string)       {}
+func (noDownstream) SessionEnded(string) {}
 
 // fastFixture is the /mcp handler over a real database with a deck whose text needs escaping.
 type fastFixture struct {

@@ -41,6 +41,10 @@ type Options struct {
 	Origins backend.OriginPolicy
 	// Tracer makes a span of every tool call; nil traces nothing (tracing.go).
 	Tracer trace.TracerProvider
+	// Bus carries clients' answers to Agent Deck's requests, and messages for a session whose
+	// stream another replica holds, between the replicas sharing the database (asks.go); nil
+	// serves one replica only.
+	Bus backend.RelayBus
 }
 
 // Handler is the /mcp endpoint: Streamable HTTP with sessions kept in Postgres.
@@ -54,12 +58,14 @@ type Handler struct {
 	http      *server.StreamableHTTPServer
 	visible   map[visibility]map[string]bool
 	roots     *rootsBinder
-	levels    logLevels
+	asks      *asks
+	stopBus   context.CancelFunc
 	tracer    trace.Tracer
 	buffers   bufferPool                        // JSON answers held to be sent in one write (response.go)
 	fast      map[string]server.ToolHandlerFunc // handlers of fastTools (fastpath.go)
 	idleClock idleClock                         // when the transport last saw each session
-	inflight  sync.Map                          // fast-path calls in flight: inflightKey -> *inflightCall
+	streams   sync.Map                          // session id -> *atomic.Int32: its GET streams open here
+	inflight  sync.Map                          // tool calls in flight: inflightKey -> *inflightCall
 
 	// readOnlyTools are the resource tools as agent:read lists them: action enums narrowed.
 	readOnlyTools map[string]mcp.Tool
@@ -107,8 +113,15 @@ func NewHandler(svc *core.Hub, opts Options) (*Handler, error) {
 			h.readOnlyTools[t.Name] = v.MCPTool()
 		}
 	}
-	h.roots = newRootsBinder(svc, h.log)
+	h.asks = newAsks(opts.Bus)
+	h.roots = newRootsBinder(svc, h.log, h.asks, h.toSession)
 	h.mcp = h.newMCPServer(opts.Version)
+	svc.OnSessionEnded(h.asks.sessionEnded)
+	busCtx, stopBus := context.WithCancel(context.Background())
+	h.stopBus = stopBus
+	if opts.Bus != nil {
+		opts.Bus.ListenRelay(busCtx, h.asks.replica, h.fromBus, h.sessionMessage)
+	}
 	idle := opts.IdleTimeout
 	if idle <= 0 {
 		idle = 30 * time.Minute
@@ -144,14 +157,13 @@ func (h *Handler) newMCPServer(version string) *server.MCPServer {
 		}
 	})
 	hooks.AddAfterSetLevel(func(ctx context.Context, _ any, req *mcp.SetLevelRequest, _ *mcp.EmptyResult) {
-		if cs := server.ClientSessionFromContext(ctx); cs != nil {
-			h.levels.set(cs.SessionID(), req.Params.Level)
+		// Kept in the session row, so every replica relays log messages at this level.
+		if id := sessionIDFrom(ctx); id != "" {
+			if err := h.svc.SetSessionLogLevel(ctx, id, string(req.Params.Level)); err != nil {
+				h.log.WarnContext(ctx, "a session's log level could not be recorded", "code", backend.ErrorCode(err))
+			}
 		}
 	})
-	hooks.AddOnUnregisterSession(func(_ context.Context, cs server.ClientSession) {
-		h.levels.drop(cs.SessionID())
-	})
-	h.roots.track(hooks)
 	s := server.NewMCPServer("agent-deck", version,
 		server.WithToolCapabilities(false),
 		server.WithLogging(),
@@ -173,6 +185,7 @@ func (h *Handler) newMCPServer(version string) *server.MCPServer {
 // Close drops this process's in-memory session state and stops its sweeper. Session rows stay:
 // clients continue on the next start or on another replica.
 func (h *Handler) Close(ctx context.Context) error {
+	defer h.stopBus()
 	defer h.roots.close()
 	return h.http.Shutdown(ctx)
 }
@@ -236,6 +249,8 @@ func (h *Handler) toolHandler(spec ToolSpec) server.ToolHandlerFunc {
 		if err != nil {
 			return errorResult(ctx, h.log, spec.Name, err), nil
 		}
+		ctx, untrack := h.trackCall(ctx)
+		defer untrack()
 		ctx = h.withWords(h.withRelay(ctx, req))
 		c := &call{svc: h.svc, sessionID: sessionIDFrom(ctx), spec: &spec, vals: vals, respelled: respelled}
 		res = h.runTool(ctx, c)

@@ -51,23 +51,38 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.writeUnknownTool(w, st)
 		return
 	}
+	if st.answerID != "" && st.session != nil && r.Method == http.MethodPost {
+		h.takeAnswer(w, r, st)
+		return
+	}
 	ctx := withState(backend.WithActor(r.Context(), st.actor), st)
 	if h.serveFast(ctx, w, r, st) {
 		return
 	}
-	if st.method == string(mcp.MethodNotificationCancelled) && st.session != nil {
-		h.cancelInflight(st.session.ID, st.cancelOf)
+	if st.method == string(mcp.MethodNotificationCancelled) && st.session != nil &&
+		!h.cancelInflight(st.session.ID, st.cancelOf) {
+		h.cancelElsewhere(ctx, st.session.ID, st.cancelOf)
 	}
 	defer func() {
 		if st.session != nil {
 			h.idleClock.saw(st.session.ID)
 		}
 	}()
-	if r.Method != http.MethodPost {
-		h.http.ServeHTTP(w, r.WithContext(ctx)) // GET is the SSE stream; DELETE has no body
+	if r.Method == http.MethodGet && st.session != nil {
+		// The session's GET stream: Agent Deck writes on it too (asks.go).
+		gw := newJSONResponse(w, &h.buffers)
+		defer gw.finish()
+		defer h.streaming(st.session.ID, gw)()
+		h.roots.streamOpened(ctx, st.session)
+		h.http.ServeHTTP(gw, r.WithContext(ctx))
 		return
 	}
-	jw := &jsonResponse{ResponseWriter: w, buffers: &h.buffers}
+	if r.Method != http.MethodPost {
+		h.http.ServeHTTP(w, r.WithContext(ctx)) // DELETE has no body
+		return
+	}
+	jw := newJSONResponse(w, &h.buffers)
+	st.stream = jw
 	defer jw.finish()
 	h.http.ServeHTTP(jw, r.WithContext(ctx))
 }
@@ -231,6 +246,11 @@ func (h *Handler) peekBody(w http.ResponseWriter, r *http.Request, st *reqState)
 			ClientInfo struct {
 				Name string `json:"name"`
 			} `json:"clientInfo"`
+			Capabilities struct { // of initialize
+				Elicitation json.RawMessage `json:"elicitation"`
+				Sampling    json.RawMessage `json:"sampling"`
+				Roots       json.RawMessage `json:"roots"`
+			} `json:"capabilities"`
 			// Present, these need the transport (fastpath.go).
 			Meta           json.RawMessage `json:"_meta"`
 			Task           json.RawMessage `json:"task"`
@@ -241,6 +261,19 @@ func (h *Handler) peekBody(w http.ResponseWriter, r *http.Request, st *reqState)
 	if t := bytes.TrimSpace(body); len(t) > 0 && t[0] == '{' && json.Unmarshal(t, &peek) == nil {
 		p := &peek.Params
 		st.method, st.clientName, st.requestID = peek.Method, p.ClientInfo.Name, peek.ID
+		if st.method == string(mcp.MethodInitialize) {
+			declared := func(raw json.RawMessage) bool { return len(raw) > 0 && string(raw) != "null" }
+			st.caps = backend.ClientCaps{Elicitation: declared(p.Capabilities.Elicitation),
+				Sampling: declared(p.Capabilities.Sampling), Roots: declared(p.Capabilities.Roots)}
+		}
+		if st.method == "" && (peek.Result != nil || peek.Error != nil) {
+			var id string
+			if json.Unmarshal(peek.ID, &id) == nil {
+				if _, ours := replicaOf(id); ours {
+					st.answerID, st.answer = id, body
+				}
+			}
+		}
 		if st.method == string(mcp.MethodNotificationCancelled) && p.RequestID != nil {
 			_ = json.Unmarshal(p.RequestID, &st.cancelOf)
 		}

@@ -3,7 +3,6 @@ package mcptools
 import (
 	"context"
 	"encoding/json"
-	"sync"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -12,56 +11,50 @@ import (
 )
 
 // This file is the way back from a downstream to the agent session whose call it serves: a
-// backend.Relay bound to the tool call's context, so mcp-go sends what the downstream sent on
-// that call's own stream, to that session only.
+// backend.Relay bound to the tool call's context. Notifications and requests go out on that
+// call's own stream (jsonResponse.send), turning its answer into an SSE stream; a request's
+// answer may reach any replica (asks.go). What the session declared and the log level it set come from its row,
+// so every replica serving the session knows them.
 
-// errNoElicitation is the refusal a downstream gets when the agent's client cannot be asked.
-var errNoElicitation = backend.RelayRefusal("the agent's client did not declare the elicitation capability")
+// The refusals a downstream gets when the agent's client cannot be asked.
+var (
+	errNoElicitation = backend.RelayRefusal("the agent's client did not declare the elicitation capability")
+	errNoSampling    = backend.RelayRefusal("the agent's client did not declare the sampling capability")
+)
 
-// errNoSampling is the refusal of a sampling request the agent's client cannot answer.
-var errNoSampling = backend.RelayRefusal("the agent's client did not declare the sampling capability")
-
-// logLevels remembers the level each session set with logging/setLevel: a session that set
-// none gets no downstream log messages, and no connection of its own for them.
-type logLevels struct {
-	m sync.Map // session id → mcp.LoggingLevel
-}
-
-func (l *logLevels) set(id string, level mcp.LoggingLevel) { l.m.Store(id, level) }
-func (l *logLevels) drop(id string)                        { l.m.Delete(id) }
-
-func (l *logLevels) get(id string) mcp.LoggingLevel {
-	v, _ := l.m.Load(id)
-	level, _ := v.(mcp.LoggingLevel)
-	return level
-}
+// noRoots is the answer to a roots/list for a session whose client declared no roots: none.
+var noRoots = json.RawMessage(`{"roots":[]}`)
 
 // sessionRelay is one tool call's relay. It holds the call's context, which carries mcp-go's
 // session and the call's response stream.
 type sessionRelay struct {
-	h       *Handler
-	ctx     context.Context
-	id      string
-	token   any
-	wants   backend.RelayWants
-	session server.ClientSession
+	h      *Handler
+	ctx    context.Context
+	id     string
+	token  any
+	wants  backend.RelayWants
+	stream *jsonResponse // the call's own stream; nil when it has none
+}
+
+// wantsOf is what a session's row says a downstream may use.
+func wantsOf(sess *backend.MCPSession) backend.RelayWants {
+	if sess == nil {
+		return backend.RelayWants{}
+	}
+	return backend.RelayWants{Elicitation: sess.Caps.Elicitation, Sampling: sess.Caps.Sampling,
+		Roots: sess.Caps.Roots, LogLevel: sess.LogLevel}
 }
 
 // withRelay binds a relay for the agent session of this call to ctx.
 func (h *Handler) withRelay(ctx context.Context, req mcp.CallToolRequest) context.Context {
-	cs := server.ClientSessionFromContext(ctx)
-	if cs == nil {
+	st := stateFrom(ctx)
+	if st == nil || st.session == nil || server.ClientSessionFromContext(ctx) == nil {
 		return ctx
 	}
-	r := &sessionRelay{h: h, ctx: ctx, id: cs.SessionID(), session: cs}
+	r := &sessionRelay{h: h, ctx: ctx, id: st.session.ID, wants: wantsOf(st.session), stream: st.stream}
 	if req.Params.Meta != nil {
 		r.token = req.Params.Meta.ProgressToken
 	}
-	if ci, ok := cs.(server.SessionWithClientInfo); ok {
-		caps := ci.GetClientCapabilities()
-		r.wants.Elicitation, r.wants.Sampling = caps.Elicitation != nil, caps.Sampling != nil
-	}
-	r.wants.LogLevel = string(h.levels.get(r.id))
 	return backend.WithRelay(ctx, r)
 }
 
@@ -86,15 +79,31 @@ func (r *sessionRelay) Notify(_ context.Context, method string, params json.RawM
 			return
 		}
 	}
-	if err := r.h.mcp.SendNotificationToClient(r.ctx, method, fields); err != nil {
-		r.h.log.Debug("a downstream notification could not reach its session", "method", method, "error", err)
+	msg, err := json.Marshal(mcp.JSONRPCNotification{JSONRPC: mcp.JSONRPC_VERSION,
+		Notification: mcp.Notification{Method: method, Params: mcp.NotificationParams{AdditionalFields: fields}}})
+	if err != nil || r.send(msg) == nil {
+		return
 	}
+	// The call has answered already: the session's GET stream carries it, here or on the
+	// replica that holds it.
+	r.h.toSession(r.ctx, r.id, msg)
 }
 
-// Request asks the agent's client on the downstream's behalf and returns the raw answer.
+// send writes a message on the call's own stream.
+func (r *sessionRelay) send(msg []byte) error {
+	if r.stream == nil {
+		return errStreamGone
+	}
+	return r.stream.send(msg)
+}
+
+// Request asks the agent's client on the downstream's behalf and returns the raw answer. A
+// request the client cannot answer is refused at once, naming what it lacks; roots of a client
+// that declared none are none.
 func (r *sessionRelay) Request(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	var schema any // an elicitation's requested schema, for its defaults
 	switch method {
-	case string(mcp.MethodElicitationCreate):
+	case backend.MethodElicitation:
 		if !r.wants.Elicitation {
 			return nil, errNoElicitation
 		}
@@ -102,15 +111,7 @@ func (r *sessionRelay) Request(ctx context.Context, method string, params json.R
 		if err := json.Unmarshal(params, &p); err != nil {
 			return nil, backend.RelayRefusal("elicitation/create params are malformed")
 		}
-		cctx, cancel := r.callContext(ctx)
-		defer cancel()
-		res, err := r.h.mcp.RequestElicitation(cctx, mcp.ElicitationRequest{
-			Request: mcp.Request{Method: method}, Params: p})
-		if err != nil {
-			return nil, err
-		}
-		withElicitationDefaults(p.RequestedSchema, res)
-		return json.Marshal(res)
+		schema = p.RequestedSchema
 	case backend.MethodSampling:
 		if !r.wants.Sampling {
 			return nil, errNoSampling
@@ -119,17 +120,40 @@ func (r *sessionRelay) Request(ctx context.Context, method string, params json.R
 		if err := json.Unmarshal(params, &p); err != nil {
 			return nil, backend.RelayRefusal("sampling/createMessage params are malformed")
 		}
-		cctx, cancel := r.callContext(ctx)
-		defer cancel()
-		//lint:ignore SA1019 sessions speak 2025-11-25 or older, where sampling is current
-		res, err := r.h.mcp.RequestSampling(cctx, mcp.CreateMessageRequest{
-			Request: mcp.Request{Method: method}, CreateMessageParams: p})
-		if err != nil {
-			return nil, err
+	case backend.MethodRoots:
+		if !r.wants.Roots {
+			return noRoots, nil
 		}
-		return json.Marshal(res)
+		params = nil
+	default:
+		return nil, backend.RelayRefusal("Agent Deck does not forward " + method)
 	}
-	return nil, backend.RelayRefusal("Agent Deck does not forward " + method)
+	cctx, cancel := r.callContext(ctx)
+	defer cancel()
+	res, err := r.h.asks.ask(cctx, r.id, func(id string) error {
+		msg, err := json.Marshal(askRequest{JSONRPC: mcp.JSONRPC_VERSION, ID: id, Method: method, Params: params})
+		if err != nil {
+			return err
+		}
+		return r.send(msg)
+	})
+	if err != nil || method != backend.MethodElicitation {
+		return res, err
+	}
+	var answer mcp.ElicitationResult
+	if err := json.Unmarshal(res, &answer); err != nil {
+		return nil, backend.RelayRefusal("the agent's client answered the elicitation with malformed JSON")
+	}
+	withElicitationDefaults(schema, &answer)
+	return json.Marshal(&answer)
+}
+
+// askRequest is a request Agent Deck sends a client.
+type askRequest struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      string          `json:"id"`
+	Method  string          `json:"method"`
+	Params  json.RawMessage `json:"params,omitempty"`
 }
 
 // callContext is the call's context (session, response stream) cancelled also when ctx

@@ -25,7 +25,7 @@ func TestResultJSONResponse(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			rec := httptest.NewRecorder()
-			j := &jsonResponse{ResponseWriter: rec, buffers: &bufferPool{}}
+			j := newJSONResponse(rec, &bufferPool{})
 			j.Header().Set("Content-Type", tc.contentType)
 			j.WriteHeader(tc.status)
 			for _, part := range []string{`{"jsonrpc":"2.0",`, `"id":1,`, `"result":{}}`} {

@@ -2,6 +2,7 @@ package mcptools
 
 import (
 	"context"
+	"encoding/json"
 	"log/slog"
 	"net/url"
 	"path/filepath"
@@ -17,99 +18,61 @@ import (
 )
 
 // rootsTimeout bounds one wait for a client's roots/list answer: the request reaches the client
-// only over its standalone GET stream, which a client may never open.
+// only over one of its streams, which a client may never open.
 const rootsTimeout = 30 * time.Second
 
 // rootsBinder binds sessions to the deck their client's workspace roots name. When a client that
-// declared the roots capability finishes initializing (or says its roots changed), it asks the
-// client for its roots in a goroutine it owns, and binds the session if it has no deck yet.
+// declared the roots capability opens its GET stream while the session has no deck, or says its
+// roots changed, it asks the client for its roots in a goroutine it owns, and binds the session
+// if it has no deck yet. The question goes out on the session's GET stream, wherever it is open,
+// and the answer may reach any replica (asks.go).
 type rootsBinder struct {
-	svc    *core.Hub
-	mcp    *server.MCPServer
-	log    *slog.Logger
+	svc  *core.Hub
+	mcp  *server.MCPServer
+	log  *slog.Logger
+	asks *asks
+	// send sends a message to a session's client outside any call (Handler.toSession).
+	send   func(ctx context.Context, session string, msg []byte)
 	ctx    context.Context
 	cancel context.CancelFunc
 	mu     sync.Mutex
 	closed bool
 	wg     sync.WaitGroup
-	// live are the sessions mcp-go registered (the client's GET stream, or its initialize):
-	// only a registered session's roots question reaches the client. changed is closed and
-	// replaced whenever live grows.
-	live    map[string]server.ClientSession
-	changed chan struct{}
 }
 
-func newRootsBinder(svc *core.Hub, log *slog.Logger) *rootsBinder {
+func newRootsBinder(svc *core.Hub, log *slog.Logger, asks *asks,
+	send func(ctx context.Context, session string, msg []byte)) *rootsBinder {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &rootsBinder{svc: svc, log: log, ctx: ctx, cancel: cancel,
-		live: map[string]server.ClientSession{}, changed: make(chan struct{})}
+	return &rootsBinder{svc: svc, log: log, asks: asks, send: send, ctx: ctx, cancel: cancel}
 }
 
-// track follows the sessions mcp-go registers and unregisters.
-func (r *rootsBinder) track(hooks *server.Hooks) {
-	hooks.AddOnRegisterSession(func(_ context.Context, cs server.ClientSession) {
-		r.mu.Lock()
-		defer r.mu.Unlock()
-		r.live[cs.SessionID()] = cs
-		close(r.changed)
-		r.changed = make(chan struct{})
-	})
-	hooks.AddOnUnregisterSession(func(_ context.Context, cs server.ClientSession) {
-		r.mu.Lock()
-		defer r.mu.Unlock()
-		delete(r.live, cs.SessionID())
-	})
-}
-
-// session returns the session mcp-go registered under id, if any.
-func (r *rootsBinder) session(id string) (server.ClientSession, bool) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	cs, ok := r.live[id]
-	return cs, ok
-}
-
-// registered waits until mcp-go has registered the session. A POST that comes before the
-// client's GET stream is handled on a throwaway copy of the session: a roots question asked
-// through that copy waits on a queue no stream reads, so the question must go through the
-// registered session, however late the client opens its stream.
-func (r *rootsBinder) registered(ctx context.Context, sessionID string) (server.ClientSession, error) {
-	for {
-		r.mu.Lock()
-		cs, ok := r.live[sessionID]
-		changed := r.changed
-		r.mu.Unlock()
-		if ok {
-			return cs, nil
-		}
-		select {
-		case <-changed:
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
+// streamOpened asks the client of a session that opened its GET stream, when it declared roots
+// and the session has no deck yet: the question goes out on that stream.
+func (r *rootsBinder) streamOpened(ctx context.Context, sess *backend.MCPSession) {
+	if sess.Caps.Roots && sess.DeckID == "" {
+		r.start(ctx, sess.ID, "stream opened")
 	}
 }
 
-// register hooks the binder to the notifications that start it.
+// register hooks the binder to the notification that starts it again.
 func (r *rootsBinder) register(s *server.MCPServer) {
 	r.mcp = s
-	s.AddNotificationHandler(string(mcp.MethodNotificationInitialized), r.ask)
 	s.AddNotificationHandler(mcp.MethodNotificationRootsListChanged, r.ask)
 }
 
 // ask starts asking the client of ctx's session for its roots, when it declared the capability.
 func (r *rootsBinder) ask(ctx context.Context, n mcp.JSONRPCNotification) {
-	cs := server.ClientSessionFromContext(ctx)
-	info, ok := cs.(server.SessionWithClientInfo)
-	if !ok || info.GetClientCapabilities().Roots == nil {
+	st := stateFrom(ctx)
+	if st == nil || st.session == nil || !st.session.Caps.Roots {
 		return
 	}
-	sessionID := sessionIDFrom(ctx)
-	if sessionID == "" {
-		return
-	}
-	// The notification's request ends now; the question outlives it, carrying its values (the
-	// caller's actor and session) until the binder closes or the client is too slow.
+	r.start(ctx, st.session.ID, n.Method)
+}
+
+// start asks in a goroutine of the binder's own.
+func (r *rootsBinder) start(ctx context.Context, sessionID, why string) {
+	// The request ends now; the question outlives it, carrying its values (the caller's actor and
+	// session) until the binder closes or the client is too slow.
 	base := context.WithoutCancel(ctx)
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -123,26 +86,35 @@ func (r *rootsBinder) ask(ctx context.Context, n mcp.JSONRPCNotification) {
 		defer cancel()
 		stop := context.AfterFunc(r.ctx, cancel)
 		defer stop()
-		r.bind(ctx, sessionID, n.Method)
+		r.bind(ctx, sessionID, why)
 	}()
 }
 
-// rootsAttempt bounds one question: a question that went to a session copy no stream reads is
-// asked again through the session registered then, until rootsTimeout.
+// rootsAttempt bounds one question: a question sent before the client opened a stream to take
+// it is asked again, until rootsTimeout.
 const rootsAttempt = 3 * time.Second
 
-// askRegistered asks the client for its roots through the session mcp-go registered.
-func (r *rootsBinder) askRegistered(ctx context.Context, sessionID string) (*mcp.ListRootsResult, error) {
+// askRoots asks the client for its roots.
+func (r *rootsBinder) askRoots(ctx context.Context, sessionID string) (*mcp.ListRootsResult, error) {
 	for {
-		cs, err := r.registered(ctx, sessionID)
-		if err != nil {
-			return nil, err
-		}
 		actx, cancel := context.WithTimeout(ctx, rootsAttempt)
-		res, err := r.mcp.RequestRoots(r.mcp.WithContext(actx, cs), mcp.ListRootsRequest{})
+		raw, err := r.asks.ask(actx, sessionID, func(id string) error {
+			msg, err := json.Marshal(askRequest{JSONRPC: mcp.JSONRPC_VERSION, ID: id, Method: backend.MethodRoots})
+			if err == nil {
+				r.send(actx, sessionID, msg)
+			}
+			return err
+		})
 		cancel()
-		if err == nil || ctx.Err() != nil {
-			return res, err
+		if err == nil {
+			var res mcp.ListRootsResult
+			if err := json.Unmarshal(raw, &res); err != nil {
+				return nil, err
+			}
+			return &res, nil
+		}
+		if ctx.Err() != nil {
+			return nil, err
 		}
 		select { // a client that answers with an error is not asked in a tight loop
 		case <-ctx.Done():
@@ -154,7 +126,7 @@ func (r *rootsBinder) askRegistered(ctx context.Context, sessionID string) (*mcp
 
 // bind asks for the roots and hands the usable ones to the core.
 func (r *rootsBinder) bind(ctx context.Context, sessionID, why string) {
-	res, err := r.askRegistered(ctx, sessionID)
+	res, err := r.askRoots(ctx, sessionID)
 	if err != nil {
 		r.log.DebugContext(ctx, "the client did not list its roots", "session_id", sessionID, "after", why,
 			"error", err)

@@ -20,12 +20,20 @@ type reqState struct {
 	deckHeader string
 	method     string
 	clientName string
-	toolName   string          // the tool of a tools/call
-	requestID  json.RawMessage // the JSON-RPC id, for answers given before the transport
-	call       *fastCall       // a tools/call body as the fast path needs it (fastpath.go)
-	cancelOf   any             // the request id a notifications/cancelled names
+	toolName   string             // the tool of a tools/call
+	requestID  json.RawMessage    // the JSON-RPC id, for answers given before the transport
+	call       *fastCall          // a tools/call body as the fast path needs it (fastpath.go)
+	cancelOf   any                // the request id a notifications/cancelled names
+	caps       backend.ClientCaps // what an initialize declares a downstream may use
+	answerID   string             // the id of a client's answer to one of Agent Deck's requests (asks.go)
+	answer     json.RawMessage    // that answer, as sent
 	session    *backend.MCPSession
 	openErr    error
+	// fast says the fast path serves the request (it tracks the call for cancellation itself).
+	fast bool
+	// stream is the POST's answer: the call's own stream for what Agent Deck sends the client
+	// during the call (relay.go); nil outside the transport.
+	stream *jsonResponse
 }
 
 type stateKey struct{}
@@ -84,7 +92,7 @@ type dbSessions struct {
 // for the initialize hook, which answers with it.
 func (m *dbSessions) Generate() string {
 	sess, err := m.h.svc.OpenSession(m.ctx, core.OpenSessionInput{ClientName: m.st.clientName,
-		Profile: string(m.st.profile), Deck: m.st.deckHeader})
+		Profile: string(m.st.profile), Deck: m.st.deckHeader, Caps: m.st.caps})
 	if err != nil {
 		m.st.openErr = err
 		return ""

@@ -70,7 +70,7 @@ func tables(t *testing.T, url string) []string {
 
 var wantTables = []string{"credential_person_secrets", "credentials", "dashboard_signin_codes", "deck_audit_settings", "deck_cards",
 	"deck_playbook_review", "deck_sampling", "deck_service_settings", "deck_shares", "decks", "exec_audit", "feedback_signals",
-	"mcp_badge_levels", "mcp_sessions", "mcp_token_live", "oauth_clients", "oauth_codes", "oauth_refresh_tokens", "people", "playbook_fetches",
+	"mcp_badge_levels", "mcp_relay_answers", "mcp_sessions", "mcp_token_live", "oauth_clients", "oauth_codes", "oauth_refresh_tokens", "people", "playbook_fetches",
 	"playbook_proposals", "playbook_versions", "playbooks", "rate_buckets", "rate_inflight", "rate_limit_settings",
 	"secret_key_state", "service_oauth", "service_tool_pins", "services", "tokens", "tool_calls"}
 

@@ -20,7 +20,8 @@ import (
 var errConnClosed = errors.New("connection closed")
 
 // conn is one live MCP session with a downstream server, shared by every caller of the
-// service. Requests are sent through the transport directly so results stay raw JSON.
+// service, whatever their sessions declared. Requests are sent through the transport directly
+// so results stay raw JSON.
 type conn struct {
 	svc   *service
 	fp    string
@@ -38,8 +39,14 @@ type conn struct {
 	death     error
 	closeOnce sync.Once
 
-	// lane is set on a connection of one agent session (relay.go); nil on the shared one.
-	lane *lane
+	// floor knows which agent sessions have calls in flight (floor.go).
+	floor floor
+	// inbound cancels the agent-side request a downstream's request caused, by its id.
+	inboundMu sync.Mutex
+	inbound   map[string]context.CancelFunc
+	// level is the log level set on the downstream: its index in backend.LogLevels plus one, 0
+	// for none.
+	level atomic.Int32
 
 	client *client.Client
 	tr     transport.Interface
@@ -106,23 +113,20 @@ func (c *conn) handshake(ctx context.Context, tr transport.Interface) error {
 	req.Params.ProtocolVersion = protocolVersion
 	req.Params.ClientInfo = mcp.Implementation{Name: "agent-deck", Version: c.svc.p.opts.Version}
 	req.Params.Capabilities = c.capabilities()
-	if _, err := c.client.Initialize(ctx, req); err != nil {
-		return err
-	}
-	if c.lane != nil {
-		c.setLevel(ctx, c.lane.level)
-	}
-	return nil
+	_, err := c.client.Initialize(ctx, req)
+	return err
 }
 
 func (c *conn) onNotification(n mcp.JSONRPCNotification) {
-	switch {
-	case n.Method == string(mcp.MethodNotificationToolsListChanged):
+	switch n.Method {
+	case string(mcp.MethodNotificationToolsListChanged):
 		c.svc.toolsChanged()
-	case n.Method == string(mcp.MethodNotificationProgress):
+	case string(mcp.MethodNotificationProgress):
 		c.routeProgress(n)
-	case c.lane != nil:
-		c.onLaneMessage(n)
+	case string(mcp.MethodNotificationMessage):
+		c.onLogMessage(n)
+	case string(mcp.MethodNotificationCancelled):
+		c.onCancelled(n)
 	}
 }
 
@@ -180,11 +184,14 @@ func (c *conn) release() {
 func (c *conn) request(ctx context.Context, method string, params any) (json.RawMessage, error) {
 	idText := "adk-" + strconv.FormatInt(c.ids.Add(1), 10)
 	id := mcp.NewRequestId(idText)
-	if c.lane != nil {
-		if r := backend.RelayFrom(ctx); r != nil && method == "tools/call" {
-			c.syncLevel(ctx, r)
-			defer c.lane.enter(r)()
+	if method == "tools/call" {
+		r := backend.RelayFrom(ctx)
+		leave, err := c.floor.enter(ctx, r, c.svc.talksBack.Load())
+		if err != nil {
+			return nil, err
 		}
+		defer leave()
+		c.beforeCall(ctx, r)
 	}
 	var rec statusRecorder
 	if !c.local {

@@ -123,7 +123,7 @@ func (s *service) status() backend.DownstreamStatus {
 		h.LastCheckedAt = &t
 	}
 	h.Stderr = scrub.String(s.stderr.String())
-	st := backend.DownstreamStatus{Health: h}
+	st := backend.DownstreamStatus{Health: h, TalksBack: s.talksBack.Load()}
 	if list != nil {
 		st.Tools = tools
 	}

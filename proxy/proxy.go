@@ -1,8 +1,9 @@
 // Package proxy reaches the downstream MCP servers behind Agent Deck's service cards: remote
 // ones over Streamable HTTP (or SSE), local ones as supervised child processes over stdio. It
-// keeps one shared connection per service (and per credential a deck chooses for it), caches tool
-// lists raw, validates arguments before forwarding, and classifies every failure. It implements
-// backend.Downstream.
+// keeps one connection per service (and per credential a deck chooses for it), shared by every
+// agent session whatever it declared, carries what a downstream sends back to the session whose
+// call caused it (relay.go, floor.go), caches tool lists raw, validates arguments before
+// forwarding, and classifies every failure. It implements backend.Downstream.
 package proxy
 
 import (
@@ -29,6 +30,9 @@ type Options struct {
 	ToolsTTL time.Duration
 	// IdleTimeout stops a local server that served no call for this long (default 10 min).
 	IdleTimeout time.Duration
+	// SessionLinger stops a local server this long after the last agent session that called it
+	// ended, when nothing called it since (default 5 s).
+	SessionLinger time.Duration
 	// MaxResultBytes is the largest result returned inline (default 48 KB).
 	MaxResultBytes int
 	// ResultHardCap is the largest downstream message read at all (default 32 MiB): a result
@@ -118,6 +122,7 @@ func withDefaults(o Options) Options {
 	setDur(&o.ConnectTimeout, 10*time.Second)
 	setDur(&o.ToolsTTL, 5*time.Minute)
 	setDur(&o.IdleTimeout, 10*time.Minute)
+	setDur(&o.SessionLinger, 5*time.Second)
 	setDur(&o.ResultRetention, 24*time.Hour)
 	setDur(&o.DefaultTimeout, 60*time.Second)
 	setDur(&o.RestartBackoff.Min, 500*time.Millisecond)
@@ -251,9 +256,6 @@ func (p *Proxy) Close(ctx context.Context) error {
 			if c := s.takeConn(); c != nil {
 				c.shutdown(ctx)
 			}
-			for _, c := range s.takeLanes() {
-				c.shutdown(ctx)
-			}
 		}()
 	}
 	wg.Wait()
@@ -277,7 +279,20 @@ func (p *Proxy) reapIdle(now time.Time) {
 	p.mu.Unlock()
 	for _, s := range all {
 		s.reapIfIdle(now, p.opts.IdleTimeout)
-		s.reapIdleLanes(now, p.opts.IdleTimeout)
+	}
+}
+
+// SessionEnded lets go of an ended agent session on every service: a local server only ended
+// sessions were using is stopped after SessionLinger.
+func (p *Proxy) SessionEnded(sessionID string) {
+	p.mu.Lock()
+	all := make([]*service, 0, len(p.services))
+	for _, s := range p.services {
+		all = append(all, s)
+	}
+	p.mu.Unlock()
+	for _, s := range all {
+		s.sessionEnded(sessionID)
 	}
 }
 

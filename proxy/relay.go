@@ -7,7 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sync"
+	"slices"
 	"time"
 
 	"github.com/agent-deck/agent-deck/backend"
@@ -16,17 +16,15 @@ import (
 )
 
 // This file carries what a downstream sends during a call back to the agent session that
-// made it (backend.Relay), and nowhere else.
+// made it (backend.Relay), and nowhere else. Every session shares the service's one connection,
+// which declares every client capability a session may have (elicitation, sampling, roots); a
+// session that lacks one gets the downstream's request refused, naming what is missing.
 //
-// Progress rides on any connection: each call that asked for progress gets a fresh random
-// downstream token, mapped back to the agent's token and relay; a token is only honoured on
-// the connection its call was sent on.
-//
-// Everything else (log messages, elicitation, sampling, a downstream's cancellation of its own
-// request) cannot be tied to one call on a shared connection: over stdio they carry no request
-// id at all. So a session that can be asked something or asked for log messages gets a lane:
-// a connection of its own to the service, declaring what that session declared, used only by
-// its calls. Every other session keeps sharing one connection, and its calls cost nothing more.
+// Progress names its call: each call that asked for progress gets a fresh random downstream
+// token, mapped back to the agent's token and relay; a token is only honoured on the connection
+// its call was sent on. A request the downstream sends on an HTTP call's own response stream
+// names its call too: it arrives with that call's context. A log message on such a stream is
+// taken off it by the body tap (sse.go). Everything else is attributed by the floor (floor.go).
 
 // progressRoute is where a downstream progress token leads.
 type progressRoute struct {
@@ -101,105 +99,79 @@ func (c *conn) relayNotify(relay backend.Relay, method string, fields map[string
 	relay.Notify(c.ctx, method, raw)
 }
 
-// lane is the per-session part of a connection: its session, what it declared, and the calls
-// of that session in flight (the most recent one carries what the downstream sends).
-type lane struct {
-	session string
-	wants   backend.RelayWants
-	level   string // the log level last set on the downstream
-
-	mu    sync.Mutex
-	calls []backend.Relay
-	// last is the relay of the session's last call, for what trails its result (lateGrace).
-	last    backend.Relay
-	lastEnd time.Time
-	inbound map[string]context.CancelFunc // downstream request id → cancel
-}
-
-// current is the relay of the session's most recent call still in flight, or of its last call
-// within lateGrace of its end; nil when none. Every relay of a lane is of the same session.
-func (l *lane) current() backend.Relay {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if len(l.calls) == 0 {
-		if l.last != nil && time.Since(l.lastEnd) < lateGrace {
-			return l.last
-		}
-		return nil
-	}
-	return l.calls[len(l.calls)-1]
-}
-
-// enter notes a call of the session in flight; the returned func ends it.
-func (l *lane) enter(r backend.Relay) func() {
-	l.mu.Lock()
-	l.calls = append(l.calls, r)
-	l.mu.Unlock()
-	return func() {
-		l.mu.Lock()
-		defer l.mu.Unlock()
-		for i, x := range l.calls {
-			if x == r {
-				l.calls = append(l.calls[:i], l.calls[i+1:]...)
-				l.last, l.lastEnd = r, time.Now()
-				break
-			}
-		}
-	}
-}
-
-// capabilities are the client capabilities declared to a downstream: a lane declares what its
-// session declared; a shared connection declares nothing.
+// capabilities are the client capabilities declared to a downstream: everything a session may
+// offer, whichever sessions end up calling through the connection.
 func (c *conn) capabilities() mcp.ClientCapabilities {
 	var caps mcp.ClientCapabilities
-	if c.lane == nil {
-		return caps
-	}
-	if c.lane.wants.Elicitation {
-		caps.Elicitation = &mcp.ElicitationCapability{}
-	}
-	if c.lane.wants.Sampling {
-		caps.Sampling = &mcp.SamplingCapability{}
-	}
+	caps.Elicitation = &mcp.ElicitationCapability{}
+	caps.Sampling = &mcp.SamplingCapability{}
+	caps.Roots = &struct {
+		ListChanged bool `json:"listChanged,omitempty"`
+	}{ListChanged: true}
 	return caps
 }
 
-// onLaneMessage handles a lane's notifications other than progress and list changes.
-func (c *conn) onLaneMessage(n mcp.JSONRPCNotification) {
-	switch n.Method {
-	case string(mcp.MethodNotificationMessage):
-		if r := c.lane.current(); r != nil {
-			c.relayNotify(r, n.Method, n.Params.AdditionalFields)
-		}
-	case string(mcp.MethodNotificationCancelled):
-		id := fmt.Sprint(n.Params.AdditionalFields["requestId"])
-		c.lane.mu.Lock()
-		cancel := c.lane.inbound[id]
-		c.lane.mu.Unlock()
-		if cancel != nil {
-			cancel()
-		}
+// onLogMessage sends a log message to the session the floor attributes it to; one that cannot
+// be attributed is dropped.
+func (c *conn) onLogMessage(n mcp.JSONRPCNotification) {
+	if r := c.floor.noteOwner(); r != nil {
+		c.relayNotify(r, n.Method, n.Params.AdditionalFields)
+		return
+	}
+	c.svc.p.log.Debug("dropped a downstream log message: no single session to give it to", "service_id", c.svc.id)
+}
+
+// callLog sends a log message that came on a call's own response stream to that call's session.
+func (c *conn) callLog(r backend.Relay, params json.RawMessage) {
+	var fields map[string]any
+	if json.Unmarshal(params, &fields) == nil {
+		c.relayNotify(r, string(mcp.MethodNotificationMessage), fields)
 	}
 }
 
-// onRequest answers a downstream's request (elicitation, sampling) through the relay of the
-// session's call in flight. What the agent's client says passes back raw; a refusal names
-// what is missing; other failures say only that the agent did not answer.
+// onCancelled ends the agent-side request a downstream's request caused, when the downstream
+// cancels its own request (notifications/cancelled naming it).
+func (c *conn) onCancelled(n mcp.JSONRPCNotification) {
+	id := fmt.Sprint(n.Params.AdditionalFields["requestId"])
+	c.inboundMu.Lock()
+	cancel := c.inbound[id]
+	c.inboundMu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+}
+
+// onRequest answers a downstream's request (elicitation, sampling, roots) through the relay of
+// the call it belongs to: the call whose response stream it came on, else the one the floor
+// attributes it to. What the agent's client says passes back raw; a refusal names what is
+// missing; other failures say only that the agent did not answer.
 func (c *conn) onRequest(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
-	if req.Method == string(mcp.MethodPing) {
+	switch req.Method {
+	case string(mcp.MethodPing):
 		return transport.NewJSONRPCResultResponse(req.ID, json.RawMessage(`{}`)), nil
+	case backend.MethodElicitation, backend.MethodSampling, backend.MethodRoots:
+	default:
+		return transport.NewJSONRPCErrorResponse(req.ID, mcp.METHOD_NOT_FOUND, "Agent Deck does not forward "+req.Method, nil), nil
 	}
-	if c.lane == nil {
-		return transport.NewJSONRPCErrorResponse(req.ID, refusalCode(req.Method), undeclared(req.Method), nil), nil
+	if req.Method == backend.MethodRoots {
+		// A downstream that asks for roots may keep them: it is told whenever the session it
+		// serves changes (refreshRoots), which needs one session at a time to be unambiguous.
+		c.floor.rootsAsked()
+		c.svc.talksBack.Store(true)
 	}
-	r := c.lane.current()
+	r := backend.RelayFrom(ctx)
 	if r == nil {
-		return transport.NewJSONRPCErrorResponse(req.ID, mcp.INVALID_REQUEST,
-			"no call of this agent session is in progress", nil), nil
+		var why string
+		if r, why = c.floor.owner(ctx, func() { c.svc.talksBack.Store(true) }); r == nil {
+			return transport.NewJSONRPCErrorResponse(req.ID, mcp.INVALID_REQUEST, why, nil), nil
+		}
 	}
 	params, err := json.Marshal(req.Params)
 	if err != nil {
 		return transport.NewJSONRPCErrorResponse(req.ID, mcp.INVALID_PARAMS, "params are malformed", nil), nil
+	}
+	if string(params) == "null" {
+		params = json.RawMessage(`{}`)
 	}
 	c.svc.mu.Lock()
 	scrub := c.svc.scrub
@@ -210,40 +182,30 @@ func (c *conn) onRequest(ctx context.Context, req transport.JSONRPCRequest) (*tr
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	key := fmt.Sprint(req.ID.Value())
-	c.lane.mu.Lock()
-	if c.lane.inbound == nil {
-		c.lane.inbound = map[string]context.CancelFunc{}
+	c.inboundMu.Lock()
+	if c.inbound == nil {
+		c.inbound = map[string]context.CancelFunc{}
 	}
-	c.lane.inbound[key] = cancel
-	c.lane.mu.Unlock()
+	c.inbound[key] = cancel
+	c.inboundMu.Unlock()
 	defer func() {
-		c.lane.mu.Lock()
-		delete(c.lane.inbound, key)
-		c.lane.mu.Unlock()
+		c.inboundMu.Lock()
+		delete(c.inbound, key)
+		c.inboundMu.Unlock()
 	}()
 	res, err := r.Request(ctx, req.Method, params)
 	if err != nil {
 		return transport.NewJSONRPCErrorResponse(req.ID, refusalCode(req.Method), refusal(err), nil), nil
 	}
-	return transport.NewJSONRPCResultResponse(req.ID, res), nil
-}
-
-// undeclared is the refusal of a request on a shared connection, which declared nothing: the
-// calling session either did not offer the capability or, for sampling, the deck forbids it.
-func undeclared(method string) string {
-	switch method {
-	case string(mcp.MethodElicitationCreate):
-		return "the agent's client did not declare the elicitation capability"
-	case string(mcp.MethodSamplingCreateMessage):
-		return "sampling is not allowed for this service on this deck, or the agent's client does not offer it " +
-			"(an admin allows it: agent-deck deck sampling DECK SERVICE --allow)"
+	if req.Method == backend.MethodRoots {
+		c.floor.rootsGiven(r.SessionID())
 	}
-	return "Agent Deck does not forward " + method
+	return transport.NewJSONRPCResultResponse(req.ID, res), nil
 }
 
 func refusalCode(method string) int {
 	switch method {
-	case string(mcp.MethodElicitationCreate), string(mcp.MethodSamplingCreateMessage):
+	case backend.MethodElicitation, backend.MethodSampling, backend.MethodRoots:
 		return mcp.INVALID_REQUEST
 	}
 	return mcp.METHOD_NOT_FOUND
@@ -261,105 +223,64 @@ func refusal(err error) string {
 	return "the agent's client did not answer"
 }
 
-// laneFor returns the session's lane to the service, opening one if needed, with its
-// in-flight count taken: the caller must call release.
-func (s *service) laneFor(ctx context.Context, t backend.Target, fp string, r backend.Relay) (*conn, error) {
-	s.mu.Lock()
-	c := s.lanes[r.SessionID()]
-	var drop *conn
-	if c != nil && (c.fp != fp || c.isDead() || c.lane.wants.Elicitation != r.Wants().Elicitation ||
-		c.lane.wants.Sampling != r.Wants().Sampling) {
-		drop, c = c, nil
-		delete(s.lanes, r.SessionID())
-	}
-	if c == nil {
-		c = newConn(s, t, fp)
-		c.lane = &lane{session: r.SessionID(), wants: r.Wants(), level: r.Wants().LogLevel}
-		if !s.p.goOwned(func() { c.open(t) }) {
-			s.mu.Unlock()
-			return nil, errClosed
-		}
-		if s.lanes == nil {
-			s.lanes = map[string]*conn{}
-		}
-		s.lanes[r.SessionID()] = c
-	}
-	c.inflight.Add(1)
-	s.mu.Unlock()
-	if drop != nil {
-		s.p.closeAsync(drop)
-	}
-	select {
-	case <-c.ready:
-	case <-ctx.Done():
-		c.release()
-		return nil, ctx.Err()
-	}
-	if c.err != nil {
-		c.release()
-		s.dropLane(c)
-		return nil, c.err
-	}
-	return c, nil
-}
+// rootsRefreshWait bounds the wait for a downstream to ask for roots again once told they
+// changed (the question goes to the agent's client and back); one that lets rootsLazyAfter
+// such waits in a row pass without asking is not waited for again.
+const (
+	rootsRefreshWait = 10 * time.Second
+	rootsLazyAfter   = 3
+)
 
-// dropLane forgets a lane that failed or died; the next call of its session opens another.
-func (s *service) dropLane(c *conn) bool {
-	s.mu.Lock()
-	mine := c.lane != nil && s.lanes[c.lane.session] == c
-	if mine {
-		delete(s.lanes, c.lane.session)
+// beforeCall readies the connection for a call of relay r, on the floor already: the downstream
+// gets the log level the session asked for (levels only ever get more verbose: each session's
+// own level is applied by its relay), and a downstream that keeps roots is told they changed
+// when it last got another session's.
+func (c *conn) beforeCall(ctx context.Context, r backend.Relay) {
+	if r != nil {
+		c.raiseLevel(ctx, r.Wants().LogLevel)
 	}
-	s.mu.Unlock()
-	return mine
-}
-
-// takeLanes detaches every lane for the caller to close.
-func (s *service) takeLanes() []*conn {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	out := make([]*conn, 0, len(s.lanes))
-	for _, c := range s.lanes {
-		out = append(out, c)
-	}
-	s.lanes = nil
-	return out
-}
-
-// reapIdleLanes closes lanes that served no call for idle: sessions end without telling the
-// proxy, so an unused lane is presumed gone.
-func (s *service) reapIdleLanes(now time.Time, idle time.Duration) {
-	var drop []*conn
-	s.mu.Lock()
-	for id, c := range s.lanes {
-		if c.isReady() && c.inflight.Load() == 0 && now.Sub(time.Unix(0, c.lastUsed.Load())) >= idle {
-			drop = append(drop, c)
-			delete(s.lanes, id)
-		}
-	}
-	s.mu.Unlock()
-	for _, c := range drop {
-		s.p.closeAsync(c)
-	}
-}
-
-// syncLevel sets the session's current log level on its lane when it changed since the lane
-// last set it, before the call goes out.
-func (c *conn) syncLevel(ctx context.Context, r backend.Relay) {
-	level := r.Wants().LogLevel
-	c.lane.mu.Lock()
-	same := c.lane.level == level
-	c.lane.level = level
-	c.lane.mu.Unlock()
-	if !same {
-		c.setLevel(ctx, level)
-	}
-}
-
-// setLevel sends logging/setLevel to a downstream that offers logging.
-func (c *conn) setLevel(ctx context.Context, level string) {
-	if level == "" || c.client == nil || c.client.GetServerCapabilities().Logging == nil {
+	party := partyOf(r)
+	stale, lazy := c.floor.rootsStale(party)
+	if !stale {
 		return
+	}
+	got := c.floor.rootsAwait()
+	n := mcp.JSONRPCNotification{JSONRPC: mcp.JSONRPC_VERSION,
+		Notification: mcp.Notification{Method: mcp.MethodNotificationRootsListChanged}}
+	if err := c.tr.SendNotification(ctx, n); err != nil || lazy {
+		return
+	}
+	t := time.NewTimer(rootsRefreshWait)
+	defer t.Stop()
+	select {
+	case <-got:
+		c.floor.rootsAnswered()
+		if c.floor.rootsOf() == party {
+			// A ping answered after the roots were given means the downstream has read them
+			// before it reads the call.
+			_, _ = c.request(ctx, string(mcp.MethodPing), nil)
+		}
+	case <-t.C:
+		c.floor.rootsIgnored(rootsLazyAfter)
+	case <-ctx.Done():
+	}
+}
+
+// raiseLevel sets logging/setLevel on a downstream that offers logging when a session asks for
+// more than it was set to.
+func (c *conn) raiseLevel(ctx context.Context, level string) {
+	want := slices.Index(backend.LogLevels, level)
+	if want < 0 || c.client == nil || c.client.GetServerCapabilities().Logging == nil {
+		return
+	}
+	for {
+		cur := c.level.Load()
+		if cur != 0 && want >= int(cur)-1 {
+			return
+		}
+		if c.level.CompareAndSwap(cur, int32(want)+1) {
+			break
+		}
 	}
 	_, _ = c.request(ctx, string(mcp.MethodSetLogLevel), map[string]any{"level": level})
 }

@@ -31,17 +31,20 @@ func (w *waitingRelay) Request(ctx context.Context, method string, _ json.RawMes
 	return nil, ctx.Err()
 }
 
-// TestLaneDownstreamCancels: a lane declares its session's capabilities, and a downstream that
-// cancels its own elicitation request (notifications/cancelled) ends the agent-side request it
-// caused and is told it was cancelled.
-func TestLaneDownstreamCancels(t *testing.T) {
+// TestSharedConnDownstreamCancels: the shared connection declares every capability a session
+// may have, and a downstream that cancels its own elicitation request (notifications/cancelled)
+// ends the agent-side request it caused and is told it was cancelled.
+func TestSharedConnDownstreamCancels(t *testing.T) {
 	p := New(Options{})
 	t.Cleanup(func() { _ = p.Close(context.Background()) })
 	s := newService(p, "svc-1", "svc")
 	relay := &waitingRelay{asked: make(chan string, 1), cancelled: make(chan struct{})}
 	c := newConn(s, backend.Target{Type: backend.ServiceLocal}, "fp")
-	c.lane = &lane{session: relay.SessionID(), wants: relay.Wants()}
-	defer c.lane.enter(relay)()
+	leave, err := c.floor.enter(context.Background(), relay, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer leave()
 
 	toProxy, fromServer := io.Pipe()
 	toServer, fromProxy := io.Pipe()
@@ -64,9 +67,10 @@ func TestLaneDownstreamCancels(t *testing.T) {
 	if err := c.handshake(ctx, transport.NewIO(toProxy, fromProxy, io.NopCloser(strings.NewReader("")))); err != nil {
 		t.Fatal(err)
 	}
-	// The lane declares what its session declared: elicitation, not sampling.
-	if init := <-lines; !strings.Contains(init, `"elicitation":{`) || strings.Contains(init, `"sampling"`) {
-		t.Errorf("the lane's initialize declared %s", init)
+	// Whatever the sessions declare, the connection declares elicitation, sampling and roots.
+	if init := <-lines; !strings.Contains(init, `"elicitation":{`) || !strings.Contains(init, `"sampling":{`) ||
+		!strings.Contains(init, `"roots":{"listChanged":true}`) {
+		t.Errorf("the connection's initialize declared %s", init)
 	}
 	if note := <-lines; !strings.Contains(note, "notifications/initialized") {
 		t.Fatalf("after initialize the proxy sent %s", note)

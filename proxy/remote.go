@@ -3,6 +3,7 @@ package proxy
 import (
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"log/slog"
 	"mime"
@@ -137,7 +138,7 @@ func (c *conn) httpClient() *http.Client {
 		ExpectContinueTimeout: time.Second,
 	}
 	return &http.Client{Transport: statusTransport{base: tr, max: int64(c.svc.p.opts.ResultHardCap), onCut: c.bodyCut,
-		prop: c.svc.p.opts.Tracing.Propagator}}
+		onLog: c.callLog, prop: c.svc.p.opts.Tracing.Propagator}}
 }
 
 // bodyCut handles a response body cut at the hard cap. A POST's answer is reported by its own
@@ -202,6 +203,8 @@ type statusTransport struct {
 	base  http.RoundTripper
 	max   int64
 	onCut func(*http.Request)
+	// onLog receives a log message the downstream sent on the stream of a call of relay.
+	onLog func(relay backend.Relay, params json.RawMessage)
 	// prop, when set, sends the request's trace context along (tracing.go).
 	prop propagation.TextMapPropagator
 }
@@ -221,8 +224,8 @@ func (s statusTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			}
 		}
 	}
+	mediaType, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	if s.max > 0 {
-		mediaType, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 		resp.Body = &capBody{rc: resp.Body, max: s.max, stream: mediaType == "text/event-stream", onOver: func() {
 			if rec != nil {
 				rec.tooLarge.Store(true)
@@ -231,6 +234,11 @@ func (s statusTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 				s.onCut(req)
 			}
 		}}
+	}
+	if req.Method == http.MethodPost && mediaType == "text/event-stream" && s.onLog != nil {
+		if relay := backend.RelayFrom(req.Context()); relay != nil {
+			resp.Body = newLogTap(resp.Body, func(params json.RawMessage) { s.onLog(relay, params) })
+		}
 	}
 	return resp, nil
 }

@@ -23,6 +23,9 @@ type service struct {
 	lastSuccess atomic.Int64
 	// clean is true while health is healthy with no failure pending, so a success need not lock.
 	clean atomic.Bool
+	// talksBack is set once the downstream sent a request the floor could not attribute at
+	// once, or asked for roots: from then on its calls take turns by session (floor.go).
+	talksBack atomic.Bool
 
 	mu       sync.Mutex
 	name     string
@@ -30,8 +33,6 @@ type service struct {
 	scrub    *scrubber
 	disabled map[string]bool
 	conn     *conn
-	// lanes are the connections of agent sessions that need their own (relay.go), by session.
-	lanes    map[string]*conn
 	failures int
 	// timeouts counts consecutive call timeouts.
 	timeouts int
@@ -63,6 +64,9 @@ func newService(p *Proxy, id, name string) *service {
 // scrubbing) and its disabled tools. It returns the connection fingerprint and scrubber.
 func (s *service) note(t backend.Target) (string, *scrubber) {
 	fp := fingerprint(t)
+	if t.TalksBack && !s.talksBack.Load() {
+		s.talksBack.Store(true)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if t.ServiceName != "" {
@@ -113,9 +117,6 @@ func (s *service) newerConnLocked(ts *toolSet) bool {
 // taken: the caller must call release. A local server found dead fails this one caller fast
 // (it reports the death); the next caller starts a fresh one. force ignores restart backoff.
 func (s *service) connFor(ctx context.Context, t backend.Target, fp string, force bool) (*conn, error) {
-	if r := backend.RelayFrom(ctx); r != nil && r.Wants().Lane() {
-		return s.laneFor(ctx, t, fp, r)
-	}
 	c, drop, err := s.pick(t, fp, force)
 	for _, old := range drop {
 		s.p.closeAsync(old)
@@ -183,12 +184,6 @@ func (s *service) openFailed(c *conn, err error) {
 // reportDead is called by a caller whose request failed because the connection is gone: the
 // connection is dropped so the next caller opens a new one (after backoff, if failures repeat).
 func (s *service) reportDead(c *conn, err error) {
-	if c.lane != nil {
-		if s.dropLane(c) {
-			s.p.closeAsync(c)
-		}
-		return
-	}
 	s.mu.Lock()
 	mine := s.conn == c
 	if mine {
@@ -236,9 +231,6 @@ func (s *service) detach() {
 	if c := s.takeConn(); c != nil {
 		s.p.closeAsync(c)
 	}
-	for _, c := range s.takeLanes() {
-		s.p.closeAsync(c)
-	}
 }
 
 // reapIfIdle stops a local server that has served nothing for idle.
@@ -253,5 +245,42 @@ func (s *service) reapIfIdle(now time.Time, idle time.Duration) {
 	s.conn = nil
 	s.mu.Unlock()
 	s.p.log.Info("stopping idle local server", "service_id", s.id)
+	s.p.closeAsync(c)
+}
+
+// sessionEnded lets go of an ended agent session. When it was the last session using the
+// service's local server, the server is stopped after the linger unless someone calls meanwhile.
+func (s *service) sessionEnded(session string) {
+	s.mu.Lock()
+	c := s.conn
+	s.mu.Unlock()
+	if c == nil || !c.floor.forget(session) || !c.local {
+		return
+	}
+	linger := s.p.opts.SessionLinger
+	s.p.goOwned(func() {
+		t := time.NewTimer(linger)
+		defer t.Stop()
+		select {
+		case <-t.C:
+			s.reapIfAbandoned(c, linger)
+		case <-s.p.ctx.Done():
+		}
+	})
+}
+
+// reapIfAbandoned stops c when every session that used it has ended at least linger ago, no call
+// is in flight and none came since.
+func (s *service) reapIfAbandoned(c *conn, linger time.Duration) {
+	since := c.floor.abandonedSince()
+	s.mu.Lock()
+	if s.conn != c || since.IsZero() || time.Since(since) < linger || c.inflight.Load() > 0 ||
+		time.Unix(0, c.lastUsed.Load()).After(since) {
+		s.mu.Unlock()
+		return
+	}
+	s.conn = nil
+	s.mu.Unlock()
+	s.p.log.Info("stopping a local server every session of which has ended", "service_id", s.id)
 	s.p.closeAsync(c)
 }

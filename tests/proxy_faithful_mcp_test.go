@@ -219,8 +219,15 @@ func TestProxyFaithfulMCP(t *testing.T) {
 				}},
 				{"log messages reach the session that set a level, at that level", func(t *testing.T) {
 					a.peer(service, "notify_log", map[string]any{"tag": "A"}, nil)
+					// The stdio peer may write log messages after its result. On the pipe every
+					// session shares, one that comes just as another session's call starts could be
+					// either's, and is dropped: so B calls once A has its messages.
+					a.waitSeen("notifications/message", 3)
 					b.peer(service, "notify_log", map[string]any{"tag": "B"}, nil)
-					got := a.waitSeen("notifications/message", 3)
+					pctx, pcancel := context.WithTimeout(context.Background(), 10*time.Second)
+					_ = a.c.Ping(pctx) //lint:ignore SA1019 the session speaks 2025-11-25, which has ping
+					pcancel()          // a stream of A's, where a message of B's sent to A would be waiting
+					got := a.seen("notifications/message")
 					if len(got) != 3 || strings.Contains(strings.Join(got, " "), "debug") {
 						t.Errorf("A (level info) got %v, want info, warning and error", got)
 					}
@@ -273,7 +280,7 @@ func TestProxyFaithfulMCP(t *testing.T) {
 func (a *faithfulAgent) cancelBlock(t *testing.T, service string) {
 	count := func() string { return mcpText(a.peer(service, "cancellations", nil, nil)) }
 	before := count()
-	token := "block-" + a.name + "-" + service
+	token := "block-" + a.name + "-" + service + "-" + randHex(4)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -50,18 +51,24 @@ type replicas struct {
 
 func newReplicas(t *testing.T) *replicas {
 	t.Helper()
+	return newReplicasWith(t, core.Config{})
+}
+
+// newReplicasWith is newReplicas with replica A configured by cfgA.
+func newReplicasWith(t *testing.T, cfgA core.Config) *replicas {
+	t.Helper()
 	url := pgtest.NewDB(t)
 	sealer := newTestSealer(t)
-	open := func(ds backend.Downstream) *core.Hub {
+	open := func(ds backend.Downstream, cfg core.Config) *core.Hub {
 		st, err := postgres.Open(context.Background(), url)
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(st.Close)
-		return core.NewHub(st, ds, sealer, nil, nil, core.Config{})
+		return core.NewHub(st, ds, sealer, nil, nil, cfg)
 	}
 	r := &replicas{url: url, dsA: newRecorder(), dsB: newRecorder()}
-	r.a, r.b = open(r.dsA), open(r.dsB)
+	r.a, r.b = open(r.dsA, cfgA), open(r.dsB, core.Config{})
 	ctx := context.Background()
 	r.admin = backend.WithActor(ctx, backend.SystemActor)
 	r.agent = backend.WithActor(ctx, backend.Actor{Scope: backend.ScopeAgent, Kind: backend.ActorAgent})
@@ -290,5 +297,83 @@ func TestReplicaSeesDeckRename(t *testing.T) {
 	eventually(t, "B no longer finds the old name", func() bool { return backend.ErrorCode(byName("old")) == backend.CodeNotFound })
 	if err := byName("new"); err != nil {
 		t.Errorf("B by the new name: %v", err)
+	}
+}
+
+// TestReplicaSeesSessionEnd: a session that made proxied calls through both replicas and is then
+// closed by its client on A, expired by A's sweep, or evicted on A (its token opened one session
+// past the cap) is announced as ended to both proxies (B's through the change feed) and to B's
+// front end, once; a session that never made a proxied call is not.
+func TestReplicaSeesSessionEnd(t *testing.T) {
+	const sessionCap = 2
+	ends := []struct {
+		name string
+		end  func(t *testing.T, r *replicas, open func() backend.MCPSession, called, idle backend.MCPSession)
+	}{
+		{"closed", func(t *testing.T, r *replicas, _ func() backend.MCPSession, called, idle backend.MCPSession) {
+			for _, id := range []string{idle.ID, called.ID} {
+				if err := r.a.TerminateSession(r.agent, id); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}},
+		{"expired", func(t *testing.T, r *replicas, _ func() backend.MCPSession, called, idle backend.MCPSession) {
+			withConn(t, r.url, func(c *pgx.Conn) error {
+				_, err := c.Exec(context.Background(), `UPDATE mcp_sessions SET last_seen_at = now() - interval '2 days'
+					WHERE id = ANY($1)`, []string{called.ID, idle.ID})
+				return err
+			})
+			if n, err := r.a.ExpireIdleSessions(r.admin); err != nil || n != 2 {
+				t.Fatalf("expired %d sessions (%v), want 2", n, err)
+			}
+		}},
+		{"evicted", func(t *testing.T, r *replicas, open func() backend.MCPSession, called, idle backend.MCPSession) {
+			open() // the token's third live session: the least recently used one, called, goes
+			if _, err := r.a.LookupSession(r.agent, called.ID); backend.ErrorCode(err) != backend.CodeNotFound {
+				t.Fatalf("the least recently used session was not evicted: %v", err)
+			}
+		}},
+	}
+	for _, e := range ends {
+		t.Run(e.name, func(t *testing.T) {
+			r := newReplicasWith(t, core.Config{MaxSessionsPerToken: sessionCap})
+			d := coreMust[backend.Deck](t)(r.a.CreateDeck(r.admin, core.DeckInput{Name: "d"}))
+			pinTools := false
+			svc := coreMust[backend.ServiceCard](t)(r.a.CreateService(r.admin, core.ServiceInput{
+				Name: "remote", Type: backend.ServiceRemote, URL: "http://127.0.0.1:1/mcp", PinTools: &pinTools}))
+			coreMust[core.CardsResult](t)(r.a.LinkCard(r.admin, core.LinkCardInput{CardRef: core.CardRef{
+				Deck: d.ID, CardType: backend.CardService, CardID: svc.ID}}))
+			tok := coreMust[core.NewToken](t)(r.a.CreateToken(r.admin, core.TokenInput{Name: "agent", Scope: backend.ScopeAgent}))
+			r.agent = backend.WithActor(context.Background(), backend.Actor{TokenID: tok.ID, Scope: backend.ScopeAgent, Kind: backend.ActorAgent})
+			var mu sync.Mutex
+			var told []string
+			r.b.OnSessionEnded(func(id string) { mu.Lock(); told = append(told, id); mu.Unlock() })
+			open := func() backend.MCPSession {
+				return coreMust[backend.MCPSession](t)(r.a.OpenSession(r.agent, core.OpenSessionInput{Profile: "standard", Deck: d.ID}))
+			}
+			called := open()
+			idle := open()
+			for _, hub := range []*core.Hub{r.a, r.b} {
+				coreMust[backend.CallResult](t)(hub.CallBoundServiceTool(r.agent, called.ID, svc.ID, core.CallInput{ToolName: "echo"}))
+			}
+			e.end(t, r, open, called, idle)
+			for name, ds := range map[string]*targetRecorder{"A": r.dsA, "B": r.dsB} {
+				eventually(t, name+"'s proxy is told the session ended", func() bool {
+					return slices.Equal(ds.sessionsEnded(), []string{called.ID})
+				})
+			}
+			eventually(t, "B's front end is told the session ended", func() bool {
+				mu.Lock()
+				defer mu.Unlock()
+				return slices.Equal(told, []string{called.ID})
+			})
+			// Once is once: ending it again on A tells A's proxy nothing more.
+			if err := r.a.TerminateSession(r.agent, called.ID); err != nil {
+				t.Fatal(err)
+			}
+			if got := r.dsA.sessionsEnded(); len(got) != 1 {
+				t.Errorf("A's proxy was told %v", got)
+			}
+		})
 	}
 }

@@ -168,6 +168,12 @@ func (s *invalidatingStore) BindUnboundSession(ctx context.Context, m *backend.M
 func (s *invalidatingStore) UpdateSessionBinding(ctx context.Context, m *backend.MCPSession) error {
 	return s.after(s.Store.UpdateSessionBinding(ctx, m), "mcp_sessions", m.ID)
 }
+func (s *invalidatingStore) MarkServiceTalksBack(ctx context.Context, id string) error {
+	return s.after(s.Store.MarkServiceTalksBack(ctx, id), "services", id)
+}
+func (s *invalidatingStore) SetSessionLogLevel(ctx context.Context, id, level string) error {
+	return s.after(s.Store.SetSessionLogLevel(ctx, id, level), "mcp_sessions", id)
+}
 func (s *invalidatingStore) TerminateSession(ctx context.Context, id string, at time.Time) error {
 	return s.after(s.Store.TerminateSession(ctx, id, at), "mcp_sessions", id)
 }

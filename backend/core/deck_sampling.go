@@ -10,8 +10,8 @@ import (
 
 // Sampling is a downstream server asking the agent's model for a completion
 // (sampling/createMessage). It spends the person's model and sees its answer, so it is a
-// privilege an admin grants per deck and service; without the grant the proxy does not even
-// declare sampling to the server.
+// privilege an admin grants per deck and service; without the grant the downstream's sampling
+// requests are refused, saying how to allow them.
 
 // DeckSamplingInput allows or forbids one service on one deck to sample.
 type DeckSamplingInput struct {

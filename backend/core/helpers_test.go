@@ -75,6 +75,20 @@ type fakeDownstream struct {
 	mu      sync.Mutex
 	status  map[string]backend.DownstreamStatus
 	forgets []string
+	ended   []string
+}
+
+func (f *fakeDownstream) SessionEnded(id string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.ended = append(f.ended, id)
+}
+
+// sessionsEnded returns the sessions the proxy was told have ended.
+func (f *fakeDownstream) sessionsEnded() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.ended...)
 }
 
 func (f *fakeDownstream) ListTools(context.Context, backend.Target) ([]backend.DownstreamTool, error) {

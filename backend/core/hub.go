@@ -78,6 +78,8 @@ type Hub struct {
 	hashes *hashMemo
 	// oauth holds the services' sign-in states for snapshots (oauth_state.go).
 	oauth *oauthStates
+	// ends announces the end of sessions that made proxied calls here (session_ends.go).
+	ends *sessionEnds
 }
 
 // NewService wires the core. downstream may be nil until the proxy exists; calls that need it
@@ -110,7 +112,11 @@ func NewHub(store backend.Store, downstream backend.Downstream, sealer backend.S
 	s.oauth = s.cache.oauth
 	s.rawStore = store
 	s.store = &invalidatingStore{Store: &personView{Store: store, c: s.cache}, c: s.cache}
-	store.Subscribe(context.Background(), s.cache.apply)
+	s.ends = &sessionEnds{hub: s}
+	store.Subscribe(context.Background(), func(ch backend.Change) {
+		s.cache.apply(ch)
+		s.ends.apply(ch)
+	})
 	return s
 }
 

@@ -300,6 +300,7 @@ func (s *Hub) CallBoundServiceTool(ctx context.Context, sessionID, serviceRef st
 	if !p.sampling {
 		ctx = withoutSampling(ctx)
 	}
+	s.ends.hold(sessionID)
 	return s.call(ctx, p, in)
 }
 

@@ -72,6 +72,7 @@ func (s *Hub) egressTarget(ctx context.Context, rec backend.ServiceRecord) (back
 		DisabledTools:   append([]string(nil), rec.DisabledTools...),
 		Timeout:         timeout,
 		Revision:        rec.UpdatedAt.UTC().Format(time.RFC3339Nano) + "|" + rec.ID,
+		TalksBack:       rec.TalksBack,
 	}
 	if rec.CredentialID != "" {
 		cred, err := s.targetCredential(ctx, rec)

@@ -285,6 +285,9 @@ func cleanToolNames(field string, in []string) ([]string, error) {
 // always after an explicit check. Calls on a steady service write nothing.
 func (s *Hub) syncHealth(ctx context.Context, rec backend.ServiceRecord, explicit bool) {
 	st, ok := s.downstream.Status(rec.ID)
+	if ok && st.TalksBack && !rec.TalksBack {
+		s.markTalksBack(ctx, rec.ID)
+	}
 	if !ok || st.Health.Status == "" {
 		return
 	}
@@ -292,6 +295,16 @@ func (s *Hub) syncHealth(ctx context.Context, rec backend.ServiceRecord, explici
 		return
 	}
 	s.saveHealth(ctx, rec.ID, st.Health)
+}
+
+// markTalksBack records that the service's downstream talks back, so every replica and every
+// restart makes its calls take turns from the first one (proxy/floor.go).
+func (s *Hub) markTalksBack(ctx context.Context, id string) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	if err := s.store.MarkServiceTalksBack(ctx, id); err != nil {
+		s.log.Warn("recording that a service talks back failed", "service_id", id, "error", backend.ErrorCode(err))
+	}
 }
 
 // saveHealth stores h (without the stderr tail, which stays live-only), even if the request

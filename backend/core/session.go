@@ -39,6 +39,8 @@ type OpenSessionInput struct {
 	Profile       string `json:"profile"`
 	Deck          string `json:"deck,omitempty"`
 	WorkspaceRoot string `json:"workspace_root,omitempty"`
+	// Caps is what the client declared at initialize that a downstream may use.
+	Caps backend.ClientCaps `json:"-"`
 }
 
 // BindInput binds a session to a workspace and a deck.
@@ -86,6 +88,9 @@ func (s *Hub) OpenSession(ctx context.Context, in OpenSessionInput) (backend.MCP
 			if len(expired) > 0 {
 				s.log.Info("session cap reached; least recently used sessions expired",
 					"token_id", sess.TokenID, "expired", len(expired), "cap", s.cfg.MaxSessionsPerToken)
+				for _, id := range expired {
+					s.ends.ended(id)
+				}
 			}
 			return sess, nil
 		}
@@ -124,7 +129,7 @@ func (s *Hub) newSession(ctx context.Context, a backend.Actor, in OpenSessionInp
 	}
 	now := s.clock()
 	sess := backend.MCPSession{ID: id, WorkspaceRoot: ws, ClientName: backend.Clip(printableLine(in.ClientName), 100),
-		Profile: profile, Scope: a.Scope, TokenID: a.TokenID, CreatedAt: now, LastSeenAt: now}
+		Profile: profile, Scope: a.Scope, TokenID: a.TokenID, CreatedAt: now, LastSeenAt: now, Caps: in.Caps}
 	d, err := s.preBoundDeck(ctx, in.Deck, a.DeckID)
 	sess.DeckID, sess.DeckName = d.ID, d.Name
 	return sess, err

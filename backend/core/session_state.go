@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/agent-deck/agent-deck/backend"
@@ -94,7 +95,29 @@ func (s *Hub) TerminateSession(ctx context.Context, id string) error {
 	if backend.IsNotFound(err) {
 		return sessionGone()
 	}
+	if err == nil {
+		s.ends.ended(id)
+	}
 	return backend.StoreErr("ending a session", err)
+}
+
+// SetSessionLogLevel records the level a session's client set with logging/setLevel, so every
+// replica relays downstream log messages at that level or above.
+func (s *Hub) SetSessionLogLevel(ctx context.Context, id, level string) error {
+	if _, err := backend.RequireRead(ctx, "set a session's log level"); err != nil {
+		return err
+	}
+	if !slices.Contains(backend.LogLevels, level) {
+		return backend.InvalidEnum("level", level, backend.LogLevels)
+	}
+	if !backend.IsUUIDText(id) {
+		return sessionGone()
+	}
+	err := s.store.SetSessionLogLevel(ctx, id, level)
+	if backend.IsNotFound(err) {
+		return sessionGone()
+	}
+	return backend.StoreErr("setting a session's log level", err)
 }
 
 // EndSession ends another client's session from the outside (the dashboard's Sessions screen):
@@ -110,6 +133,9 @@ func (s *Hub) EndSession(ctx context.Context, id string) error {
 	err := s.store.TerminateSession(ctx, id, s.clock())
 	if backend.IsNotFound(err) {
 		return sessionGone()
+	}
+	if err == nil {
+		s.ends.ended(id)
 	}
 	return backend.StoreErr("ending a session", err)
 }

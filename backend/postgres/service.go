@@ -12,7 +12,7 @@ const serviceColumns = `s.id::text, s.name, s.type, s.url, s.transport, s.descri
 	s.sealed_headers, COALESCE(s.credential_id, ''), s.local_command, s.local_args, s.local_working_dir,
 	s.sealed_env, s.disabled_tools, s.timeout_seconds, s.health_status, s.health_last_error,
 	s.health_last_success_at, s.health_last_checked_at, s.health_stderr, s.created_at, s.updated_at,
-	s.sealed_userinfo, s.pin_tools, s.tools_pinned_at, s.owner_id::text, s.personal`
+	s.sealed_userinfo, s.pin_tools, s.tools_pinned_at, s.owner_id::text, s.personal, s.talks_back`
 
 func scanService(row pgx.Row) (backend.ServiceRecord, error) {
 	var r backend.ServiceRecord
@@ -21,7 +21,7 @@ func scanService(row pgx.Row) (backend.ServiceRecord, error) {
 		&r.SealedHeaders, &r.CredentialID, &r.LocalCommand, &r.LocalArgs, &r.LocalWorkingDir,
 		&r.SealedEnv, &r.DisabledTools, &r.TimeoutSeconds, &health, &r.Health.LastError,
 		&r.Health.LastSuccessAt, &r.Health.LastCheckedAt, &r.Health.Stderr, &r.CreatedAt, &r.UpdatedAt,
-		&r.SealedUserinfo, &r.PinTools, &r.ToolsPinnedAt, &r.OwnerID, &r.Personal)
+		&r.SealedUserinfo, &r.PinTools, &r.ToolsPinnedAt, &r.OwnerID, &r.Personal, &r.TalksBack)
 	r.Type, r.Transport, r.Health.Status = backend.ServiceType(typ), backend.Transport(transport), backend.HealthStatus(health)
 	r.LocalArgs, r.DisabledTools, r.PlainHeaders = strs(r.LocalArgs), strs(r.DisabledTools), strMap(r.PlainHeaders)
 	return r, err
@@ -156,4 +156,15 @@ func (s *Store) GetService(ctx context.Context, ref string) (backend.ServiceReco
 // ListServices returns every service by name.
 func (s *Store) ListServices(ctx context.Context) ([]backend.ServiceRecord, error) {
 	return collectServices(s.db.Query(ctx, `SELECT `+serviceColumns+` FROM services s ORDER BY lower(s.name), s.name`))
+}
+
+// MarkServiceTalksBack records that the service's downstream talks back; marking it again writes
+// nothing (and so announces nothing).
+func (s *Store) MarkServiceTalksBack(ctx context.Context, id string) error {
+	u := asUUID(id)
+	if u == "" {
+		return notFound("service", id)
+	}
+	_, err := s.db.Exec(ctx, `UPDATE services SET talks_back = true WHERE id = $1 AND NOT talks_back`, u)
+	return classify("mark service talks back", err)
 }

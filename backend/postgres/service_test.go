@@ -103,6 +103,24 @@ func TestServiceHealth(t *testing.T) {
 	wantCode(t, st.UpdateServiceHealth(ctx, "00000000-0000-0000-0000-000000000000", backend.Health{}), backend.CodeNotFound, "")
 }
 
+// TestServiceTalksBack: once marked, a service is known to talk back; marking again is harmless.
+func TestServiceTalksBack(t *testing.T) {
+	t.Parallel()
+	st := pgtest.NewStore(t)
+	svc := newService(t, st, "svc")
+	if got, err := st.GetService(ctx, svc.ID); err != nil || got.TalksBack {
+		t.Fatalf("a new service talks back: %v %v", got.TalksBack, err)
+	}
+	mustOK(t, st.MarkServiceTalksBack(ctx, svc.ID))
+	mustOK(t, st.MarkServiceTalksBack(ctx, svc.ID))
+	got, err := st.GetService(ctx, svc.ID)
+	mustOK(t, err)
+	if !got.TalksBack {
+		t.Error("the mark did not stay")
+	}
+	wantCode(t, st.MarkServiceTalksBack(ctx, "not-a-service"), backend.CodeNotFound, "")
+}
+
 func TestDeletingCredentialUnlinksServices(t *testing.T) {
 	t.Parallel()
 	st := pgtest.NewStore(t)

@@ -12,7 +12,7 @@ import (
 
 const sessionColumns = `m.id, m.workspace_root, COALESCE(m.deck_id::text, ''), COALESCE(d.name, ''), m.badge,
 	m.client_name, m.profile, m.scope, m.created_at, m.last_seen_at, m.terminated_at, COALESCE(m.token_id::text, ''),
-	COALESCE(st.person_id::text, ''), COALESCE(sp.name, '')`
+	m.client_caps, m.log_level, COALESCE(st.person_id::text, ''), COALESCE(sp.name, '')`
 
 // sessionFrom joins the bound deck for its name, and the token's person.
 const sessionFrom = ` FROM mcp_sessions m LEFT JOIN decks d ON d.id = m.deck_id
@@ -21,9 +21,11 @@ const sessionFrom = ` FROM mcp_sessions m LEFT JOIN decks d ON d.id = m.deck_id
 func scanSession(row pgx.Row) (backend.MCPSession, error) {
 	var m backend.MCPSession
 	var scope string
+	var caps []string
 	err := row.Scan(&m.ID, &m.WorkspaceRoot, &m.DeckID, &m.DeckName, &m.Badge, &m.ClientName, &m.Profile,
-		&scope, &m.CreatedAt, &m.LastSeenAt, &m.TerminatedAt, &m.TokenID, &m.PersonID, &m.Person)
+		&scope, &m.CreatedAt, &m.LastSeenAt, &m.TerminatedAt, &m.TokenID, &caps, &m.LogLevel, &m.PersonID, &m.Person)
 	m.Scope = backend.Scope(scope)
+	m.Caps = backend.ClientCapsOf(caps)
 	return m, err
 }
 
@@ -33,14 +35,14 @@ func (s *Store) CreateSession(ctx context.Context, m *backend.MCPSession) error 
 	const q = `
 		WITH m AS (
 			INSERT INTO mcp_sessions (id, workspace_root, deck_id, badge, client_name, profile, scope,
-				created_at, last_seen_at, token_id)
+				created_at, last_seen_at, token_id, client_caps)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, COALESCE($8::timestamptz, now()),
-				COALESCE($9::timestamptz, $8::timestamptz, now()), $10::uuid)
+				COALESCE($9::timestamptz, $8::timestamptz, now()), $10::uuid, $11)
 			RETURNING deck_id, created_at, last_seen_at
 		)
 		SELECT COALESCE(d.name, ''), m.created_at, m.last_seen_at FROM m LEFT JOIN decks d ON d.id = m.deck_id`
 	err := s.db.QueryRow(ctx, q, m.ID, m.WorkspaceRoot, nullString(m.DeckID), m.Badge, m.ClientName, m.Profile,
-		string(m.Scope), nullTime(m.CreatedAt), nullTime(m.LastSeenAt), nullString(m.TokenID)).Scan(&m.DeckName, &m.CreatedAt, &m.LastSeenAt)
+		string(m.Scope), nullTime(m.CreatedAt), nullTime(m.LastSeenAt), nullString(m.TokenID), m.Caps.Names()).Scan(&m.DeckName, &m.CreatedAt, &m.LastSeenAt)
 	return classify("create session", err)
 }
 
@@ -72,9 +74,9 @@ func (s *Store) OpenSession(ctx context.Context, m *backend.MCPSession, pool []s
 			LIMIT 1
 		), m AS (
 			INSERT INTO mcp_sessions (id, workspace_root, deck_id, badge, client_name, profile, scope,
-				created_at, last_seen_at, token_id)
+				created_at, last_seen_at, token_id, client_caps)
 			SELECT $1, $2, $3, pick.badge, $4, $5, $6, COALESCE($7::timestamptz, now()),
-				COALESCE($8::timestamptz, $7::timestamptz, now()), $9::uuid
+				COALESCE($8::timestamptz, $7::timestamptz, now()), $9::uuid, $11
 			FROM pick
 			RETURNING deck_id, badge, created_at, last_seen_at
 		)
@@ -94,7 +96,7 @@ func (s *Store) OpenSession(ctx context.Context, m *backend.MCPSession, pool []s
 	var expired []string
 	err := s.transact(ctx, func(tx *Store) error {
 		err := tx.db.QueryRow(ctx, q, m.ID, m.WorkspaceRoot, nullString(m.DeckID), m.ClientName, m.Profile,
-			string(m.Scope), nullTime(m.CreatedAt), nullTime(m.LastSeenAt), nullString(m.TokenID), pool).
+			string(m.Scope), nullTime(m.CreatedAt), nullTime(m.LastSeenAt), nullString(m.TokenID), pool, m.Caps.Names()).
 			Scan(&m.DeckName, &m.Badge, &m.CreatedAt, &m.LastSeenAt)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return backend.Errorf(backend.CodeConflict, "every badge of the level was taken concurrently").
@@ -145,6 +147,18 @@ func (s *Store) TouchSession(ctx context.Context, id string, at time.Time) error
 		WHERE id = $1 AND terminated_at IS NULL`, id, at)
 	if err != nil {
 		return classify("touch session", err)
+	}
+	if tag.RowsAffected() == 0 {
+		return notFound("session", id)
+	}
+	return nil
+}
+
+// SetSessionLogLevel records the level a live session's client set.
+func (s *Store) SetSessionLogLevel(ctx context.Context, id, level string) error {
+	tag, err := s.db.Exec(ctx, `UPDATE mcp_sessions SET log_level = $2 WHERE id = $1 AND terminated_at IS NULL`, id, level)
+	if err != nil {
+		return classify("set session log level", err)
 	}
 	if tag.RowsAffected() == 0 {
 		return notFound("session", id)
