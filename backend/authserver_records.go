@@ -49,6 +49,9 @@ type AuthRefresh struct {
 	// Scope is the grant's scope, which every refresh token of the grant keeps; a refresh's
 	// access token may be narrower (RFC 6749 §6).
 	Scope Scope
+	// ClientID is the client the token was issued to, the only one that may spend it; "" for
+	// a token issued before clients were recorded (the first refresh naming a client binds it).
+	ClientID string
 }
 
 // AuthServerStore is the storage of the OAuth authorization server.
@@ -69,9 +72,9 @@ type AuthServerStore interface {
 	IssueOAuthGrant(ctx context.Context, t *TokenRecord, codeHash []byte, r AuthRefresh) error
 	// RotateOAuthRefresh spends refresh token oldHash: the grant's access hash, expiry and
 	// scope are replaced and next becomes its refresh token (with the grant's scope), in one
-	// transaction. scope gets the grant's scope and returns the access token's; its error
-	// leaves everything as it was. A refresh token spent before revokes the grant and is
+	// transaction. check gets the grant's scope and the client the token was issued to, and
+	// returns the access token's scope; its error leaves everything as it was. A refresh token spent before revokes the grant and is
 	// CONFLICT; an unknown or expired one, or one of a revoked grant, is NOT_FOUND.
 	RotateOAuthRefresh(ctx context.Context, oldHash []byte, at time.Time, accessHash []byte,
-		accessExpires time.Time, next AuthRefresh, scope func(granted Scope) (Scope, error)) (TokenRecord, error)
+		accessExpires time.Time, next AuthRefresh, check func(granted Scope, clientID string) (Scope, error)) (TokenRecord, error)
 }

@@ -31,6 +31,9 @@ type Target struct {
 	// Secrets are every value the server holds secret for the service (see targetSecrets), so
 	// the proxy can mask them by value wherever a downstream could echo them back.
 	Secrets []string
+	// Hosts is which addresses the proxy may dial for the service: it checks every address a
+	// name resolves to, redirects and the service's authorization server included.
+	Hosts HostPolicy
 
 	DisabledTools []string
 	Timeout       time.Duration

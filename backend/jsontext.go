@@ -7,25 +7,124 @@ import (
 	"unicode/utf8"
 )
 
-// CheckJSONText refuses JSON text that encoding/json would silently repair: bytes that are not
-// UTF-8, and \u escapes of lone UTF-16 surrogates ("\ud800"). The decoder turns both into
-// U+FFFD, so the value stored is not the value sent. The INVALID_ARGUMENT error names the field
-// that holds the bad text (details.field, a JSON path such as headers.X-Key or args[2]) when it
-// lies inside one.
+// CheckJSONText refuses JSON text that encoding/json would silently repair or resolve: bytes
+// that are not UTF-8 and \u escapes of lone UTF-16 surrogates ("\ud800"), which the decoder turns
+// into U+FFFD, and an object that names a key twice, of which the decoder keeps the last value
+// while another reader (a downstream server, a person reading the audit) may take the first.
+// Either way the value used is not the value sent. The INVALID_ARGUMENT error names the field at
+// fault (details.field, a JSON path such as headers.X-Key or args[2]) when it lies inside one,
+// and says what is wrong in details.problem.
 func CheckJSONText(raw []byte) error {
+	hint := "send text as UTF-8 and escape only whole characters (surrogates in pairs)"
 	off, what := badJSONText(raw)
 	if off < 0 {
-		return nil
+		if off, _ = duplicateKey(raw); off < 0 {
+			return nil
+		}
+		what, hint = "a key given twice", "name each key of a JSON object once"
 	}
 	field := jsonPathAt(raw, int64(off))
 	if field == "" {
 		return Errorf(CodeInvalidArgument, "the JSON text holds %s at byte %d", what, off).
-			WithDetail("offset", off).
-			WithHint("send text as UTF-8 and escape only whole characters (surrogates in pairs)")
+			WithDetail("offset", off).WithDetail("problem", what).WithHint(hint)
+	}
+	if what == "a key given twice" {
+		return Errorf(CodeInvalidArgument, "field %q is given twice", field).
+			WithDetail("field", field).WithDetail("offset", off).WithDetail("problem", what).WithHint(hint)
 	}
 	return Errorf(CodeInvalidArgument, "field %q holds %s", field, what).
-		WithDetail("field", field).WithDetail("offset", off).
-		WithHint("send text as UTF-8 and escape only whole characters (surrogates in pairs)")
+		WithDetail("field", field).WithDetail("offset", off).WithDetail("problem", what).WithHint(hint)
+}
+
+// duplicateKey returns the offset of the first object key that its object already named (as
+// the decoder compares keys: after unescaping) and the key; -1 when every key is unique. Text
+// that is not JSON is left to the decoder to report.
+func duplicateKey(raw []byte) (int, string) {
+	var stack []*objectKeys // nil entries are arrays
+	for i := 0; i < len(raw); i++ {
+		switch raw[i] {
+		case '{':
+			stack = append(stack, &objectKeys{wantKey: true})
+		case '[':
+			stack = append(stack, nil)
+		case '}', ']':
+			if len(stack) > 0 {
+				stack = stack[:len(stack)-1]
+			}
+		case ',':
+			if n := len(stack); n > 0 && stack[n-1] != nil {
+				stack[n-1].wantKey = true
+			}
+		case '"':
+			end, escaped := stringEnd(raw, i)
+			if n := len(stack); n > 0 && stack[n-1] != nil && stack[n-1].wantKey {
+				o := stack[n-1]
+				o.wantKey = false
+				key := raw[i+1 : max(end-1, i+1)]
+				if escaped {
+					var k string
+					if json.Unmarshal(raw[i:end], &k) != nil {
+						return -1, ""
+					}
+					key = []byte(k)
+				}
+				if o.add(key) {
+					return i, string(key)
+				}
+			}
+			i = end - 1
+		}
+	}
+	return -1, ""
+}
+
+// objectKeys are the keys one object has named so far: a short list compared in place, a set
+// once the object is large.
+type objectKeys struct {
+	wantKey bool
+	keys    [][]byte
+	set     map[string]bool
+}
+
+// add records key and reports whether the object had named it already.
+func (o *objectKeys) add(key []byte) bool {
+	if o.set != nil {
+		if o.set[string(key)] {
+			return true
+		}
+		o.set[string(key)] = true
+		return false
+	}
+	for _, k := range o.keys {
+		if bytes.Equal(k, key) {
+			return true
+		}
+	}
+	o.keys = append(o.keys, key)
+	if len(o.keys) > 16 {
+		o.set = make(map[string]bool, 2*len(o.keys))
+		for _, k := range o.keys {
+			o.set[string(k)] = true
+		}
+		o.keys = nil
+	}
+	return false
+}
+
+// stringEnd returns the index just past the string starting at raw[i] == '"', and whether it
+// holds an escape.
+func stringEnd(raw []byte, i int) (int, bool) {
+	escaped := false
+	for j := i + 1; j < len(raw); j++ {
+		switch raw[j] {
+		case '\\':
+			escaped = true
+			j++
+		case '"':
+			return j + 1, escaped
+		}
+	}
+	return len(raw), escaped
 }
 
 // badJSONText returns the offset of the first byte that is not UTF-8 or of the first lone

@@ -24,6 +24,17 @@ func TestCheckJSONText(t *testing.T) {
 		{"in a key", "{\"x\xff\":1}", "x\ufffd", false},
 		{"after a nested object", `{"a":{"b":1},"c":"\udfff"}`, "c", false},
 		{"top-level string", `"\ud800"`, "", false},
+		{"same key in sibling objects", `{"a":{"k":1},"b":{"k":2},"l":[{"k":1},{"k":2}]}`, "", true},
+		{"key text as a value", `{"k":"k","v":["k","k"],"w":{"k":"k"}}`, "", true},
+		{"keys differing in case", `{"Name":1,"name":2}`, "", true},
+		{"brace and comma in strings", `{"a":"},{\"a\":","b":"\"a\""}`, "", true},
+		{"duplicate key", `{"name":"a","name":"b"}`, "name", false},
+		{"duplicate after nesting", `{"a":{"x":[1,{"y":2}],"z":3},"a":1}`, "a", false},
+		{"duplicate nested", `{"h":{"X":"1","Y":"2","X":"3"}}`, "h.X", false},
+		{"duplicate in an array element", `[{"a":1},{"b":1,"b":2}]`, "[1].b", false},
+		{"duplicate spelled with an escape", `{"name":1,"\u006eame":2}`, "name", false},
+		{"duplicate among many keys", `{"k0":0,"k1":1,"k2":2,"k3":3,"k4":4,"k5":5,"k6":6,"k7":7,"k8":8,"k9":9,` +
+			`"k10":10,"k11":11,"k12":12,"k13":13,"k14":14,"k15":15,"k16":16,"k17":17,"k3":3}`, "k3", false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

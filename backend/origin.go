@@ -55,6 +55,47 @@ func (p OriginPolicy) Check(origin string) error {
 			"with --allow-origin " + Clip(origin, 100) + " (AGENT_DECK_ALLOW_ORIGIN)")
 }
 
+// CheckHost returns FORBIDDEN for a request whose Host header names a host the server does not
+// answer to. It guards a loopback listener (local, the address the request arrived on) against
+// DNS rebinding: a page whose name now resolves to 127.0.0.1 reaches the listener with its own
+// name as Host. Loopback names and addresses, the server's own host and the hosts of the
+// --allow-origin list (a public name a reverse proxy forwards) are served; a listener on any
+// other address is reached by names the server cannot know, and serves every Host.
+func (p OriginPolicy) CheckHost(host string, local net.Addr) error {
+	if local == nil || !loopbackHost(local.String()) || loopbackHost(host) {
+		return nil
+	}
+	name := hostName(host)
+	for _, o := range append([]string{p.own}, p.allowed...) {
+		if u, err := url.Parse(o); err == nil && o != "" && strings.EqualFold(u.Hostname(), name) {
+			return nil
+		}
+	}
+	return Errorf(CodeForbidden, "requests for host %q are not served here", Clip(host, 100)).
+		WithDetail("host", Clip(host, 100)).
+		WithHint("this server listens on loopback: reach it as 127.0.0.1 or localhost; to serve it under a public name " +
+			"(a reverse proxy), start it with --allow-origin https://" + Clip(name, 100) + " (AGENT_DECK_ALLOW_ORIGIN)")
+}
+
+// loopbackHost reports whether addr (host, host:port or [ip]:port) is localhost, a name under
+// .localhost, or a loopback address.
+func loopbackHost(addr string) bool {
+	host := strings.TrimSuffix(strings.ToLower(hostName(addr)), ".")
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// hostName is the host of a Host header or address, without its port or brackets.
+func hostName(addr string) string {
+	if host, _, err := net.SplitHostPort(addr); err == nil {
+		return host
+	}
+	return strings.Trim(addr, "[]")
+}
+
 // normalOrigin turns scheme://host[:port] into its lower-case form; ok is false for anything
 // else (a path, a query, userinfo, "null").
 func normalOrigin(s string) (string, bool) {

@@ -41,12 +41,6 @@ type RelayWants struct {
 	LogLevel string
 }
 
-// Quiet reports whether nothing a downstream sends during a call could reach the session: it
-// cannot be asked anything and set no log level (progress aside, which it asks for per call).
-func (w RelayWants) Quiet() bool {
-	return !w.Elicitation && !w.Sampling && !w.Roots && w.LogLevel == ""
-}
-
 // RelayRefusal is a relay's refusal of a downstream's request that the downstream may read as
 // is: it names what is missing (a capability the agent did not declare, a deck setting).
 type RelayRefusal string

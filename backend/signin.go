@@ -94,6 +94,15 @@ type OAuthBegin struct {
 	// the client_id when the authorization server supports such documents and no client is
 	// known; empty registers instead.
 	ClientMetadataURL string
+	// Hosts is the service's host policy, which every request of the sign-in is held to.
+	Hosts HostPolicy
+}
+
+// OAuthService is the service a sign-in step is for: its URL, and the host policy every
+// request of the step is held to.
+type OAuthService struct {
+	URL   string
+	Hosts HostPolicy
 }
 
 // OAuthFlow is the network side of signing in to a service, implemented by the proxy:
@@ -101,9 +110,9 @@ type OAuthBegin struct {
 // revocation.
 type OAuthFlow interface {
 	Begin(ctx context.Context, in OAuthBegin) (OAuthPending, error)
-	Exchange(ctx context.Context, serviceURL string, p OAuthPending, code string) (OAuthToken, error)
-	Refresh(ctx context.Context, serviceURL string, c ServiceOAuthClient, t OAuthToken) (OAuthToken, error)
-	Revoke(ctx context.Context, serviceURL string, c ServiceOAuthClient, t OAuthToken) error
+	Exchange(ctx context.Context, svc OAuthService, p OAuthPending, code string) (OAuthToken, error)
+	Refresh(ctx context.Context, svc OAuthService, c ServiceOAuthClient, t OAuthToken) (OAuthToken, error)
+	Revoke(ctx context.Context, svc OAuthService, c ServiceOAuthClient, t OAuthToken) error
 }
 
 // MaxOAuthStepUps bounds the sign-ins started in a row for insufficient_scope, so a service

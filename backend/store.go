@@ -253,8 +253,10 @@ type LinkedCards struct {
 
 // Change is one row change announced by the database, or a change of the feed's own state.
 // Table is the table name ("tokens", "mcp_sessions", "services", "credentials", "playbooks",
-// "decks", "deck_cards") and ID the row's id (for deck_cards, the deck's). Table is empty for a
-// feed state change: Listening then says whether changes are being delivered.
+// "decks", "deck_cards") and ID the row's id (for deck_cards, the deck's); an empty ID for
+// "services", "credentials" or "playbooks" says one statement changed several rows of the table
+// (an import). Table is empty for a feed state change: Listening then says whether changes are
+// being delivered.
 type Change struct {
 	Table     string
 	ID        string

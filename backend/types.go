@@ -124,6 +124,9 @@ type ServiceRecord struct {
 	// TalksBack says the downstream was seen asking something no single call could be told
 	// apart for, or asking for roots: its calls from different sessions take turns.
 	TalksBack bool
+	// URLByAdmin is whether an admin set the URL: only then may its host resolve to a
+	// private-range address (HostPolicy).
+	URLByAdmin bool
 }
 
 // AuthScheme says how a credential's secret is presented to a downstream server.

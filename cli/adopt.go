@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -292,12 +293,26 @@ func replaceInClient(t harness.Target, file string, names []string, rep *adoptRe
 		return userError("writing the backup %s: %v", backup, err)
 	}
 	outcome, err := harness.Apply(harness.Change{Path: file, What: "MCP servers", Mode: 0o600,
-		Edit: func(cur []byte) ([]byte, error) { return t.RemoveServers(cur, names) }})
+		Edit: func(cur []byte) ([]byte, error) {
+			out, err := t.RemoveServers(cur, names)
+			if err == nil && len(bytes.TrimSpace(out)) == 0 {
+				out = emptyConfig(t.Format) // the client's own file stays, valid and empty
+			}
+			return out, err
+		}})
 	if err != nil {
 		return userError("%v (the original is in %s)", err, backup)
 	}
 	rep.Removed, rep.Backup, rep.Outcome = names, backup, outcome
 	return nil
+}
+
+// emptyConfig is a client file with nothing in it, in the client's format.
+func emptyConfig(f harness.Format) []byte {
+	if f == harness.FormatTOML {
+		return []byte("\n")
+	}
+	return []byte("{}\n")
 }
 
 func printAdopt(c *cli.Context, rep adoptReport) error {

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -18,6 +19,7 @@ import (
 	"github.com/agent-deck/agent-deck/backend/audit"
 	"github.com/agent-deck/agent-deck/backend/authserver"
 	"github.com/agent-deck/agent-deck/backend/core"
+	"github.com/agent-deck/agent-deck/proxy"
 )
 
 // Names of the global flags, shared by every command.
@@ -94,6 +96,8 @@ func serveFlags() []cli.Flag {
 			Usage: "spilled tool results are deleted after this long"},
 		&cli.IntFlag{Name: "result-hard-cap", EnvVars: []string{"AGENT_DECK_RESULT_HARD_CAP"}, Value: 32 << 20,
 			Usage: "downstream results larger than this many bytes are cut off and the call fails with DOWNSTREAM_RESULT_TOO_LARGE"},
+		&cli.Int64Flag{Name: "result-memory", EnvVars: []string{"AGENT_DECK_RESULT_MEMORY"},
+			Usage: "bytes of memory downstream results may take at once across all calls (each byte read counts twice: as read and decoded); a call over it waits for room; 0 = 4 × --result-hard-cap (128 MiB), the least allowed"},
 		&cli.Int64Flag{Name: "result-dir-cap", EnvVars: []string{"AGENT_DECK_RESULT_DIR_CAP"}, Value: 1 << 30,
 			Usage: "total bytes kept in <home>/tool-results; the oldest files are deleted first"},
 		&cli.BoolFlag{Name: "strict-perms", EnvVars: []string{"AGENT_DECK_STRICT_PERMS"},
@@ -162,7 +166,9 @@ type ServeConfig struct {
 	ResultRetention                 time.Duration
 	ResultHardCap                   int   // bytes; 0 = 32 MiB
 	ResultDirCap                    int64 // bytes; 0 = 1 GiB
-	LogLevel                        string
+	// ResultMemory bounds the memory of downstream results held at once; 0 = 4 × ResultHardCap.
+	ResultMemory int64
+	LogLevel     string
 	// LogFormat is text (default) or json.
 	LogFormat          string
 	AllowMetadataHosts bool
@@ -202,6 +208,9 @@ type ServeConfig struct {
 	// TracerProvider, when set, receives the spans (tests pass an in-process recorder);
 	// nil traces only when OTEL_EXPORTER_OTLP_ENDPOINT is set (tracing.go).
 	TracerProvider trace.TracerProvider
+	// Network resolves and dials downstream services and their authorization servers; the zero
+	// value is the system's. Tests only (a name sent to an address of their choosing); no flag.
+	Network proxy.Network
 }
 
 func serveConfigFrom(c *cli.Context) ServeConfig {
@@ -226,6 +235,7 @@ func serveConfigFrom(c *cli.Context) ServeConfig {
 		ResultRetention:             c.Duration("result-retention"),
 		ResultHardCap:               c.Int("result-hard-cap"),
 		ResultDirCap:                c.Int64("result-dir-cap"),
+		ResultMemory:                c.Int64("result-memory"),
 		LogLevel:                    c.String("log-level"),
 		LogFormat:                   c.String("log-format"),
 		AllowMetadataHosts:          c.Bool("allow-metadata-hosts"),
@@ -294,6 +304,10 @@ func (c ServeConfig) validate() error {
 	}
 	if c.OAuthAccessTTL < 0 {
 		return fmt.Errorf("--oauth-access-ttl %s: expected a positive duration", c.OAuthAccessTTL)
+	}
+	if hardCap := cmp.Or(c.ResultHardCap, 32<<20); c.ResultMemory != 0 && c.ResultMemory < proxy.MinResultMemory(hardCap) {
+		return fmt.Errorf("--result-memory %d: expected at least %d bytes, 4 × --result-hard-cap (room for two whole results, each counted twice)",
+			c.ResultMemory, proxy.MinResultMemory(hardCap))
 	}
 	for flag, v := range map[string]int{"--token-calls-per-minute": c.TokenCallsPerMinute, "--token-concurrent-calls": c.TokenConcurrentCalls,
 		"--service-calls-per-minute": c.ServiceCallsPerMinute, "--service-concurrent-calls": c.ServiceConcurrentCalls} {

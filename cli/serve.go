@@ -155,7 +155,9 @@ func Start(ctx context.Context, cfg ServeConfig) (srv *Server, err error) {
 		ResultRetention: cfg.ResultRetention,
 		ResultHardCap:   cfg.ResultHardCap,
 		ResultDirCap:    cfg.ResultDirCap,
+		ResultMemory:    cfg.ResultMemory,
 		Launcher:        cfg.Launcher,
+		Network:         cfg.Network,
 	})
 	s.push("proxy", px.Close)
 
@@ -171,7 +173,7 @@ func Start(ctx context.Context, cfg ServeConfig) (srv *Server, err error) {
 		DefaultWorkspace:    cfg.DefaultWorkspace,
 		AllowMetadataHosts:  cfg.AllowMetadataHosts,
 		Redactor:            redactor,
-		ServiceOAuth:        proxy.NewOAuthFlow(),
+		ServiceOAuth:        proxy.NewOAuthFlow(cfg.Network),
 
 		PlaybookFetchRetention: cfg.PlaybookFetchRetention,
 		PlaybookReview:         cfg.PlaybookReview,

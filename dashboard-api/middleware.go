@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"runtime/debug"
 	"strings"
@@ -84,9 +85,16 @@ func (a *api) observe(c *gin.Context) {
 	c.Next()
 }
 
-// checkOrigin refuses browser requests from origins the server does not accept (a web page
-// driving a local deck), before anything else runs.
+// checkOrigin refuses, before anything else runs, requests for a host the server does not answer
+// to (DNS rebinding onto a loopback listener) and browser requests from origins it does not
+// accept (a web page driving a local deck).
 func (a *api) checkOrigin(c *gin.Context) {
+	local, _ := c.Request.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	if err := a.opts.Origins.CheckHost(c.Request.Host, local); err != nil {
+		a.writeError(c, err)
+		c.Abort()
+		return
+	}
 	if err := a.opts.Origins.Check(c.GetHeader("Origin")); err != nil {
 		a.writeError(c, err)
 		c.Abort()

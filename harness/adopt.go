@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/pelletier/go-toml/v2"
+
+	"github.com/agent-deck/agent-deck/backend"
 )
 
 // ClientServer is one MCP server as a client's config declares it, before any environment
@@ -71,6 +73,11 @@ func (t Target) ReadServers(src []byte) ([]ClientServer, error) {
 	var out []ClientServer
 	for _, m := range obj.members {
 		s := ClientServer{Name: m.key}
+		if bad := badText(d.src[m.keyStart:m.val.start], d.src[m.val.start:m.val.end]); bad != "" {
+			s.Problem = bad // decoding would repair the text, and register what the file does not say
+			out = append(out, s)
+			continue
+		}
 		raw := standardJSON(d.src[m.val.start:m.val.end])
 		var entry map[string]json.RawMessage
 		if err := json.Unmarshal(raw, &entry); err != nil {
@@ -82,6 +89,18 @@ func (t Target) ReadServers(src []byte) ([]ClientServer, error) {
 		out = append(out, s)
 	}
 	return out, nil
+}
+
+// badText names what is wrong when a server's name or entry holds text a JSON decoder would
+// silently replace (bytes that are not UTF-8, a lone surrogate escape); "" when both are clean.
+func badText(name, entry []byte) string {
+	switch {
+	case backend.CheckJSONText(name) != nil:
+		return "its name is not valid UTF-8 text (a byte that is not UTF-8 or a lone surrogate escape); rename it in the client's file"
+	case backend.CheckJSONText(entry) != nil:
+		return "its entry holds text that is not valid UTF-8 (a byte that is not UTF-8 or a lone surrogate escape); fix it in the client's file"
+	}
+	return ""
 }
 
 func decodeJSONServer(s *ClientServer, entry map[string]json.RawMessage) string {

@@ -22,9 +22,13 @@ const (
 
 // Apply runs a Change against the file system: read, edit, and write atomically (a temporary
 // file in the same directory renamed over the original, keeping its mode). A symlinked config is
-// edited where it points. Nothing is written when the contents do not change.
+// edited where it points; an edit that leaves it empty empties that file rather than deleting it,
+// so the link and the file it points to (often kept in a dotfiles repository) stay. Nothing is
+// written when the contents do not change.
 func Apply(c Change) (Outcome, error) {
 	path := c.Path
+	fi, err := os.Lstat(path)
+	linked := err == nil && fi.Mode()&fs.ModeSymlink != 0
 	if real, err := filepath.EvalSymlinks(path); err == nil {
 		path = real
 	}
@@ -40,7 +44,7 @@ func Apply(c Change) (Outcome, error) {
 	switch {
 	case bytes.Equal(out, old):
 		return Unchanged, nil
-	case len(out) == 0:
+	case len(out) == 0 && !linked:
 		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return "", fmt.Errorf("removing %s: %w", c.Path, err)
 		}

@@ -42,17 +42,13 @@ func decodeArgs(spec *ToolSpec, raw json.RawMessage) (vals map[string]any, respe
 			return nil, nil, argError(spec, "", "the arguments must be a JSON object")
 		}
 	}
-	byName := make(map[string]*Param, len(spec.Params))
-	for i := range spec.Params {
-		byName[spec.Params[i].Name] = &spec.Params[i]
-	}
-	respelled, both := respell(fields, func(name string) bool { return byName[name] != nil })
+	respelled, both := respell(fields, spec.hasParam)
 	if both != "" {
 		return nil, nil, argError(spec, both, "parameter %q is given twice, in both casings; send %s only", both, both)
 	}
 	var unknown []string
 	for name := range fields {
-		if byName[name] == nil {
+		if !spec.hasParam(name) {
 			unknown = append(unknown, name)
 		}
 	}
@@ -151,8 +147,8 @@ func decodeParam(spec *ToolSpec, p *Param, v json.RawMessage) (any, error) {
 	}
 	switch p.Type {
 	case TString:
-		var s string
-		if json.Unmarshal(v, &s) != nil {
+		s, ok := plainString(v)
+		if !ok && json.Unmarshal(v, &s) != nil {
 			return nil, bad()
 		}
 		if len(p.Enum) > 0 && !containsStr(p.Enum, s) {
@@ -200,6 +196,9 @@ func decodeParam(spec *ToolSpec, p *Param, v json.RawMessage) (any, error) {
 // decodeObjectOrString accepts a JSON object, or a string holding one (models often send tool
 // arguments as a JSON string); an empty string means no arguments.
 func decodeObjectOrString(spec *ToolSpec, p *Param, v json.RawMessage) (any, error) {
+	if t := bytes.TrimSpace(v); len(t) > 0 && t[0] == '{' {
+		return json.RawMessage(t), nil // an object, valid JSON since the arguments decoded
+	}
 	var s string
 	if json.Unmarshal(v, &s) == nil {
 		if strings.TrimSpace(s) == "" {
@@ -253,6 +252,31 @@ func decodeTextObject(spec *ToolSpec, p *Param, v json.RawMessage) (any, error) 
 	return json.RawMessage(bytes.TrimSpace(v)), nil
 }
 
+// hasParam reports whether the tool has a parameter of that name (a handful: a scan beats a map
+// built per call).
+func (spec *ToolSpec) hasParam(name string) bool {
+	for i := range spec.Params {
+		if spec.Params[i].Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// plainString is the value of a JSON string with nothing to unescape (printable ASCII, no
+// backslash), without the decoder; ok is false for anything else.
+func plainString(v json.RawMessage) (string, bool) {
+	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
+		return "", false
+	}
+	for _, c := range v[1 : len(v)-1] {
+		if c < 0x20 || c >= 0x7f || c == '\\' || c == '"' {
+			return "", false
+		}
+	}
+	return string(v[1 : len(v)-1]), true
+}
+
 // decodeObjects accepts a JSON array of objects, or a string holding one.
 func decodeObjects(spec *ToolSpec, p *Param, v json.RawMessage) (any, error) {
 	var s string
@@ -287,17 +311,24 @@ func jsonSyntax(s string) string {
 	return fmt.Sprintf("%s at line %d, column %d (byte %d)", se.Error(), line, col, se.Offset)
 }
 
-// checkText refuses arguments whose text the JSON decoder would silently repair (invalid
-// UTF-8, lone surrogate escapes), naming the parameter that holds it; prefix is the parameter
-// that held raw as a string, if any.
+// checkText refuses arguments whose text the JSON decoder would silently repair or resolve
+// (invalid UTF-8, lone surrogate escapes, a key given twice), naming the parameter that holds
+// it; prefix is the parameter that held raw as a string, if any.
 func checkText(spec *ToolSpec, prefix string, raw json.RawMessage) error {
 	err := backend.CheckJSONText(raw)
 	if err == nil {
 		return nil
 	}
-	field, _ := backend.AsError(err).Details["field"].(string)
+	details := backend.AsError(err).Details
+	field, _ := details["field"].(string)
 	if prefix != "" {
 		field = strings.Trim(prefix+"."+field, ".")
+	}
+	if details["problem"] == "a key given twice" {
+		if field == "" {
+			return argError(spec, "", "the arguments name a key twice; name each key of a JSON object once")
+		}
+		return argError(spec, field, "parameter %q is given twice; name each key of a JSON object once", field)
 	}
 	if field == "" {
 		return argError(spec, "", "the arguments hold text that is not valid UTF-8 or a lone surrogate escape")

@@ -1,54 +1,57 @@
 package mcptools
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"mime"
-	"net"
 	"net/http"
-	"net/netip"
 	"strconv"
-	"strings"
 	"sync"
-	"sync/atomic"
-	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
-
-	"github.com/agent-deck/agent-deck/backend"
 )
 
 // fastTools are the tools whose plain calls skip mcp-go's transport: get_bound_deck, on the
-// path of every agent turn, answered from a pre-rendered, pre-escaped page. For it the
-// transport's own work — parsing the body three more times, a notification forwarder goroutine
-// per request, encoding the answer and scanning its 20 KB text again — cost more CPU than the
-// call. A tool joins only if it never talks back to the client during the call (no relayed
-// sampling, elicitation, logging or progress, which need the transport's session and stream);
-// a call in flight is cancelled by notifications/cancelled as on the transport (cancelInflight).
+// path of every agent turn, answered from a pre-rendered, pre-escaped page, and
+// call_service_tool, the proxied call. For them the transport's own work — parsing the body
+// three more times, a notification forwarder goroutine per request, encoding the answer and
+// scanning it again — cost more CPU than the call. A call in flight is cancelled by
+// notifications/cancelled as on the transport (cancelInflight).
 //
-// call_service_tool joins on the same terms, checked per call (quiet): what a downstream sends
-// back during a call can reach only a session that passed a progress token, set a log level, or
-// declared elicitation, sampling or roots. For any other session the relay would carry nothing.
+// Whatever the session declared, a call is answered as plain JSON unless something must reach
+// the client before its result: what a downstream sends back during the call (progress, a log
+// message, elicitation, sampling, roots; relay.go) goes out on the call's own stream, the
+// jsonResponse the transport would write through too, which becomes an SSE stream at the first
+// such message, with the answer as its last event. The response's headers are written only once
+// the first thing to send is known, so the bytes are the transport's in both cases.
 var fastTools = map[string]bool{"get_bound_deck": true, "call_service_tool": true}
-
-// relayedTools are the fast tools a downstream can talk back through (relay.go).
-var relayedTools = map[string]bool{"call_service_tool": true}
-
-// quiet reports whether nothing a downstream sends during a call could reach the session: its
-// row says it set no log level and its client declared neither elicitation, sampling nor roots.
-func quiet(sess *backend.MCPSession) bool {
-	return wantsOf(sess).Quiet()
-}
 
 // fastCall is what peekBody keeps of a tools/call body for the fast path, from its one decode.
 type fastCall struct {
 	jsonrpc string
 	id      any             // decoded as mcp-go decodes it, so the answer's id is the same
 	args    json.RawMessage // params.arguments as sent, nil when absent
+	meta    json.RawMessage // params._meta as sent (a progress token), nil when absent
 	other   bool            // the message also carries result or error: not a plain request
-	extra   bool            // params carry _meta (a progress token), a task or multi-round-trip fields
+	extra   bool            // params carry a task or multi-round-trip fields
+}
+
+// requestMeta decodes a call's _meta as mcp-go does; ok is false for one that is not an object
+// (or null), which the transport answers with its error.
+func requestMeta(raw json.RawMessage) (meta *mcp.Meta, ok bool) {
+	t := bytes.TrimSpace(raw)
+	if len(t) == 0 || string(t) == "null" {
+		return nil, true
+	}
+	if t[0] != '{' {
+		return nil, false
+	}
+	meta = &mcp.Meta{}
+	return meta, json.Unmarshal(t, meta) == nil
 }
 
 // serveFast answers a plain JSON-RPC tools/call of a fast tool on a live session: it runs the
@@ -64,32 +67,31 @@ func (h *Handler) serveFast(ctx context.Context, w http.ResponseWriter, r *http.
 	if fc.jsonrpc != mcp.JSONRPC_VERSION || fc.id == nil || fc.other || fc.extra {
 		return false
 	}
-	if relayedTools[st.toolName] && !quiet(st.session) {
-		return false // the relay needs the transport's session and stream
-	}
-	if !passesRebindingGuard(r) {
-		return false // the transport refuses it
-	}
 	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
 		return false // the transport answers with its error
 	}
-	// The tool handler reads the arguments as sent (RawArguments), as it does on the transport.
-	params := mcp.CallToolParams{Name: st.toolName, RawArguments: fc.args}
-	if !h.idleClock.fresh(st.session.ID) {
-		return false // let the transport see the session now and then, or it sweeps it as idle
+	meta, ok := requestMeta(fc.meta)
+	if !ok {
+		return false
 	}
+	// The tool handler reads the arguments as sent (RawArguments), as it does on the transport.
+	params := mcp.CallToolParams{Name: st.toolName, RawArguments: fc.args, Meta: meta}
 	ctx, cancel := context.WithCancel(h.httpContext(ctx, r))
 	defer cancel()
 	key, call := inflightKey(st.session.ID, fc.id), &inflightCall{cancel}
 	h.inflight.Store(key, call)
 	st.fast = true
 	defer h.inflight.CompareAndDelete(key, call)
+	// The call's own stream: what the relay sends during the call goes out on it (relay.go).
+	jw := newJSONResponse(w, &h.buffers)
+	st.stream = jw
 	res, _ := handler(ctx, mcp.CallToolRequest{
 		Request: mcp.Request{Method: string(mcp.MethodToolsCall)}, Params: params})
 	// From here the call has run: the request is answered here whatever happens, as the
 	// transport answers it — nothing when the client is gone, an empty body when the answer
 	// cannot be encoded.
 	if r.Context().Err() != nil {
+		jw.close()
 		return true
 	}
 	buf := answerBuffers.Get().(*[]byte)
@@ -98,10 +100,7 @@ func (h *Handler) serveFast(ctx context.Context, w http.ResponseWriter, r *http.
 		h.log.ErrorContext(ctx, "MCP answer could not be encoded", "tool", st.toolName, "error", err)
 		body = nil
 	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
-	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(body)
+	jw.answer(body)
 	if cap(body) <= 256<<10 {
 		*buf = body[:0]
 		answerBuffers.Put(buf)
@@ -115,22 +114,27 @@ var answerBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 32<<10); re
 
 // appendResponse appends the JSON-RPC answer to request id with result res, as mcp-go's
 // transport encodes it (json.Encoder: a trailing newline). A result of one pre-escaped text block
-// is copied in, not encoded and scanned again.
+// is copied in, not encoded and scanned again; a downstream's result passed through is written
+// from its raw blocks, compacted and escaped as encoding/json would, without the map and the
+// reflection of mcp-go's encoder.
 func appendResponse(dst []byte, id any, res *mcp.CallToolResult) ([]byte, error) {
 	if res == nil {
 		return nil, errors.New("no result")
 	}
-	env, err := json.Marshal(mcp.NewJSONRPCResultResponse(mcp.NewRequestId(id), json.RawMessage("0")))
+	dst = append(dst, `{"jsonrpc":"2.0","id":`...)
+	dst, err := appendID(dst, id)
 	if err != nil {
 		return nil, err
 	}
-	dst = append(dst, env[:len(env)-2]...) // `{"jsonrpc":"2.0","id":...,"result":`
+	dst = append(dst, `,"result":`...)
 	if q, ok := plainQuoted(res); ok {
 		dst = append(dst, `{"content":[`...)
 		if dst, err = q.appendJSON(dst); err != nil {
 			return nil, err
 		}
 		dst = append(dst, "]}"...)
+	} else if passedThrough(res) {
+		dst = appendPassedThrough(dst, res)
 	} else {
 		b, err := json.Marshal(res)
 		if err != nil {
@@ -139,6 +143,92 @@ func appendResponse(dst []byte, id any, res *mcp.CallToolResult) ([]byte, error)
 		dst = append(dst, b...)
 	}
 	return append(dst, "}\n"...), nil
+}
+
+// appendID appends a request id as mcp-go encodes it: a string or a number as decoded into any
+// (float64), so an integer id within float64's exact range is written as its digits.
+func appendID(dst []byte, id any) ([]byte, error) {
+	if f, ok := id.(float64); ok && f == math.Trunc(f) && math.Abs(f) < 1<<53 {
+		return strconv.AppendInt(dst, int64(f), 10), nil
+	}
+	b, err := json.Marshal(id)
+	if err != nil {
+		return nil, err
+	}
+	return append(dst, b...), nil
+}
+
+// passedThrough reports whether res is a downstream's result as passThrough made it (raw
+// blocks, raw structured content, isError) with nothing else to encode.
+func passedThrough(res *mcp.CallToolResult) bool {
+	if res.Meta != nil || res.ResultType != "" || res.StructuredContent != nil ||
+		len(res.InputRequests) > 0 || res.RequestState != "" {
+		return false
+	}
+	for _, c := range res.Content {
+		if _, ok := c.(rawContent); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// appendPassedThrough writes what encoding/json writes for mcp-go's encoding of res (a map, so
+// its keys sorted: content, isError, structuredContent), raw values compacted and HTML-escaped.
+func appendPassedThrough(dst []byte, res *mcp.CallToolResult) []byte {
+	dst = append(dst, `{"content":[`...)
+	for i, c := range res.Content {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendCompactHTML(dst, c.(rawContent).raw)
+	}
+	dst = append(dst, ']')
+	if res.IsError {
+		dst = append(dst, `,"isError":true`...)
+	}
+	if len(res.RawStructuredContent) > 0 {
+		dst = append(dst, `,"structuredContent":`...)
+		dst = appendCompactHTML(dst, res.RawStructuredContent)
+	}
+	return append(dst, '}')
+}
+
+// appendCompactHTML appends valid JSON src as encoding/json writes a json.RawMessage: without
+// insignificant space, and with <, >, & and U+2028/U+2029 in strings escaped.
+func appendCompactHTML(dst, src []byte) []byte {
+	const hex = "0123456789abcdef"
+	inString, escaped := false, false
+	for i := 0; i < len(src); i++ {
+		c := src[i]
+		if !inString {
+			switch c {
+			case ' ', '\t', '\n', '\r':
+				continue
+			case '"':
+				inString = true
+			}
+			dst = append(dst, c)
+			continue
+		}
+		switch {
+		case escaped:
+			escaped = false
+		case c == '\\':
+			escaped = true
+		case c == '"':
+			inString = false
+		case c == '<' || c == '>' || c == '&':
+			dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			continue
+		case c == 0xe2 && i+2 < len(src) && src[i+1] == 0x80 && src[i+2]&^1 == 0xa8:
+			dst = append(dst, '\\', 'u', '2', '0', '2', hex[src[i+2]&0xf])
+			i += 2
+			continue
+		}
+		dst = append(dst, c)
+	}
+	return dst
 }
 
 // plainQuoted is res's one pre-escaped text block when res has nothing else to encode.
@@ -155,52 +245,15 @@ func plainQuoted(res *mcp.CallToolResult) (quotedText, bool) {
 	return q, true
 }
 
-// idleClock notes when the transport last saw each session. mcp-go sweeps a session's
-// in-memory state once it has not seen it for its idle time; the fast path hands a session to
-// the transport at least every half of that, so a busy session is never swept.
-type idleClock struct {
-	every time.Duration
-	seen  sync.Map // session id -> *atomic.Int64 (unix nanoseconds)
-	puts  atomic.Int64
-}
-
-// saw records that the transport handles a request of session id now.
-func (c *idleClock) saw(id string) {
-	if id == "" {
-		return
-	}
-	now := time.Now().UnixNano()
-	if v, ok := c.seen.Load(id); ok {
-		v.(*atomic.Int64).Store(now)
-		return
-	}
-	t := new(atomic.Int64)
-	t.Store(now)
-	c.seen.Store(id, t)
-	if c.puts.Add(1)%1024 == 0 {
-		c.forgetOld(now)
-	}
-}
-
-// fresh reports whether the transport saw session id within the last half idle time.
-func (c *idleClock) fresh(id string) bool {
-	v, ok := c.seen.Load(id)
-	return ok && time.Now().UnixNano()-v.(*atomic.Int64).Load() < int64(c.every/2)
-}
-
-// forgetOld drops sessions not seen for a whole idle time: the transport has swept them too.
-func (c *idleClock) forgetOld(now int64) {
-	c.seen.Range(func(k, v any) bool {
-		if now-v.(*atomic.Int64).Load() > int64(c.every) {
-			c.seen.Delete(k)
-		}
-		return true
-	})
-}
-
 // inflightKey names a request of a session the way notifications/cancelled names it: by its
 // JSON-RPC id, decoded as mcp-go decodes it (a number and a string of the same digits differ).
 func inflightKey(session string, id any) string {
+	switch v := id.(type) {
+	case string:
+		return session + " string " + v
+	case float64:
+		return session + " float64 " + strconv.FormatFloat(v, 'g', -1, 64)
+	}
 	return fmt.Sprintf("%s %T %v", session, id, id)
 }
 
@@ -236,24 +289,4 @@ func (h *Handler) trackCall(ctx context.Context) (context.Context, func()) {
 	key, call := inflightKey(st.session.ID, id), &inflightCall{cancel}
 	h.inflight.Store(key, call)
 	return ctx, func() { h.inflight.CompareAndDelete(key, call); cancel() }
-}
-
-// passesRebindingGuard is the transport's DNS-rebinding guard: on a loopback listener, only a
-// request whose Host names a loopback address gets through.
-func passesRebindingGuard(r *http.Request) bool {
-	local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
-	return !ok || local == nil || !loopbackHost(local.String()) || loopbackHost(r.Host)
-}
-
-// loopbackHost reports whether addr (host, host:port or [ip]:port) is localhost or a loopback IP.
-func loopbackHost(addr string) bool {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		host = strings.Trim(addr, "[]")
-	}
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip, err := netip.ParseAddr(host)
-	return err == nil && ip.IsLoopback()
 }

@@ -24,18 +24,43 @@ func TestMain(m *testing.M) {
 	pgtest.Main(m)
 }
 
-// noDownstream stands in for the proxy: one tool, echo, and every call answers with the same result,
-// kept byte for byte (content with characters JSON escapes, structured content, key order).
+// noDownstream stands in for the proxy: two tools. echo answers every call with the same
+// result, kept byte for byte (content with characters JSON escapes, structured content, key
+// order). talk talks back through the call's relay first, as the proxy does for a downstream:
+// progress (for a call that asked for it) and a log message, then, with "ask" in its arguments,
+// an elicitation whose answer it returns.
 type noDownstream struct{}
 
 const downstreamResult = `{"content":[{"type":"text","text":"echo: <hi> & \u00e9"}],"structuredContent":{"b":1,"a":[2]}}`
 
 func (noDownstream) ListTools(context.Context, backend.Target) ([]backend.DownstreamTool, error) {
-	return []backend.DownstreamTool{{Name: "echo", Enabled: true, InputSchema: json.RawMessage(`{"type":"object"}`),
-		Raw: json.RawMessage(`{"name":"echo","inputSchema":{"type":"object"}}`)}}, nil
+	var out []backend.DownstreamTool
+	for _, name := range []string{"echo", "talk"} {
+		out = append(out, backend.DownstreamTool{Name: name, Enabled: true, InputSchema: json.RawMessage(`{"type":"object"}`),
+			Raw: json.RawMessage(`{"name":"` + name + `","inputSchema":{"type":"object"}}`)})
+	}
+	return out, nil
 }
-func (noDownstream) CallTool(context.Context, backend.Target, string, json.RawMessage) (backend.CallResult, error) {
-	return backend.CallResult{Raw: json.RawMessage(downstreamResult)}, nil
+func (noDownstream) CallTool(ctx context.Context, _ backend.Target, tool string, args json.RawMessage) (backend.CallResult, error) {
+	r := backend.RelayFrom(ctx)
+	if tool != "talk" || r == nil {
+		return backend.CallResult{Raw: json.RawMessage(downstreamResult)}, nil
+	}
+	if tok := r.ProgressToken(); tok != nil {
+		p, _ := json.Marshal(map[string]any{"progressToken": tok, "progress": 1, "total": 2})
+		r.Notify(ctx, "notifications/progress", p)
+	}
+	r.Notify(ctx, "notifications/message", json.RawMessage(`{"level":"info","data":"half way"}`))
+	if !bytes.Contains(args, []byte(`"ask"`)) {
+		return backend.CallResult{Raw: json.RawMessage(`{"content":[{"type":"text","text":"talked"}]}`)}, nil
+	}
+	answer, err := r.Request(ctx, backend.MethodElicitation,
+		json.RawMessage(`{"message":"Your name?","requestedSchema":{"type":"object","properties":{"name":{"type":"string"}}}}`))
+	if err != nil {
+		return backend.CallResult{}, err
+	}
+	text, _ := json.Marshal("answered " + string(answer))
+	return backend.CallResult{Raw: json.RawMessage(`{"content":[{"type":"text","text":` + string(text) + `}]}`)}, nil
 }
 func (noDownstream) Check(context.Context, backend.Target) backend.Health { return backend.Health{} }
 func (noDownstream) Status(string) (backend.DownstreamStatus, bool) {
@@ -50,7 +75,7 @@ type fastFixture struct {
 	token string
 }
 
-func newFastFixture(t *testing.T) *fastFixture {
+func newFastFixture(t testing.TB) *fastFixture {
 	t.Helper()
 	key, err := secret.GenerateKey()
 	if err != nil {
@@ -101,7 +126,7 @@ func newFastFixture(t *testing.T) *fastFixture {
 }
 
 // post sends body to the handler through its whole ServeHTTP.
-func (f *fastFixture) post(t *testing.T, session, body string) *httptest.ResponseRecorder {
+func (f *fastFixture) post(t testing.TB, session, body string) *httptest.ResponseRecorder {
 	t.Helper()
 	rec := httptest.NewRecorder()
 	f.h.ServeHTTP(rec, f.request(session, body, "application/json"))
@@ -121,13 +146,13 @@ func (f *fastFixture) request(session, body, contentType string) *http.Request {
 }
 
 // open initializes a session and, with deck set, binds it through the transport.
-func (f *fastFixture) open(t *testing.T, deck string) string {
+func (f *fastFixture) open(t testing.TB, deck string) string {
 	t.Helper()
 	return f.openWith(t, deck, `{}`)
 }
 
 // openWith is open for a client declaring capabilities caps (a JSON object).
-func (f *fastFixture) openWith(t *testing.T, deck, caps string) string {
+func (f *fastFixture) openWith(t testing.TB, deck, caps string) string {
 	t.Helper()
 	rec := f.post(t, "", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"`+
 		SessionProtocolVersions[0]+`","capabilities":`+caps+`,"clientInfo":{"name":"parity","version":"1"}}}`)
@@ -146,20 +171,36 @@ func (f *fastFixture) openWith(t *testing.T, deck, caps string) string {
 	return id
 }
 
-// TestFastPathParity holds issue 9 item 2 (second round): a plain get_bound_deck call is
-// answered without mcp-go's transport, with the same bytes the transport writes for the same
-// request — bound or not, with bad arguments, with ids of every JSON kind — and anything the
-// fast path does not cover goes to the transport.
+// hostCaps is what the official TypeScript SDK client of Claude Code, VS Code and Cursor
+// declares.
+const hostCaps = `{"elicitation":{"form":{}},"sampling":{},"roots":{"listChanged":true}}`
+
+// setLevel sets the session's log level through the transport.
+func (f *fastFixture) setLevel(t testing.TB, session, level string) {
+	t.Helper()
+	rec := f.post(t, session, `{"jsonrpc":"2.0","id":3,"method":"logging/setLevel","params":{"level":"`+level+`"}}`)
+	if rec.Code != http.StatusOK {
+		t.Fatalf("setLevel: %d %s", rec.Code, rec.Body)
+	}
+}
+
+// TestFastPathParity holds issue 9 item 2 (second round) and issue 24: plain get_bound_deck and
+// call_service_tool calls are answered without mcp-go's transport, with the same bytes the
+// transport writes for the same request — bound or not, with bad arguments, with ids of every
+// JSON kind, asking for progress or not, whatever the session's client declared — and anything
+// the fast path does not cover goes to the transport. TestFastPathTalksBack covers a downstream
+// that talks back during the call.
 func TestFastPathParity(t *testing.T) {
 	f := newFastFixture(t)
 	bound, unbound := f.open(t, "fast"), f.open(t, "")
-	// Sessions a downstream could talk back to: their proxied calls need the transport.
+	// Sessions a downstream could talk back to: their calls take the fast path all the same, and
+	// are answered as plain JSON while the downstream says nothing.
 	elicits := f.openWith(t, "fast", `{"elicitation":{}}`)
 	samples := f.openWith(t, "fast", `{"sampling":{}}`)
 	logs := f.open(t, "fast")
-	if rec := f.post(t, logs, `{"jsonrpc":"2.0","id":3,"method":"logging/setLevel","params":{"level":"info"}}`); rec.Code != http.StatusOK {
-		t.Fatalf("setLevel: %d %s", rec.Code, rec.Body)
-	}
+	f.setLevel(t, logs, "info")
+	// What Claude Code, VS Code and Cursor declare (the TypeScript SDK's client).
+	host := f.openWith(t, "fast", hostCaps)
 	proxied := `{"name":"call_service_tool","arguments":{"serviceId":"peer","toolName":"echo","arguments":{"message":"hi"}}}`
 	call := func(id, params string) string {
 		return `{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":` + params + `}`
@@ -170,43 +211,46 @@ func TestFastPathParity(t *testing.T) {
 		session     string
 		body        string
 		contentType string
-		stale       bool   // the transport has not seen the session for half its idle time
 		host        string // a Host header on a loopback listener (DNS rebinding)
 		wantFast    bool
 	}{
-		{"bound deck", bound, call("7", plain), "", false, "", true},
-		{"bound deck with arguments", bound, call("8", `{"name":"get_bound_deck","arguments":{"card_type":"playbook"}}`), "", false, "", true},
-		{"bound deck next page", bound, call("9", `{"name":"get_bound_deck","arguments":{"query":"book 3"}}`), "", false, "", true},
-		{"string id that needs escaping", bound, call(`"a\"b<c>é"`, plain), "", false, "", true},
-		{"large number id", bound, call("12345678901234567890", plain), "", false, "", true},
-		{"fraction id", bound, call("1.50", plain), "", false, "", true},
-		{"arguments of the wrong type", bound, call("10", `{"name":"get_bound_deck","arguments":{"card_type":5}}`), "", false, "", true},
-		{"unknown argument value", bound, call("11", `{"name":"get_bound_deck","arguments":{"card_type":"nope"}}`), "", false, "", true},
-		{"unbound session", unbound, call("12", plain), "", false, "", true},
-		{"progress token", bound, call("13", `{"name":"get_bound_deck","_meta":{"progressToken":"p"}}`), "", false, "", false},
-		{"task", bound, call("14", `{"name":"get_bound_deck","task":{}}`), "", false, "", false},
-		{"null id", bound, call("null", plain), "", false, "", false},
-		{"notification", bound, `{"jsonrpc":"2.0","method":"tools/call","params":` + plain + `}`, "", false, "", false},
-		{"wrong JSON-RPC version", bound, `{"jsonrpc":"1.0","id":15,"method":"tools/call","params":` + plain + `}`, "", false, "", false},
-		{"not JSON content type", bound, call("16", plain), "text/plain", false, "", false},
-		{"proxied call", bound, call("21", proxied), "", false, "", true},
-		{"proxied call to a service not on the deck", bound, call("22", `{"name":"call_service_tool","arguments":{"serviceId":"nope","toolName":"echo"}}`), "", false, "", true},
-		{"proxied call without a bound deck", unbound, call("23", `{"name":"call_service_tool","arguments":{"serviceId":"peer","toolName":"echo"}}`), "", false, "", true},
-		{"proxied call missing its tool", bound, call("24", `{"name":"call_service_tool","arguments":{"serviceId":"peer"}}`), "", false, "", true},
-		{"proxied call asking for progress", bound, call("26", `{"name":"call_service_tool","_meta":{"progressToken":1},"arguments":{"serviceId":"peer","toolName":"echo"}}`), "", false, "", false},
-		{"proxied call of a client that declared elicitation", elicits, call("27", proxied), "", false, "", false},
-		{"proxied call of a client that declared sampling", samples, call("28", proxied), "", false, "", false},
-		{"proxied call of a session that set a log level", logs, call("29", proxied), "", false, "", false},
-		{"get_bound_deck of a client that declared elicitation", elicits, call("30", plain), "", false, "", true},
-		{"other tool", bound, call("17", `{"name":"list_decks"}`), "", false, "", false},
-		{"session the transport has not seen lately", bound, call("18", plain), "", true, "", false},
-		{"loopback host", bound, call("25", plain), "", false, "localhost:4000", true},
-		{"DNS rebinding", bound, call("19", plain), "", false, "evil.example:4000", false},
+		{"bound deck", bound, call("7", plain), "", "", true},
+		{"bound deck with arguments", bound, call("8", `{"name":"get_bound_deck","arguments":{"card_type":"playbook"}}`), "", "", true},
+		{"bound deck next page", bound, call("9", `{"name":"get_bound_deck","arguments":{"query":"book 3"}}`), "", "", true},
+		{"string id that needs escaping", bound, call(`"a\"b<c>é"`, plain), "", "", true},
+		{"large number id", bound, call("12345678901234567890", plain), "", "", true},
+		{"fraction id", bound, call("1.50", plain), "", "", true},
+		{"arguments of the wrong type", bound, call("10", `{"name":"get_bound_deck","arguments":{"card_type":5}}`), "", "", true},
+		{"unknown argument value", bound, call("11", `{"name":"get_bound_deck","arguments":{"card_type":"nope"}}`), "", "", true},
+		{"unbound session", unbound, call("12", plain), "", "", true},
+		{"progress token", bound, call("13", `{"name":"get_bound_deck","_meta":{"progressToken":"p"}}`), "", "", true},
+		{"null _meta", bound, call("31", `{"name":"get_bound_deck","_meta":null}`), "", "", true},
+		{"_meta not an object", bound, call("32", `{"name":"get_bound_deck","_meta":"p"}`), "", "", false},
+		{"task", bound, call("14", `{"name":"get_bound_deck","task":{}}`), "", "", false},
+		{"null id", bound, call("null", plain), "", "", false},
+		{"notification", bound, `{"jsonrpc":"2.0","method":"tools/call","params":` + plain + `}`, "", "", false},
+		{"wrong JSON-RPC version", bound, `{"jsonrpc":"1.0","id":15,"method":"tools/call","params":` + plain + `}`, "", "", false},
+		{"not JSON content type", bound, call("16", plain), "text/plain", "", false},
+		{"proxied call", bound, call("21", proxied), "", "", true},
+		{"proxied call to a service not on the deck", bound, call("22", `{"name":"call_service_tool","arguments":{"serviceId":"nope","toolName":"echo"}}`), "", "", true},
+		{"proxied call without a bound deck", unbound, call("23", `{"name":"call_service_tool","arguments":{"serviceId":"peer","toolName":"echo"}}`), "", "", true},
+		{"proxied call missing its tool", bound, call("24", `{"name":"call_service_tool","arguments":{"serviceId":"peer"}}`), "", "", true},
+		{"proxied call asking for progress", bound, call("26", `{"name":"call_service_tool","_meta":{"progressToken":1},"arguments":{"serviceId":"peer","toolName":"echo"}}`), "", "", true},
+		{"proxied call of a client that declared elicitation", elicits, call("27", proxied), "", "", true},
+		{"proxied call of a client that declared sampling", samples, call("28", proxied), "", "", true},
+		{"proxied call of a session that set a log level", logs, call("29", proxied), "", "", true},
+		{"proxied call of a client declaring elicitation, sampling and roots", host, call("33", proxied), "", "", true},
+		{"proxied call of that client asking for progress", host, call("34", `{"name":"call_service_tool","_meta":{"progressToken":"t"},"arguments":{"serviceId":"peer","toolName":"echo"}}`), "", "", true},
+		{"get_bound_deck of a client that declared elicitation", elicits, call("30", plain), "", "", true},
+		{"other tool", bound, call("17", `{"name":"list_decks"}`), "", "", false},
+		{"loopback host", bound, call("25", plain), "", "localhost:4000", true},
+		{"DNS rebinding", bound, call("19", plain), "", "evil.example:4000", false},
 	}
 	answers := map[string]string{ // what some answers must hold, so parity is not of two failures
 		"bound deck":   `display_summary`,
 		"proxied call": `"structuredContent":{"b":1,"a":[2]}`,
-		"proxied call to a service not on the deck": `NOT_ON_BOUND_DECK`,
+		"proxied call of a client declaring elicitation, sampling and roots": `"structuredContent":{"b":1,"a":[2]}`,
+		"proxied call to a service not on the deck":                          `NOT_ON_BOUND_DECK`,
 		"unbound session": `NOT_BOUND`,
 	}
 	for _, tc := range tests {
@@ -214,10 +258,6 @@ func TestFastPathParity(t *testing.T) {
 			ct := tc.contentType
 			if ct == "" {
 				ct = "application/json"
-			}
-			if tc.stale {
-				f.h.idleClock.seen.Delete(tc.session)
-				defer f.h.idleClock.saw(tc.session)
 			}
 			// The fast path's decision and bytes, on the request as ServeHTTP prepares it.
 			fastRec := httptest.NewRecorder()
@@ -232,6 +272,12 @@ func TestFastPathParity(t *testing.T) {
 			}
 			r := mk()
 			st, _, err := f.h.prepare(fastRec, r)
+			if tc.name == "DNS rebinding" { // refused before either path runs
+				if err == nil || backend.ErrorCode(err) != backend.CodeForbidden {
+					t.Fatalf("prepare: %v, want FORBIDDEN", err)
+				}
+				return
+			}
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -255,6 +301,9 @@ func TestFastPathParity(t *testing.T) {
 			}
 			if want := answers[tc.name]; want != "" && !bytes.Contains(got, []byte(want)) {
 				t.Errorf("answer lacks %s:\n%s", want, got)
+			}
+			if ct := fastRec.Header().Get("Content-Type"); ct != "application/json" {
+				t.Errorf("a call whose downstream said nothing is answered as %q, want plain JSON", ct)
 			}
 			for _, hdr := range []string{"Content-Type", "Content-Length"} {
 				if a, b := fastRec.Header().Get(hdr), libRec.Header().Get(hdr); a != b {

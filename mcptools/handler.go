@@ -30,8 +30,9 @@ type Options struct {
 	Profile string
 	// Logger receives tool-call and failure logs (never argument values); nil discards them.
 	Logger *slog.Logger
-	// IdleTimeout is how long this process keeps a quiet session's transport state in memory
-	// (default 30 min). Session rows, and so bindings, live on in Postgres regardless.
+	// IdleTimeout is how long this process keeps a session's transport state in memory after
+	// the session's last request here ended (default DefaultTransportLinger; keeper.go). Session
+	// rows, and so bindings, live on in Postgres regardless.
 	IdleTimeout time.Duration
 	// Version is reported as the server version at initialize.
 	Version string
@@ -47,6 +48,11 @@ type Options struct {
 	Bus backend.RelayBus
 }
 
+// DefaultTransportLinger is how long a session's transport state stays in memory after its last
+// request here ended (keeper.go): long enough for what trails a call's answer and for a client to
+// reconnect a dropped stream, short enough that idle sessions cost this process next to nothing.
+const DefaultTransportLinger = 30 * time.Second
+
 // Handler is the /mcp endpoint: Streamable HTTP with sessions kept in Postgres.
 type Handler struct {
 	svc       *core.Hub
@@ -61,9 +67,11 @@ type Handler struct {
 	asks      *asks
 	stopBus   context.CancelFunc
 	tracer    trace.Tracer
+	tracing   bool                              // a tracer provider was given (tracing.go)
 	buffers   bufferPool                        // JSON answers held to be sent in one write (response.go)
 	fast      map[string]server.ToolHandlerFunc // handlers of fastTools (fastpath.go)
-	idleClock idleClock                         // when the transport last saw each session
+	keep      *keeper                           // which sessions' transport state this replica holds
+	stopSweep context.CancelFunc                // ends the keeper's sweep
 	streams   sync.Map                          // session id -> *atomic.Int32: its GET streams open here
 	inflight  sync.Map                          // tool calls in flight: inflightKey -> *inflightCall
 
@@ -90,7 +98,8 @@ func NewHandler(svc *core.Hub, opts Options) (*Handler, error) {
 	}
 	h := &Handler{svc: svc, log: opts.Logger, profile: profile, maxBody: opts.MaxBodyBytes,
 		origins: opts.Origins, visible: map[visibility]map[string]bool{}, tracer: newTracer(opts.Tracer),
-		fast: map[string]server.ToolHandlerFunc{}, words: map[visibility]sessionWords{}}
+		tracing: opts.Tracer != nil,
+		fast:    map[string]server.ToolHandlerFunc{}, words: map[visibility]sessionWords{}}
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
 	}
@@ -122,19 +131,26 @@ func NewHandler(svc *core.Hub, opts Options) (*Handler, error) {
 	if opts.Bus != nil {
 		opts.Bus.ListenRelay(busCtx, h.asks.replica, h.fromBus, h.sessionMessage)
 	}
-	idle := opts.IdleTimeout
-	if idle <= 0 {
-		idle = 30 * time.Minute
+	linger := opts.IdleTimeout
+	if linger <= 0 {
+		linger = DefaultTransportLinger
 	}
-	h.idleClock.every = idle
+	// The keeper, not the transport's own idle sweep, drops sessions' state: it knows which
+	// sessions have a request or a stream open here.
+	h.keep = newKeeper(linger, h.dropLocal)
 	h.http = server.NewStreamableHTTPServer(h.mcp,
 		server.WithSessionIdManagerResolver(sessionResolver{h: h}),
 		server.WithStreamableHTTPProtocolVersions(SessionProtocolVersions...),
 		server.WithEventStore(newEventStore(eventsPerSession)),
 		server.WithHTTPContextFunc(h.httpContext),
 		server.WithStreamableHTTPLogger(h.log),
-		server.WithSessionIdleTTL(idle),
+		// prepare applies the deck's own Host rule (OriginPolicy.CheckHost) to every request,
+		// which also lets the public names of --allow-origin through.
+		server.WithDisableLocalhostProtection(true),
 	)
+	keepCtx, stopSweep := context.WithCancel(context.Background())
+	h.stopSweep = stopSweep
+	go h.keep.run(keepCtx)
 	return h, nil
 }
 
@@ -186,6 +202,7 @@ func (h *Handler) newMCPServer(version string) *server.MCPServer {
 // clients continue on the next start or on another replica.
 func (h *Handler) Close(ctx context.Context) error {
 	defer h.stopBus()
+	defer h.stopSweep()
 	defer h.roots.close()
 	return h.http.Shutdown(ctx)
 }
@@ -223,6 +240,7 @@ func (h *Handler) filterTools(ctx context.Context, tools []mcp.Tool) []mcp.Tool 
 // methods do not read it again.
 func (h *Handler) httpContext(ctx context.Context, _ *http.Request) context.Context {
 	if st := stateFrom(ctx); st != nil && st.session != nil {
+		h.restore(ctx, st)
 		ctx = core.WithSession(ctx, *st.session)
 	}
 	return ctx

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"strings"
 
@@ -63,12 +64,19 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		!h.cancelInflight(st.session.ID, st.cancelOf) {
 		h.cancelElsewhere(ctx, st.session.ID, st.cancelOf)
 	}
+	began := ""
+	st.follow = mayFollow(r, st)
+	if st.session != nil {
+		began = st.session.ID
+		h.keep.begin(began)
+	}
 	defer func() {
-		if st.session != nil {
-			h.idleClock.saw(st.session.ID)
+		if st.session != nil { // an initialize learns its session as it ends
+			h.keep.end(st.session.ID, began == st.session.ID, st.follow)
 		}
 	}()
 	if r.Method == http.MethodGet && st.session != nil {
+		h.beforeStream(ctx, st.session.ID)
 		// The session's GET stream: Agent Deck writes on it too (asks.go).
 		gw := newJSONResponse(w, &h.buffers)
 		defer gw.finish()
@@ -87,12 +95,27 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.http.ServeHTTP(jw, r.WithContext(ctx))
 }
 
+// mayFollow says whether something may follow the request for the session's client, so its
+// transport state is worth keeping a while (keeper.go): a GET stream may be resumed; a
+// notification that trails a call's answer waits in that state for the session's next request
+// (toSession) — a log message, for a session that set a log level (logging/setLevel sets one),
+// or progress, for a request with _meta (a progress token). Requests to the client never wait
+// there: they go to a stream or through the bus.
+func mayFollow(r *http.Request, st *reqState) bool {
+	return r.Method == http.MethodGet || st.meta || st.method == string(mcp.MethodSetLogLevel) ||
+		(st.session != nil && st.session.LogLevel != "")
+}
+
 // prepare builds the request's state; on failure it returns the HTTP status to answer with.
 // The token is checked before any byte of the body is read, so an unauthenticated request costs
 // no memory. The session row is read while the token is checked: each is a database round trip
 // on the path of every call.
 func (h *Handler) prepare(w http.ResponseWriter, r *http.Request) (*reqState, int, error) {
 	st := &reqState{deckHeader: strings.TrimSpace(r.Header.Get(backend.HeaderDeckID))}
+	local, _ := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	if err := h.origins.CheckHost(r.Host, local); err != nil {
+		return nil, http.StatusForbidden, err
+	}
 	if err := h.origins.Check(r.Header.Get("Origin")); err != nil {
 		return nil, http.StatusForbidden, err
 	}
@@ -251,8 +274,8 @@ func (h *Handler) peekBody(w http.ResponseWriter, r *http.Request, st *reqState)
 				Sampling    json.RawMessage `json:"sampling"`
 				Roots       json.RawMessage `json:"roots"`
 			} `json:"capabilities"`
+			Meta json.RawMessage `json:"_meta"` // a progress token (fastpath.go)
 			// Present, these need the transport (fastpath.go).
-			Meta           json.RawMessage `json:"_meta"`
 			Task           json.RawMessage `json:"task"`
 			InputResponses json.RawMessage `json:"inputResponses"`
 			RequestState   json.RawMessage `json:"requestState"`
@@ -261,6 +284,7 @@ func (h *Handler) peekBody(w http.ResponseWriter, r *http.Request, st *reqState)
 	if t := bytes.TrimSpace(body); len(t) > 0 && t[0] == '{' && json.Unmarshal(t, &peek) == nil {
 		p := &peek.Params
 		st.method, st.clientName, st.requestID = peek.Method, p.ClientInfo.Name, peek.ID
+		st.meta = p.Meta != nil
 		if st.method == string(mcp.MethodInitialize) {
 			declared := func(raw json.RawMessage) bool { return len(raw) > 0 && string(raw) != "null" }
 			st.caps = backend.ClientCaps{Elicitation: declared(p.Capabilities.Elicitation),
@@ -280,9 +304,9 @@ func (h *Handler) peekBody(w http.ResponseWriter, r *http.Request, st *reqState)
 		if st.method == string(mcp.MethodToolsCall) {
 			_ = json.Unmarshal(p.Name, &st.toolName)
 			if fastTools[st.toolName] {
-				st.call = &fastCall{jsonrpc: peek.JSONRPC, args: p.Arguments,
+				st.call = &fastCall{jsonrpc: peek.JSONRPC, args: p.Arguments, meta: p.Meta,
 					other: peek.Result != nil || peek.Error != nil,
-					extra: p.Meta != nil || p.Task != nil || p.InputResponses != nil || p.RequestState != nil}
+					extra: p.Task != nil || p.InputResponses != nil || p.RequestState != nil}
 				_ = json.Unmarshal(peek.ID, &st.call.id)
 			}
 		}

@@ -25,8 +25,8 @@ var (
 // noRoots is the answer to a roots/list for a session whose client declared no roots: none.
 var noRoots = json.RawMessage(`{"roots":[]}`)
 
-// sessionRelay is one tool call's relay. It holds the call's context, which carries mcp-go's
-// session and the call's response stream.
+// sessionRelay is one tool call's relay. It holds the call's context (the request's state and
+// its session) and the call's response stream, on the transport and on the fast path alike.
 type sessionRelay struct {
 	h      *Handler
 	ctx    context.Context
@@ -48,8 +48,8 @@ func wantsOf(sess *backend.MCPSession) backend.RelayWants {
 // withRelay binds a relay for the agent session of this call to ctx.
 func (h *Handler) withRelay(ctx context.Context, req mcp.CallToolRequest) context.Context {
 	st := stateFrom(ctx)
-	if st == nil || st.session == nil || server.ClientSessionFromContext(ctx) == nil {
-		return ctx
+	if st == nil || st.session == nil || (st.stream == nil && server.ClientSessionFromContext(ctx) == nil) {
+		return ctx // no session, or a call served by neither the transport nor the fast path
 	}
 	r := &sessionRelay{h: h, ctx: ctx, id: st.session.ID, wants: wantsOf(st.session), stream: st.stream}
 	if req.Params.Meta != nil {

@@ -139,8 +139,8 @@ func (j *jsonResponse) Write(p []byte) (int, error) {
 // send writes one message to the client as an SSE event on this POST's stream, opening the
 // stream when the answer has not begun; it fails when the answer is written already.
 func (j *jsonResponse) send(msg []byte) error {
-	ev := make([]byte, 0, len(msg)+32)
-	ev = append(ev, "event: message\ndata: "...)
+	ev := make([]byte, 0, len(msg)+len(eventPrefix)+2)
+	ev = append(ev, eventPrefix...)
 	ev = append(ev, msg...)
 	ev = append(ev, "\n\n"...)
 	j.mu.Lock()
@@ -210,6 +210,42 @@ func (j *jsonResponse) releaseLocked() {
 	j.buffers.put(buf)
 }
 
+// answer sends the fast path's JSON answer (fastpath.go), as the transport's would go out: in
+// one write with its length, or, when send has turned the answer into an SSE stream, as the
+// stream's last event. Nothing is sent on this stream after it.
+func (j *jsonResponse) answer(body []byte) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.done = true
+	for _, ev := range j.queued {
+		_, _ = j.ResponseWriter.Write(ev)
+	}
+	j.queued = nil
+	if j.own {
+		if t := bytes.TrimSpace(body); len(t) > 0 {
+			ev := make([]byte, 0, len(t)+len(eventPrefix)+2)
+			ev = append(append(append(ev, eventPrefix...), t...), "\n\n"...)
+			_, _ = j.ResponseWriter.Write(ev)
+		}
+		return
+	}
+	h := j.ResponseWriter.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	j.ResponseWriter.WriteHeader(http.StatusOK)
+	_, _ = j.ResponseWriter.Write(body)
+}
+
+// close ends the stream unanswered (the client is gone): later messages go elsewhere.
+func (j *jsonResponse) close() {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.done = true
+}
+
+// eventPrefix starts every SSE event Agent Deck writes.
+const eventPrefix = "event: message\ndata: "
+
 // finish sends a held answer in one piece, with its length, or as the last event of a stream
 // send opened.
 func (j *jsonResponse) finish() {
@@ -221,7 +257,7 @@ func (j *jsonResponse) finish() {
 	}
 	j.queued = nil
 	if j.own && len(bytes.TrimSpace(j.wrapped)) > 0 {
-		ev := append([]byte("event: message\ndata: "), bytes.TrimSpace(j.wrapped)...)
+		ev := append([]byte(eventPrefix), bytes.TrimSpace(j.wrapped)...)
 		_, _ = j.ResponseWriter.Write(append(ev, "\n\n"...))
 		j.wrapped = nil
 		return

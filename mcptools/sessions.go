@@ -29,6 +29,10 @@ type reqState struct {
 	answer     json.RawMessage    // that answer, as sent
 	session    *backend.MCPSession
 	openErr    error
+	// meta says the request's params carry _meta (a progress token, for one).
+	meta bool
+	// follow says something may follow the request for the client (mayFollow).
+	follow bool
 	// fast says the fast path serves the request (it tracks the call for cancellation itself).
 	fast bool
 	// stream is the POST's answer: the call's own stream for what Agent Deck sends the client

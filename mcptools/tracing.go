@@ -20,6 +20,9 @@ func newTracer(p trace.TracerProvider) trace.Tracer {
 // toolSpan starts the span of one tool call (call_service_tool's is the service call; the
 // proxy's downstream request is its child); end marks an isError result and closes it.
 func (h *Handler) toolSpan(ctx context.Context, tool string) (context.Context, func(*mcp.CallToolResult)) {
+	if !h.tracing {
+		return ctx, endNoSpan // no span to start: not even a no-op one, on every call
+	}
 	// No session id: with a token it resumes the session, so it stays out of exported spans.
 	ctx, span := h.tracer.Start(ctx, "tools/call "+tool, trace.WithAttributes(
 		attribute.String("mcp.method.name", "tools/call"), attribute.String("gen_ai.tool.name", tool)))
@@ -30,3 +33,5 @@ func (h *Handler) toolSpan(ctx context.Context, tool string) (context.Context, f
 		span.End()
 	}
 }
+
+func endNoSpan(*mcp.CallToolResult) {}

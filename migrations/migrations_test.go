@@ -4,7 +4,9 @@ import (
 	"context"
 	"io/fs"
 	"regexp"
+	"slices"
 	"sort"
+	"strconv"
 	"sync"
 	"testing"
 
@@ -47,6 +49,32 @@ func TestMigrationPairs(t *testing.T) {
 		sort.Strings(d)
 		if diff := cmp.Diff([]string{"down", "up"}, d); diff != "" {
 			t.Errorf("%s: up/down pair incomplete (-want +got):\n%s", name, diff)
+		}
+	}
+}
+
+// released lists the versions of every migration in a release of main. A database of a release
+// is at its highest version, and golang-migrate never applies a file numbered below that: a new
+// migration must be numbered above every released one. Add a release's new versions here.
+var released = []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 40}
+
+// TestNewMigrationsComeAfterTheReleased: a migration that is not released is numbered above the
+// last released one, so an upgraded database applies it.
+func TestNewMigrationsComeAfterTheReleased(t *testing.T) {
+	entries, err := fs.ReadDir(migrations.FS, ".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := slices.Max(released)
+	for _, e := range entries {
+		m := fileName.FindStringSubmatch(e.Name())
+		if m == nil {
+			continue
+		}
+		v, _ := strconv.Atoi(m[1])
+		if v < last && !slices.Contains(released, v) {
+			t.Errorf("%s: version %d is below the released %04d; a database already at %d would never apply it: number it above %d",
+				e.Name(), v, last, last, last)
 		}
 	}
 }

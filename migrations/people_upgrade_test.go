@@ -30,9 +30,9 @@ func TestPeopleUpgradeInPlace(t *testing.T) {
 		t.Fatal(err)
 	}
 	slices.Sort(files)
-	first := slices.IndexFunc(files, func(f string) bool { return strings.HasPrefix(f, "0033_") })
+	first := slices.IndexFunc(files, func(f string) bool { return strings.HasPrefix(f, "0056_") })
 	if first < 0 {
-		t.Fatalf("0033 is missing from %v", files)
+		t.Fatalf("0056 is missing from %v", files)
 	}
 	apply := func(names []string) {
 		t.Helper()

@@ -68,6 +68,10 @@ func (p *Proxy) CallTool(ctx context.Context, t backend.Target, tool string, arg
 	}
 	ctx, cancel := context.WithTimeoutCause(ctx, o.timeout, errCallTimeout)
 	defer cancel()
+	// The answer's bytes are charged to the call until its result is returned or spilled.
+	tk := p.budget.ticket()
+	defer tk.release()
+	ctx = withTicket(ctx, tk)
 
 	args, aerr := normalizeArgs(args)
 	if aerr != nil {
@@ -273,8 +277,8 @@ func isConnFailure(err error) bool {
 	if errors.Is(err, transport.ErrSessionTerminated) {
 		return true
 	}
-	if errors.Is(err, errResultTooLarge) {
-		return false // only the answer was cut; the session goes on
+	if errors.Is(err, errResultTooLarge) || errors.Is(err, errWrongID) {
+		return false // only this answer is refused; the session goes on
 	}
 	var (
 		rpc *rpcError

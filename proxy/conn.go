@@ -59,9 +59,14 @@ type conn struct {
 	// legacy SSE event stream was.
 	cut       cutIDs
 	streamCut atomic.Bool
-	ids       atomic.Int64
-	inflight  atomic.Int64
-	lastUsed  atomic.Int64
+	// waiting maps the id (as JSON) of each stdio request in flight to the budget ticket of its
+	// call, which the line answering it is charged to; lineTicket is what stdout charges
+	// until then, given back when the connection ends (budget.go).
+	waiting    sync.Map
+	lineTicket *ticket
+	ids        atomic.Int64
+	inflight   atomic.Int64
+	lastUsed   atomic.Int64
 }
 
 func newConn(s *service, t backend.Target, fp string) *conn {
@@ -196,6 +201,9 @@ func (c *conn) request(ctx context.Context, method string, params any) (json.Raw
 	var rec statusRecorder
 	if !c.local {
 		ctx = withRecorder(ctx, &rec)
+	} else if tk := ticketFrom(ctx); tk != nil {
+		c.waiting.Store(quote(idText), tk)
+		defer c.waiting.Delete(quote(idText))
 	}
 	resp, err := c.tr.SendRequest(ctx, transport.JSONRPCRequest{
 		JSONRPC: mcp.JSONRPC_VERSION, ID: id, Method: method, Params: params,
@@ -220,6 +228,10 @@ func (c *conn) request(ctx context.Context, method string, params any) (json.Raw
 		}
 		return nil, err
 	}
+	if !answers(resp, idText, rec.get()) {
+		// The answer of another request: nothing in it belongs to this call.
+		return nil, errWrongID
+	}
 	if resp.Error != nil {
 		if resp.Error.Code == codeResultTooLarge && c.cut.take(quote(idText)) {
 			return nil, errResultTooLarge
@@ -230,6 +242,24 @@ func (c *conn) request(ctx context.Context, method string, params any) (json.Raw
 		return nil, &rpcError{code: resp.Error.Code, message: resp.Error.Message}
 	}
 	return resp.Result, nil
+}
+
+// answers reports whether resp answers the request idText. A result must carry the request's
+// id; an error may also carry none (JSON-RPC's null id, for a request the server could not
+// read), and the error body of an HTTP refusal (status, 300 or more) is the refusal's whatever
+// its id.
+func answers(resp *transport.JSONRPCResponse, idText string, status int) bool {
+	if got, ok := resp.ID.Value().(string); ok && got == idText {
+		return true
+	}
+	return resp.Error != nil && (resp.ID.IsNil() || status >= 300)
+}
+
+// claimTicket is the budget ticket of the call waiting for the answer with this id (as JSON).
+func (c *conn) claimTicket(rawID string) *ticket {
+	tk, _ := c.waiting.Load(rawID)
+	t, _ := tk.(*ticket)
+	return t
 }
 
 // localFailure explains a failed stdio request: almost always the server exited.
@@ -272,7 +302,13 @@ func (c *conn) shutdown(ctx context.Context) {
 func (c *conn) teardown(ctx context.Context) {
 	c.closeOnce.Do(func() {
 		c.markDead(errConnClosed)
+		defer c.lineTicket.release() // a line cut short by the end holds nothing any more
 		if c.local {
+			if c.child != nil {
+				// Closing the transport closes the server's stdin, and a server may exit of that
+				// before stop begins: the stop starts here.
+				c.child.stopping.Store(true)
+			}
 			if c.tr != nil {
 				_ = c.tr.Close()
 			}

@@ -55,6 +55,10 @@ var errConnectTimeout = errors.New("connect timed out")
 // caller giving up: only the first says something about the service's health.
 var errCallTimeout = errors.New("call timed out")
 
+// errWrongID is an answer whose JSON-RPC id is not the request's: the server is confused or
+// something between it and Agent Deck forged it, and it answers nothing that was asked.
+var errWrongID = errors.New("answer with another request's id")
+
 // errClosed is returned once the proxy is shutting down.
 var errClosed = errors.New("proxy closed")
 
@@ -75,6 +79,10 @@ func classify(id, name string, err error, ph phase, timeout time.Duration) *back
 	var be *backend.Error
 	if errors.As(err, &be) {
 		return be
+	}
+	if refused, ok := refusedDial(err); ok { // the service's host policy said no: nothing was sent
+		refused.Message = name + ": " + refused.Message
+		return refused.WithDetail("service_id", id).WithDetail("service_name", name).WithDetail("phase", string(ph))
 	}
 	e := describe(name, err, ph, timeout)
 	e.Err = err
@@ -102,6 +110,10 @@ func describe(name string, err error, ph phase, timeout time.Duration) *backend.
 	case errors.Is(err, errResultTooLarge):
 		return backend.Errorf(backend.CodeDownstreamResultTooLarge, "%s returned a result over the hard cap; it was discarded", name).
 			WithHint("ask for less (a narrower query, paging, a filter); an admin can raise --result-hard-cap")
+	case errors.Is(err, errResultMemoryFull):
+		return backend.Errorf(backend.CodeUnavailable, "the answer of %s waited for memory until the call's time ran out: "+
+			"the results of other calls held all of the result budget", name).
+			WithHint("retry when fewer large results are in flight; an admin can raise --result-memory, or the service's timeout_seconds")
 	case errors.Is(err, errConnectTimeout):
 		return backend.Errorf(backend.CodeDownstreamTimeout, "%s did not finish connecting in time", name).
 			WithHint("check that the server is running and answers MCP at the configured URL or command")
@@ -119,6 +131,9 @@ func describe(name string, err error, ph phase, timeout time.Duration) *backend.
 	case isAuthFailure(err):
 		return backend.Errorf(backend.CodeDownstreamAuth, "%s rejected the credentials%s", name, statusSuffix(err)).
 			WithHint("check the credential linked to the service (rotate its secret) and the service's headers")
+	case errors.Is(err, errWrongID):
+		return backend.Errorf(backend.CodeDownstreamError, "%s answered with the JSON-RPC id of another request; the answer was refused", name).
+			WithHint("the server, or a proxy in front of it, mixes up answers; check it before retrying")
 	case errors.As(err, &rpc):
 		return backend.Errorf(backend.CodeDownstreamError, "%s returned an error: %s", name, truncate(rpc.message, 300)).
 			WithDetail("downstream_code", rpc.code).

@@ -37,8 +37,9 @@ func (s *service) failed(err error, ph phase, timeout time.Duration) *backend.Er
 	e := classify(s.id, s.name, err, ph, timeout)
 	e.Message = scrub.String(e.Message)
 	e.Err = scrub.Error(e.Err)
-	if callerGaveUp(err) {
-		// The caller's own deadline or cancellation says nothing about the service.
+	if callerGaveUp(err) || errors.Is(err, errResultMemoryFull) {
+		// The caller's own deadline or cancellation, or a wait for the result budget, says
+		// nothing about the service.
 	} else if status, keep := healthOf(e, ph); !keep {
 		s.health.Status = status
 		s.health.LastError = e.Message

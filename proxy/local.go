@@ -85,6 +85,8 @@ func (c *conn) openLocal(t backend.Target) error {
 	}
 	out := &eofReader{r: ch.stdout, onEOF: func() { c.markDead(&exitedError{state: ch.stateAfterEOF()}) }}
 	capped := newLineCap(out, c.svc.p.opts.ResultHardCap, &c.cut)
+	capped.ctx, capped.tk, capped.claim = c.ctx, c.svc.p.budget.ticket(), c.claimTicket
+	c.lineTicket = capped.tk
 	return c.handshake(c.ctx, transport.NewIO(capped, ch.stdin, nil))
 }
 

@@ -26,16 +26,51 @@ import (
 // with PKCE S256 and the resource parameter (RFC 8707), refresh and revocation (RFC 7009).
 // Discovery, registration and the token requests are mcp-go's OAuthHandler; this is the glue
 // that keeps no state between steps, so any replica can finish what another started.
+//
+// Every step reaches hosts under the service's host policy (backend.HostPolicy): the service's
+// metadata names the authorization server and its endpoints, so an agent-registered service
+// cannot send Agent Deck's requests to an address its URL could not name.
 type OAuthFlow struct {
+	// HTTP is the client of one step, set by with; nil on the flow NewOAuthFlow returns.
 	HTTP       *http.Client
 	ClientName string
+	net        Network
+	guard      *guard // the host policy of one step, set by with
 }
 
 var _ backend.OAuthFlow = OAuthFlow{}
 
-// NewOAuthFlow returns a flow with a bounded HTTP client.
-func NewOAuthFlow() OAuthFlow {
-	return OAuthFlow{HTTP: &http.Client{Timeout: 30 * time.Second}, ClientName: "Agent Deck"}
+// oauthTimeout bounds each request of a sign-in step.
+const oauthTimeout = 30 * time.Second
+
+// NewOAuthFlow returns a flow that reaches hosts through n (the zero Network: the system's).
+func NewOAuthFlow(n Network) OAuthFlow {
+	return OAuthFlow{ClientName: "Agent Deck", net: n.withDefaults(oauthTimeout)}
+}
+
+// with returns the flow for one step under the service's host policy; done closes its
+// connections.
+func (f OAuthFlow) with(hosts backend.HostPolicy) (OAuthFlow, func()) {
+	f.guard = f.net.withDefaults(oauthTimeout).guard(hosts)
+	tr := f.guard.transport(http.DefaultTransport.(*http.Transport))
+	f.HTTP = &http.Client{Timeout: oauthTimeout, Transport: tr}
+	return f, tr.CloseIdleConnections
+}
+
+// refusedHost returns the host policy's refusal of rawURL's host, nil when the policy lets the
+// step reach it (or the name does not resolve: the request itself then fails and says so).
+// Discovery falls back to other places when a metadata document cannot be read, so a refused
+// one is named here, before the fallback hides why the sign-in failed.
+func (f OAuthFlow) refusedHost(ctx context.Context, rawURL string) error {
+	u, err := url.Parse(rawURL)
+	if err != nil || f.guard == nil {
+		return nil
+	}
+	addrs, err := f.guard.resolve(ctx, u.Hostname())
+	if err != nil {
+		return nil
+	}
+	return f.guard.check(u.Hostname(), addrs)
 }
 
 // challenge is what a service's 401 or 403 said about itself.
@@ -48,7 +83,14 @@ type challenge struct {
 // Begin discovers the service's authorization server, registers Agent Deck there when no client
 // is known, and returns the authorization URL with the PKCE verifier and state kept aside.
 func (f OAuthFlow) Begin(ctx context.Context, in backend.OAuthBegin) (backend.OAuthPending, error) {
+	f, done := f.with(in.Hosts)
+	defer done()
 	ch, resp, answered := f.probe(ctx, in.URL)
+	if ch.resourceMetadata != "" {
+		if err := f.refusedHost(ctx, ch.resourceMetadata); err != nil {
+			return backend.OAuthPending{}, oauthErr("read the service's protected resource metadata", err)
+		}
+	}
 	scopes := in.Scopes
 	if len(scopes) == 0 && ch.scope != "" {
 		scopes = strings.Fields(ch.scope)
@@ -96,9 +138,11 @@ func (f OAuthFlow) Begin(ctx context.Context, in backend.OAuthBegin) (backend.OA
 }
 
 // Exchange trades the authorization code for tokens. The caller has checked the state.
-func (f OAuthFlow) Exchange(ctx context.Context, serviceURL string, p backend.OAuthPending, code string) (backend.OAuthToken, error) {
+func (f OAuthFlow) Exchange(ctx context.Context, svc backend.OAuthService, p backend.OAuthPending, code string) (backend.OAuthToken, error) {
+	f, done := f.with(svc.Hosts)
+	defer done()
 	store := transport.NewMemoryTokenStore()
-	h := f.handlerWith(serviceURL, p.RedirectURI, p.Client, p.Scopes, nil, store)
+	h := f.handlerWith(svc.URL, p.RedirectURI, p.Client, p.Scopes, nil, store)
 	h.SetExpectedState(p.State)
 	if err := h.ProcessAuthorizationResponse(ctx, code, p.State, p.Verifier); err != nil {
 		return backend.OAuthToken{}, oauthErr("exchange the authorization code", err)
@@ -108,12 +152,14 @@ func (f OAuthFlow) Exchange(ctx context.Context, serviceURL string, p backend.OA
 
 // Refresh gets a new token set with the refresh token. A server that rotates refresh tokens
 // sends a new one; one that does not lets the old one stand.
-func (f OAuthFlow) Refresh(ctx context.Context, serviceURL string, c backend.ServiceOAuthClient, t backend.OAuthToken) (backend.OAuthToken, error) {
+func (f OAuthFlow) Refresh(ctx context.Context, svc backend.OAuthService, c backend.ServiceOAuthClient, t backend.OAuthToken) (backend.OAuthToken, error) {
 	if t.RefreshToken == "" {
 		return backend.OAuthToken{}, backend.Errorf(backend.CodeDownstreamAuth, "the sign-in has expired and cannot be renewed")
 	}
+	f, done := f.with(svc.Hosts)
+	defer done()
 	store := transport.NewMemoryTokenStore()
-	h := f.handlerWith(serviceURL, "", c, strings.Fields(t.Scope), nil, store)
+	h := f.handlerWith(svc.URL, "", c, strings.Fields(t.Scope), nil, store)
 	if _, err := h.RefreshToken(ctx, t.RefreshToken); err != nil {
 		return backend.OAuthToken{}, oauthErr("refresh the token", err)
 	}
@@ -126,8 +172,10 @@ func (f OAuthFlow) Refresh(ctx context.Context, serviceURL string, c backend.Ser
 
 // Revoke asks the authorization server to forget the tokens (RFC 7009), when it offers
 // revocation; a server without it is not an error, the tokens are forgotten locally anyway.
-func (f OAuthFlow) Revoke(ctx context.Context, serviceURL string, c backend.ServiceOAuthClient, t backend.OAuthToken) error {
-	h := f.handlerWith(serviceURL, "", c, nil, nil, nil)
+func (f OAuthFlow) Revoke(ctx context.Context, svc backend.OAuthService, c backend.ServiceOAuthClient, t backend.OAuthToken) error {
+	f, done := f.with(svc.Hosts)
+	defer done()
+	h := f.handlerWith(svc.URL, "", c, nil, nil, nil)
 	md, err := h.GetServerMetadata(ctx)
 	if err != nil || md.RevocationEndpoint == "" {
 		return nil
@@ -392,6 +440,10 @@ func stored(ctx context.Context, store transport.TokenStore) (backend.OAuthToken
 // oauthErr is a failed step as DOWNSTREAM_AUTH: the OAuth error code the server named (never
 // its description, which could echo anything), the cause kept for the log.
 func oauthErr(step string, err error) error {
+	if refused, ok := refusedDial(err); ok { // the service's host policy refused a host its metadata named
+		refused.Message = "could not " + step + ": " + refused.Message
+		return refused
+	}
 	var oe transport.OAuthError
 	what := ""
 	if errors.As(err, &oe) && oe.ErrorCode != "" {

@@ -30,7 +30,7 @@ func TestOAuthClientMetadataDocument(t *testing.T) {
 				ClientMetadataRedirects: []string{testRedirect}})
 			defer as.Close()
 			ctx := context.Background()
-			f := proxy.NewOAuthFlow()
+			f := proxy.NewOAuthFlow(proxy.Network{})
 			p, err := f.Begin(ctx, backend.OAuthBegin{ServiceID: "svc_x", URL: as.MCPURL(), RedirectURI: testRedirect, ClientMetadataURL: tc.docURL})
 			if err != nil {
 				t.Fatalf("Begin: %v", err)
@@ -45,11 +45,11 @@ func TestOAuthClientMetadataDocument(t *testing.T) {
 			} else if p.Client.ID == docURL || gotID != p.Client.ID || as.Counts().Registrations != 1 {
 				t.Fatalf("client %+v, authorize client_id %q, %d registrations; want one registration", p.Client, gotID, as.Counts().Registrations)
 			}
-			tok, err := f.Exchange(ctx, as.MCPURL(), p, code)
+			tok, err := f.Exchange(ctx, backend.OAuthService{URL: as.MCPURL()}, p, code)
 			if err != nil || tok.AccessToken == "" {
 				t.Fatalf("Exchange: %v (token set: %t)", err, tok.AccessToken != "")
 			}
-			if _, err := f.Refresh(ctx, as.MCPURL(), p.Client, tok); err != nil {
+			if _, err := f.Refresh(ctx, backend.OAuthService{URL: as.MCPURL()}, p.Client, tok); err != nil {
 				t.Fatalf("Refresh: %v", err)
 			}
 		})

@@ -40,7 +40,7 @@ func TestOAuthFlow(t *testing.T) {
 			as := oauthas.New(http.NotFoundHandler(), tc.opts)
 			defer as.Close()
 			ctx := context.Background()
-			f := proxy.NewOAuthFlow()
+			f := proxy.NewOAuthFlow(proxy.Network{})
 			p, err := f.Begin(ctx, backend.OAuthBegin{ServiceID: "svc_x", URL: as.MCPURL(), RedirectURI: testRedirect})
 			if err != nil {
 				t.Fatalf("Begin: %v", err)
@@ -56,31 +56,31 @@ func TestOAuthFlow(t *testing.T) {
 			if q.Get("resource") != as.MCPURL() || q.Get("code_challenge_method") != "S256" || state != p.State {
 				t.Errorf("authorize query %v, state back %q want %q", q, state, p.State)
 			}
-			if _, err := f.Exchange(ctx, as.MCPURL(), p, "not-the-code"); backend.ErrorCode(err) != backend.CodeDownstreamAuth {
+			if _, err := f.Exchange(ctx, backend.OAuthService{URL: as.MCPURL()}, p, "not-the-code"); backend.ErrorCode(err) != backend.CodeDownstreamAuth {
 				t.Errorf("Exchange with a wrong code: %v, want DOWNSTREAM_AUTH", err)
 			}
 			code, _ := consent(t, p.AuthURL)
-			tok, err := f.Exchange(ctx, as.MCPURL(), p, code)
+			tok, err := f.Exchange(ctx, backend.OAuthService{URL: as.MCPURL()}, p, code)
 			if err != nil {
 				t.Fatalf("Exchange: %v", err)
 			}
 			if tok.AccessToken == "" || tok.RefreshToken == "" || tok.ExpiresAt.IsZero() {
 				t.Fatalf("token %+v lacks access, refresh or expiry", tok)
 			}
-			next, err := f.Refresh(ctx, as.MCPURL(), p.Client, tok)
+			next, err := f.Refresh(ctx, backend.OAuthService{URL: as.MCPURL()}, p.Client, tok)
 			if err != nil {
 				t.Fatalf("Refresh: %v", err)
 			}
 			if next.RefreshToken == tok.RefreshToken || next.AccessToken == tok.AccessToken {
 				t.Errorf("refresh did not rotate the tokens")
 			}
-			if _, err := f.Refresh(ctx, as.MCPURL(), p.Client, tok); backend.ErrorCode(err) != backend.CodeDownstreamAuth {
+			if _, err := f.Refresh(ctx, backend.OAuthService{URL: as.MCPURL()}, p.Client, tok); backend.ErrorCode(err) != backend.CodeDownstreamAuth {
 				t.Errorf("refresh with a spent token: %v, want DOWNSTREAM_AUTH", err)
 			}
-			if err := f.Revoke(ctx, as.MCPURL(), p.Client, next); err != nil {
+			if err := f.Revoke(ctx, backend.OAuthService{URL: as.MCPURL()}, p.Client, next); err != nil {
 				t.Fatalf("Revoke: %v", err)
 			}
-			if _, err := f.Refresh(ctx, as.MCPURL(), p.Client, next); err == nil {
+			if _, err := f.Refresh(ctx, backend.OAuthService{URL: as.MCPURL()}, p.Client, next); err == nil {
 				t.Errorf("a revoked refresh token still works")
 			}
 		})

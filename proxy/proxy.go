@@ -38,6 +38,10 @@ type Options struct {
 	// ResultHardCap is the largest downstream message read at all (default 32 MiB): a result
 	// over it is cut off as it arrives and the call fails with DOWNSTREAM_RESULT_TOO_LARGE.
 	ResultHardCap int
+	// ResultMemory bounds the memory of downstream answers held at once, across all calls and
+	// services (default and least: 4 × ResultHardCap, 128 MiB); a read with no room waits for
+	// one (budget.go).
+	ResultMemory int64
 	// ResultDirCap bounds the total size of spilled result files (default 1 GiB); the oldest
 	// are deleted first.
 	ResultDirCap int64
@@ -62,7 +66,13 @@ type Options struct {
 	Events Events
 	// Tracing makes a span of each downstream call and propagates its context (tracing.go).
 	Tracing Tracing
+	// Network resolves and dials remote services (default: the system's; network.go).
+	Network Network
 }
+
+// MinResultMemory is the least (and default) ResultMemory for a hard cap: room for two whole
+// answers, so one can always be read while others wait (budget.go).
+func MinResultMemory(hardCap int) int64 { return 2 * heldCopies * int64(hardCap) }
 
 // Backoff is the range of delays between reconnect attempts.
 type Backoff struct {
@@ -82,6 +92,8 @@ type Proxy struct {
 	wg     sync.WaitGroup
 	// spillMu serialises keeping the spill folder under its cap.
 	spillMu sync.Mutex
+	// budget bounds the answers held in memory at once.
+	budget *budget
 
 	// progress maps a downstream progress token to its call (relay.go).
 	progress   sync.Map
@@ -99,7 +111,8 @@ var _ backend.Downstream = (*Proxy)(nil)
 func New(opts Options) *Proxy {
 	opts = withDefaults(opts)
 	ctx, cancel := context.WithCancel(context.Background())
-	p := &Proxy{opts: opts, log: opts.Logger, ctx: ctx, cancel: cancel, services: map[string]*service{}}
+	p := &Proxy{opts: opts, log: opts.Logger, ctx: ctx, cancel: cancel, services: map[string]*service{},
+		budget: newBudget(opts.ResultMemory, int64(opts.ResultHardCap))}
 	p.pruneResults(time.Now())
 	idleEvery := max(min(opts.IdleTimeout/4, time.Minute), 10*time.Millisecond)
 	p.every(idleEvery, p.reapIdle)
@@ -136,6 +149,7 @@ func withDefaults(o Options) Options {
 	if o.ResultHardCap <= 0 {
 		o.ResultHardCap = 32 << 20
 	}
+	o.ResultMemory = max(o.ResultMemory, MinResultMemory(o.ResultHardCap))
 	if o.ResultDirCap <= 0 {
 		o.ResultDirCap = 1 << 30
 	}
@@ -145,6 +159,7 @@ func withDefaults(o Options) Options {
 	if o.Version == "" {
 		o.Version = "dev"
 	}
+	o.Network = o.Network.withDefaults(o.ConnectTimeout)
 	return o
 }
 

@@ -45,7 +45,7 @@ func egressHeaders(t backend.Target) map[string]string {
 // and SSE only when the server looks like an SSE-only one (not for auth, network, timeout or
 // server errors, which SSE would not fix).
 func (c *conn) openRemote(t backend.Target) error {
-	c.httpc = c.httpClient()
+	c.httpc = c.httpClient(t.Hosts)
 	headers := egressHeaders(t)
 	switch t.Transport {
 	case backend.TransportSSE:
@@ -123,22 +123,21 @@ func sseMightWork(err error) bool {
 	return !errors.As(err, &opErr)
 }
 
-// httpClient is the connection's own client: its pool closes with it, and it keeps enough
-// idle connections for concurrent callers.
-func (c *conn) httpClient() *http.Client {
+// httpClient is the connection's own client: its pool closes with it, it keeps enough idle
+// connections for concurrent callers, and it dials only addresses the service's host policy
+// allows (network.go).
+func (c *conn) httpClient(hosts backend.HostPolicy) *http.Client {
 	timeout := c.svc.p.opts.ConnectTimeout
-	tr := &http.Transport{
-		Proxy:                 http.ProxyFromEnvironment,
-		DialContext:           (&net.Dialer{Timeout: timeout, KeepAlive: 30 * time.Second}).DialContext,
+	tr := c.svc.p.opts.Network.guard(hosts).transport(&http.Transport{
 		ForceAttemptHTTP2:     true,
 		MaxIdleConns:          128,
 		MaxIdleConnsPerHost:   128,
 		IdleConnTimeout:       90 * time.Second,
 		TLSHandshakeTimeout:   timeout,
 		ExpectContinueTimeout: time.Second,
-	}
+	})
 	return &http.Client{Transport: statusTransport{base: tr, max: int64(c.svc.p.opts.ResultHardCap), onCut: c.bodyCut,
-		onLog: c.callLog, prop: c.svc.p.opts.Tracing.Propagator}}
+		onLog: c.callLog, prop: c.svc.p.opts.Tracing.Propagator, budget: c.svc.p.budget}}
 }
 
 // bodyCut handles a response body cut at the hard cap. A POST's answer is reported by its own
@@ -207,6 +206,9 @@ type statusTransport struct {
 	onLog func(relay backend.Relay, params json.RawMessage)
 	// prop, when set, sends the request's trace context along (tracing.go).
 	prop propagation.TextMapPropagator
+	// budget bounds the answers held at once: a body charges the ticket of the call it answers
+	// (in the request's context), else a ticket of its own (budget.go).
+	budget *budget
 }
 
 func (s statusTransport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -226,14 +228,18 @@ func (s statusTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	mediaType, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	if s.max > 0 {
-		resp.Body = &capBody{rc: resp.Body, max: s.max, stream: mediaType == "text/event-stream", onOver: func() {
+		body := &capBody{rc: resp.Body, max: s.max, stream: mediaType == "text/event-stream", onOver: func() {
 			if rec != nil {
 				rec.tooLarge.Store(true)
 			}
 			if s.onCut != nil {
 				s.onCut(req)
 			}
-		}}
+		}, ctx: req.Context(), tk: ticketFrom(req.Context())}
+		if body.tk == nil && s.budget != nil {
+			body.tk, body.own = s.budget.ticket(), true
+		}
+		resp.Body = body
 	}
 	if req.Method == http.MethodPost && mediaType == "text/event-stream" && s.onLog != nil {
 		if relay := backend.RelayFrom(req.Context()); relay != nil {

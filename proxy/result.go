@@ -1,7 +1,6 @@
 package proxy
 
 import (
-	"bytes"
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/hex"
@@ -175,7 +174,7 @@ func (p *Proxy) spill(service, tool string, raw []byte, isError bool) ([]byte, e
 	if err != nil {
 		return nil, fmt.Errorf("create spill file: %w", err)
 	}
-	if _, err := f.Write(data); err != nil {
+	if _, err := data.writeTo(f); err != nil {
 		_ = f.Close()
 		return nil, fmt.Errorf("write spill file: %w", err)
 	}
@@ -184,7 +183,7 @@ func (p *Proxy) spill(service, tool string, raw []byte, isError bool) ([]byte, e
 	}
 	p.capResults(name)
 	p.opts.Events.resultSpilled(service)
-	d := spillDescriptor{Spilled: true, Path: path, MimeType: mime, Size: len(data)}
+	d := spillDescriptor{Spilled: true, Path: path, MimeType: mime, Size: data.size()}
 	text, _ := json.Marshal(d)
 	return json.Marshal(map[string]any{
 		"content":           []map[string]string{{"type": "text", "text": string(text)}},
@@ -193,7 +192,23 @@ func (p *Proxy) spill(service, tool string, raw []byte, isError bool) ([]byte, e
 	})
 }
 
-func spillContent(raw []byte) (data []byte, mime, ext string) {
+// spilled is what a spill file holds: a text block as decoded, or bytes (the decoded data of a
+// binary block, the result's JSON as it came). Neither is copied again on its way to disk.
+type spilled struct {
+	text string
+	data []byte
+}
+
+func (s spilled) size() int { return len(s.text) + len(s.data) }
+
+func (s spilled) writeTo(f *os.File) (int, error) {
+	if s.data != nil {
+		return f.Write(s.data)
+	}
+	return f.WriteString(s.text)
+}
+
+func spillContent(raw []byte) (data spilled, mime, ext string) {
 	var res struct {
 		Content []struct {
 			Type     string `json:"type"`
@@ -206,17 +221,17 @@ func spillContent(raw []byte) (data []byte, mime, ext string) {
 		c := res.Content[0]
 		switch c.Type {
 		case "text":
-			if t := bytes.TrimSpace([]byte(c.Text)); len(t) > 0 && (t[0] == '{' || t[0] == '[') && json.Valid(t) {
-				return []byte(c.Text), "application/json", ".json"
+			if t := strings.TrimSpace(c.Text); len(t) > 0 && (t[0] == '{' || t[0] == '[') && json.Valid([]byte(t)) {
+				return spilled{text: c.Text}, "application/json", ".json"
 			}
-			return []byte(c.Text), "text/plain", ".txt"
+			return spilled{text: c.Text}, "text/plain", ".txt"
 		case "image", "audio":
 			if b, err := base64.StdEncoding.DecodeString(c.Data); err == nil && c.MimeType != "" {
-				return b, c.MimeType, extFor(c.MimeType)
+				return spilled{data: b}, c.MimeType, extFor(c.MimeType)
 			}
 		}
 	}
-	return raw, "application/json", ".json"
+	return spilled{data: raw}, "application/json", ".json"
 }
 
 func extFor(mime string) string {

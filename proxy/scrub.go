@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"sort"
+	"strconv"
 
 	"github.com/agent-deck/agent-deck/backend"
 	"github.com/agent-deck/agent-deck/backend/secret"
@@ -105,7 +106,8 @@ func fingerprint(t backend.Target) string {
 			h.Write([]byte{0})
 		}
 	}
-	w(string(t.Type), t.URL, string(t.Transport), t.LocalCommand, t.LocalWorkingDir)
+	w(string(t.Type), t.URL, string(t.Transport), t.LocalCommand, t.LocalWorkingDir,
+		strconv.FormatBool(t.Hosts.AllowPrivate), strconv.FormatBool(t.Hosts.AllowMetadata))
 	w(t.LocalArgs...)
 	writeMap := func(m map[string]string) {
 		keys := make([]string, 0, len(m))

@@ -4,9 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -180,4 +185,42 @@ func leakSearch(secret string, texts map[string]string) []string {
 		}
 	}
 	return where
+}
+
+// idSwappingProxy forwards to the MCP server at target and, in the answer to any tools/call
+// whose arguments contain marker, replaces every JSON-RPC id by one no request carries. It
+// returns its own URL (same path).
+func idSwappingProxy(t *testing.T, target, marker string) string {
+	t.Helper()
+	u, err := url.Parse(target)
+	must(t, err)
+	rp := httputil.NewSingleHostReverseProxy(&url.URL{Scheme: u.Scheme, Host: u.Host})
+	ids := regexp.MustCompile(`"id":\s*("[^"]*"|[0-9]+)`)
+	rp.ModifyResponse = func(resp *http.Response) error {
+		if resp.Request.Header.Get("X-Swap-Id") == "" {
+			return nil
+		}
+		body, err := io.ReadAll(resp.Body)
+		if err != nil {
+			return err
+		}
+		_ = resp.Body.Close()
+		body = ids.ReplaceAll(body, []byte(`"id":"not-your-request"`))
+		resp.Body = io.NopCloser(bytes.NewReader(body))
+		resp.ContentLength = int64(len(body))
+		resp.Header.Set("Content-Length", strconv.Itoa(len(body)))
+		return nil
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		if bytes.Contains(body, []byte(`"tools/call"`)) && bytes.Contains(body, []byte(marker)) {
+			r.Header.Set("X-Swap-Id", "1")
+		}
+		rp.ServeHTTP(w, r)
+	})}
+	ln := mcpListenRetry(t, "127.0.0.1:0")
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(func() { _ = srv.Close() })
+	return "http://" + ln.Addr().String() + u.Path
 }

@@ -2,13 +2,17 @@ package tests
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/agent-deck/agent-deck/backend"
 	"github.com/agent-deck/agent-deck/backend/core"
+	"github.com/agent-deck/agent-deck/backend/postgres/pgtest"
 	"github.com/agent-deck/agent-deck/cli"
 )
 
@@ -20,6 +24,8 @@ func TestAttacksDownstream(t *testing.T) {
 		{"200 MB result exhausts the server's memory", attackHugeResult},
 		{"spilled results fill the disk", attackSpillFolder},
 		{"a server that times out every call stays healthy", attackRepeatedTimeouts},
+		{"a server answers a call with another request's JSON-RPC id", attackAnswerWithOtherID},
+		{"many large results at once take serve's memory far past its result budget", attackParallelLargeResults},
 		{"rug pull: a tool's description changes after first use and is still called", func(t *testing.T) {
 			w := newPinWorld(t)
 			w.peerTool(t, "mutate", map[string]any{"tool": "echo", "description": poisonedEcho})
@@ -219,5 +225,77 @@ func attackRepeatedTimeouts(t *testing.T) {
 	}
 	if h := s.serviceHealth(t, svc.ID); h.Status != backend.HealthUnhealthy || !strings.Contains(h.LastError, "in a row timed out") {
 		t.Errorf("after 3 timeouts in a row health = %+v, want unhealthy saying so", h)
+	}
+}
+
+// attackAnswerWithOtherID: a server (or whatever sits in front of it) answers a tools/call with
+// a JSON-RPC id that is not the request's. The answer belongs to no call of ours: it is refused
+// as DOWNSTREAM_ERROR, and a call whose answer carries the right id still works.
+func attackAnswerWithOtherID(t *testing.T) {
+	s := startHostileStack(t, nil)
+	peer := startHTTPPeer(t)
+	svc := s.addService(t, core.ServiceInput{Name: "swapper", Type: backend.ServiceRemote,
+		URL: idSwappingProxy(t, peer, "forged"), Transport: backend.TransportStreamableHTTP})
+	status, body := s.restCallTool(t, svc.ID, "echo", map[string]any{"message": "forged"})
+	if code := errorCode(body); status != http.StatusServiceUnavailable || code != backend.CodeDownstreamError {
+		t.Fatalf("answer with another id: %d %s, want 503 DOWNSTREAM_ERROR", status, body)
+	}
+	if !strings.Contains(string(body), "id") {
+		t.Errorf("the refusal does not say the id was wrong: %s", body)
+	}
+	if status, body := s.restCallTool(t, svc.ID, "echo", map[string]any{"message": "plain"}); status != http.StatusOK {
+		t.Errorf("a call answered with its own id: %d %s", status, body)
+	}
+}
+
+// attackParallelLargeResults: forty calls at once, over Streamable HTTP and stdio, each
+// answered with 7 MB, on a real serve whose result budget is 32 MiB (the least for an 8 MiB
+// hard cap). Each result used to be held whole, several times, whatever the number of calls; now
+// a call waits for room, every call still succeeds, and serve's peak resident set grows by less
+// than twice the budget. (BenchmarkServeParallelLargeResults measures 20 × 30 MB.)
+func attackParallelLargeResults(t *testing.T) {
+	const hardCap, budget, size, calls = 8 << 20, 32 << 20, 7_000_000, 20
+	srv := startServeBench(t, "AGENT_DECK_DATABASE_URL="+pgtest.NewDB(t),
+		"AGENT_DECK_RESULT_HARD_CAP="+strconv.Itoa(hardCap), "AGENT_DECK_RESULT_MEMORY="+strconv.Itoa(budget))
+	srv.rest(t, http.StatusCreated, "POST", "/api/v1/services", `{"name":"remote","type":"mcp","url":"`+startHTTPPeer(t)+
+		`","transport":"streamable_http","timeout_seconds":600}`, nil)
+	local, _ := json.Marshal(map[string]any{"name": "local", "type": "local-mcp", "local_command": mcpPeerBinary(t),
+		"local_args": []string{"-transport", "stdio"}, "timeout_seconds": 600})
+	srv.rest(t, http.StatusCreated, "POST", "/api/v1/services", string(local), nil)
+	call := func(service string) error {
+		a := srv.api().Do(t, srv.token, "POST", "/api/v1/services/"+service+"/call",
+			map[string]any{"tool_name": "big", "arguments": map[string]any{"bytes": size}})
+		if a.Status != http.StatusOK || !strings.Contains(string(a.Body), `"spilled":true`) {
+			return fmt.Errorf("%s: %d %.300s", service, a.Status, a.Body)
+		}
+		return nil
+	}
+	for _, svc := range []string{"remote", "local"} { // connect, list the tools, warm the pools
+		must(t, call(svc))
+	}
+	pid := srv.cmd.Process.Pid
+	baseline := vmRSS(t, pid)
+	resetPeak(t, pid)
+	var wg sync.WaitGroup
+	errs := make(chan error, 2*calls)
+	for range calls {
+		for _, svc := range []string{"remote", "local"} {
+			wg.Go(func() {
+				if err := call(svc); err != nil {
+					errs <- err
+				}
+			})
+		}
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	if grew := vmHWM(t, pid) - baseline; grew > 2*budget>>10 {
+		t.Errorf("serve's peak resident set grew by %d MiB over %d MiB, more than twice the result budget (%d MiB)",
+			grew>>10, baseline>>10, budget>>20)
+	} else {
+		t.Logf("serve's peak resident set grew by %d MiB over %d MiB (budget %d MiB)", grew>>10, baseline>>10, budget>>20)
 	}
 }

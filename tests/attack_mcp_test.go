@@ -24,6 +24,7 @@ func TestAttacksMCP(t *testing.T) {
 		{"a person without their own secret calls a personal service another person is connected to", attackMCPBorrowAnotherPersonsSecret},
 		{"a personal service lends its one OAuth sign-in to every person's calls", attackMCPPersonalServiceLendsSharedSignIn},
 		{"a session answers another session's question to its client", attackMCPAnswerOtherSessionsQuestion},
+		{"tool arguments name a key twice and the last one silently wins", attackMCPDuplicateKeys},
 		{"agent register_playbook or update_playbook sets the exec or skill later agents run", attackMCPRegisterRunnablePlaybook},
 		{"agent writes a playbook on a deck that requires review without review", attackSkipReviewOfPlaybook},
 		{"agent stores other cards' secrets in clear through another replica", attackHeldSecretsStoredInClear},

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/chromedp/chromedp"
 	"github.com/jackc/pgx/v5"
 
 	"github.com/agent-deck/agent-deck/backend"
@@ -37,6 +38,9 @@ func TestAttacksOAuth(t *testing.T) {
 		{"consent without the CSRF header, or by an agent token", e.consentForgery},
 		{"a code issued to one client is redeemed by another", e.codeOtherClient},
 		{"a refresh asks for a wider scope than the grant's, or one not offered", e.refreshWiderScope},
+		{"a refresh token is spent by another client, or with no client_id", e.refreshOtherClient},
+		{"registering or sending a loopback redirect URI with a port outside 1-65535", e.redirectBadPort},
+		{"a client registers as a trusted app's name and the consent screen vouches for it", e.consentTrustedName},
 		{"anyone registers OAuth clients without bound", attackOAuthRegistrationFlood},
 	})
 }
@@ -280,4 +284,75 @@ func (e *oauthAttackEnv) codeOtherClient(t *testing.T) {
 	form.Set("client_id", b.id)
 	status, out := b.token(form)
 	wantOAuthError(t, "code redeemed by another client", status, out, http.StatusBadRequest, "invalid_grant")
+}
+
+// refreshOtherClient: a refresh token issued to one client is presented with another client's
+// id, or with none. Both are invalid_grant and leave the token unspent: its own client still
+// refreshes with it.
+func (e *oauthAttackEnv) refreshOtherClient(t *testing.T) {
+	a, b := newOAuthClient(t, e.srv), newOAuthClient(t, e.srv)
+	verifier, challenge := pkce()
+	status, out := a.token(a.exchangeForm(a.code(a.authorizeQuery(challenge, nil)), verifier))
+	if status != http.StatusOK {
+		t.Fatalf("exchange: %d %v", status, out)
+	}
+	rt := out["refresh_token"].(string)
+	for _, client := range []url.Values{{"client_id": {b.id}}, {}, {"client_id": {""}}, {"client_id": {"no-such-client"}}} {
+		form := url.Values{"grant_type": {"refresh_token"}, "refresh_token": {rt}}
+		for k, v := range client {
+			form[k] = v
+		}
+		status, out := b.token(form)
+		wantOAuthError(t, "refresh with client "+client.Get("client_id"), status, out, http.StatusBadRequest, "invalid_grant")
+	}
+	status, out = a.token(url.Values{"grant_type": {"refresh_token"}, "refresh_token": {rt}, "client_id": {a.id}})
+	if status != http.StatusOK || out["access_token"] == nil {
+		t.Fatalf("the grant's own client after the refusals: %d %v", status, out)
+	}
+}
+
+// redirectBadPort: a loopback redirect URI whose port is no TCP port (0, 99999, 65536) is
+// neither registered nor accepted in an authorization request of a client registered on a
+// loopback URI (where any port is allowed).
+func (e *oauthAttackEnv) redirectBadPort(t *testing.T) {
+	for _, r := range []string{"http://127.0.0.1:99999/cb", "http://localhost:65536/cb", "http://[::1]:0/cb", "http://127.0.0.1:-1/cb"} {
+		status, body := oauthPost(t, e.srv.URL()+"/oauth/register", "application/json", `{"redirect_uris":[`+toJSON(t, r)+`]}`)
+		if status != http.StatusBadRequest || !strings.Contains(string(body), "invalid_redirect_uri") {
+			t.Fatalf("register redirect_uri %q: status %d %s; want 400 invalid_redirect_uri", r, status, body)
+		}
+	}
+	c := newOAuthClient(t, e.srv)
+	_, challenge := pkce()
+	for _, r := range []string{"http://127.0.0.1:99999/callback", "http://127.0.0.1:0/callback"} {
+		wantNoRedirect(t, c, c.authorizeQuery(challenge, func(q url.Values) { q.Set("redirect_uri", r) }), http.StatusBadRequest, "invalid_request")
+	}
+}
+
+// consentTrustedName: anyone may register a client called "Claude Code". The consent screen
+// must not present that name as a fact: it says the name is the client's own and unverified,
+// and shows where the answer goes (the redirect host), in a real browser.
+func (e *oauthAttackEnv) consentTrustedName(t *testing.T) {
+	chromiumPath(t)
+	c, _ := registerLoopbackClient(t, e.srv, "Claude Code")
+	redirectHost := strings.TrimPrefix(strings.TrimSuffix(c.redirect, "/callback"), "http://")
+	b := startDashBrowser(t, e.srv)
+	_, challenge := pkce()
+	b.do("opening the authorization URL", chromedp.Navigate(e.srv.URL()+"/oauth/authorize?"+c.authorizeQuery(challenge, nil).Encode()))
+	b.waitFor("the sign-in page", mainHas("Sign in to Agent Deck"))
+	b.typeInto(`input[name=token]`, e.srv.AdminToken())
+	b.click(`main form button[type=submit]`)
+	b.waitFor("the consent screen", `!!document.querySelector('#consent-allow')`)
+	title := evalIn[string](b, `document.querySelector('main h1')?.textContent || ''`)
+	text := evalIn[string](b, `document.querySelector('main')?.innerText || ''`)
+	if !strings.Contains(strings.ToLower(text), "unverified") || !strings.Contains(text, "not verified") {
+		t.Errorf("the consent screen does not say the client's name is unverified:\n%s", text)
+	}
+	if !strings.Contains(title, "“Claude Code”") {
+		t.Errorf("the title presents the name as a fact: %q", title)
+	}
+	if !strings.Contains(text, redirectHost) || !strings.Contains(text, "this computer") {
+		t.Errorf("the consent screen does not name the redirect host %s and that it is this computer:\n%s", redirectHost, text)
+	}
+	b.checkAccessibility("consent-unverified")
+	b.checkNoExceptions()
 }

@@ -1,17 +1,23 @@
 package tests
 
 import (
+	"context"
 	"encoding/base64"
 	"encoding/json"
+	"net"
 	"net/http"
 	"net/http/httputil"
+	"net/netip"
 	"net/url"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
 	"github.com/agent-deck/agent-deck/backend"
 	"github.com/agent-deck/agent-deck/backend/core"
+	"github.com/agent-deck/agent-deck/cli"
+	"github.com/agent-deck/agent-deck/proxy"
 	"github.com/agent-deck/agent-deck/tests/resttest"
 )
 
@@ -60,6 +66,7 @@ func countingProxy(t *testing.T, target string) (string, *atomic.Int64) {
 	rp := httputil.NewSingleHostReverseProxy(&url.URL{Scheme: u.Scheme, Host: u.Host})
 	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		hits.Add(1)
+		r.Host = u.Host // the name the request was sent to is not the target's (DNS rebinding guard)
 		rp.ServeHTTP(w, r)
 	})}
 	ln := mcpListenRetry(t, "127.0.0.1:0")
@@ -142,4 +149,157 @@ func newDeck(t *testing.T, s *mcpStack, name string) backend.Deck {
 		t.Fatal(err)
 	}
 	return d
+}
+
+// inwardNet is a network for the deck under test: a resolver that answers the names it is given
+// (nothing else resolves), and a dialer that connects every address that is not loopback to
+// capture instead, noting the address asked for. So a name can resolve to 169.254.169.254 or
+// 10.0.0.1 on any machine, and what the deck sends there lands on a loopback server the test
+// counts.
+type inwardNet struct {
+	names   map[string][]netip.Addr
+	capture string // host:port of the loopback capture server
+	mu      sync.Mutex
+	dialed  []string
+	sent    strings.Builder // every byte written on a rerouted connection
+}
+
+// recordedConn is a rerouted connection whose writes are noted in n.sent.
+type recordedConn struct {
+	net.Conn
+	n *inwardNet
+}
+
+func (c recordedConn) Write(p []byte) (int, error) {
+	c.n.mu.Lock()
+	c.n.sent.Write(p)
+	c.n.mu.Unlock()
+	return c.Conn.Write(p)
+}
+
+// sentSince returns what rerouted connections carried after mark (a length sent returned).
+func (n *inwardNet) sentSince(mark int) string {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.sent.String()[mark:]
+}
+
+// sentLen marks how much rerouted connections carried so far.
+func (n *inwardNet) sentLen() int {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.sent.Len()
+}
+
+func (n *inwardNet) network() proxy.Network {
+	return proxy.Network{
+		LookupIP: func(_ context.Context, host string) ([]netip.Addr, error) {
+			if a, ok := n.names[strings.ToLower(strings.TrimSuffix(host, "."))]; ok {
+				return a, nil
+			}
+			return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
+		},
+		Dial: func(ctx context.Context, network, address string) (net.Conn, error) {
+			var d net.Dialer
+			ap, err := netip.ParseAddrPort(address)
+			if err != nil || ap.Addr().IsLoopback() {
+				return d.DialContext(ctx, network, address)
+			}
+			n.mu.Lock()
+			n.dialed = append(n.dialed, address)
+			n.mu.Unlock()
+			c, err := d.DialContext(ctx, network, n.capture)
+			if err != nil {
+				return nil, err
+			}
+			return recordedConn{Conn: c, n: n}, nil
+		},
+	}
+}
+
+// dials returns the non-loopback addresses dialed so far.
+func (n *inwardNet) dials() []string {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return append([]string(nil), n.dialed...)
+}
+
+// inwardDeck is a deck whose proxy resolves names with an inwardNet, with a capture server: a
+// counting proxy in front of a real peer, so a dial the deck is allowed reaches a real server.
+type inwardDeck struct {
+	stack   *mcpStack
+	canary  string // the secret header every service of the deck carries
+	net     *inwardNet
+	port    string // the capture server's port, used in every URL so what is dialed is routed there
+	hits    *atomic.Int64
+	agent   string
+	capture string // the capture server's own URL
+}
+
+func startInwardDeck(t *testing.T) *inwardDeck {
+	t.Helper()
+	capture, hits := countingProxy(t, startHTTPPeer(t))
+	u, err := url.Parse(capture)
+	must(t, err)
+	in := &inwardNet{capture: u.Host, names: map[string][]netip.Addr{
+		"imds.rebind.test":   {netip.MustParseAddr("169.254.169.254")},
+		"ec2v6.rebind.test":  {netip.MustParseAddr("fd00:ec2::254")},
+		"lan.rebind.test":    {netip.MustParseAddr("10.0.0.1")},
+		"mapped.rebind.test": {netip.MustParseAddr("::ffff:192.168.1.1")},
+		"mixed.rebind.test":  {netip.MustParseAddr("203.0.113.7"), netip.MustParseAddr("10.0.0.1")},
+		"pub.rebind.test":    {netip.MustParseAddr("203.0.113.7")},
+	}}
+	s := startMCPStack(t, mcpStackOptions{Serve: func(c *cli.ServeConfig) { c.Network = in.network() }})
+	return &inwardDeck{stack: s, net: in, port: u.Port(), hits: hits, agent: s.token(backend.ScopeAgent), capture: capture,
+		canary: "canary-inward-" + randHex(8)}
+}
+
+// register creates a streamable HTTP service at rawURL with token, carrying the deck's canary
+// as a secret header, and returns its id.
+func (d *inwardDeck) register(t *testing.T, token, rawURL string) string {
+	t.Helper()
+	return d.registerWith(t, token, rawURL, map[string]string{"X-Api-Key": d.canary})
+}
+
+// registerWith creates a streamable HTTP service at rawURL with token and headers (none: a
+// service an agent may repoint) and returns its id.
+func (d *inwardDeck) registerWith(t *testing.T, token, rawURL string, headers map[string]string) string {
+	t.Helper()
+	a := d.stack.api().Do(t, token, http.MethodPost, "/api/v1/services",
+		map[string]any{"name": "svc-" + randHex(4), "type": "mcp", "url": rawURL, "transport": "streamable_http",
+			"headers": headers})
+	var card backend.ServiceCard
+	if a.Status != http.StatusCreated || jsonInto(a.Body, &card) != nil {
+		t.Fatalf("register %s: %d %s", rawURL, a.Status, a.Body)
+	}
+	return card.ID
+}
+
+// call calls the service's echo tool as admin (an admin may call a service on no deck): the
+// caller does not matter, the service's URL and who set it do.
+func (d *inwardDeck) call(t *testing.T, id string) resttest.Answer {
+	t.Helper()
+	return d.stack.api().Do(t, d.stack.AdminToken, http.MethodPost, "/api/v1/services/"+id+"/call",
+		map[string]any{"tool_name": "echo", "arguments": map[string]any{"message": "hi"}})
+}
+
+// wantRefusedDial fails unless the call was refused as FORBIDDEN naming the address class, with
+// nothing sent to the capture server, the canary least of all.
+func (d *inwardDeck) wantRefusedDial(t *testing.T, what, id string) {
+	t.Helper()
+	before, mark := d.hits.Load(), d.net.sentLen()
+	defer func() {
+		if strings.Contains(d.net.sentSince(mark), d.canary) {
+			t.Errorf("%s: the service's secret header reached the capture server", what)
+		}
+	}()
+	a := d.call(t, id)
+	t.Logf("%s: %s", what, a.Body)
+	code, msg, _ := a.Err()
+	if a.Status != http.StatusForbidden || code != backend.CodeForbidden || !strings.Contains(msg, "resolves to") {
+		t.Errorf("%s: %d %s, want 403 FORBIDDEN saying what the name resolves to", what, a.Status, a.Body)
+	}
+	if n := d.hits.Load() - before; n != 0 {
+		t.Errorf("%s: the capture server got %d requests", what, n)
+	}
 }

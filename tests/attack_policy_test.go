@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
@@ -298,5 +299,119 @@ func attackCLICredentialSecretWithLineBreak(t *testing.T) {
 	}
 	if _, err := e.svc.GetCredential(e.ctx, "cred_pasted"); backend.ErrorCode(err) != backend.CodeNotFound {
 		t.Errorf("the refused credential was stored: %v", err)
+	}
+}
+
+// attackRESTNameResolvesInward: the host policy read only the URL's text, so an agent could
+// register http://169.254.169.254.nip.io/ (public-looking, metadata in fact). The deck now checks
+// every address it dials for an agent-registered service with the rules of literal addresses:
+// metadata and link-local refused to everyone, private ranges only where an admin set the URL.
+// Nothing reaches the capture server where the rules say no; a public name still works, and so
+// does an admin's service on a name that resolves to a private address.
+func attackRESTNameResolvesInward(t *testing.T) {
+	d := startInwardDeck(t)
+	at := func(name string) string { return "http://" + name + ":" + d.port + "/mcp" }
+	for _, name := range []string{"imds.rebind.test", "ec2v6.rebind.test", "lan.rebind.test", "mapped.rebind.test", "mixed.rebind.test"} {
+		d.wantRefusedDial(t, "agent's "+name, d.register(t, d.agent, at(name)))
+	}
+	d.wantRefusedDial(t, "admin's imds.rebind.test", d.register(t, d.stack.AdminToken, at("imds.rebind.test")))
+	pub := d.register(t, d.agent, at("pub.rebind.test"))
+	mark := d.net.sentLen()
+	if a := d.call(t, pub); a.Status != http.StatusOK {
+		t.Fatalf("agent's public name: %d %s (the test network routes nothing, so this row proves nothing)", a.Status, a.Body)
+	}
+	if !strings.Contains(d.net.sentSince(mark), d.canary) {
+		t.Fatalf("the canary header never reached the capture server on a public name, so its absence proves nothing")
+	}
+	if a := d.call(t, d.register(t, d.stack.AdminToken, at("lan.rebind.test"))); a.Status != http.StatusOK {
+		t.Errorf("admin's service on a name that resolves to a private address: %d %s", a.Status, a.Body)
+	}
+	// The agent repoints its own public service (one without secrets, which an agent may repoint)
+	// at the private name: refused at the dial; an admin who saves that URL takes it on.
+	pub = d.registerWith(t, d.agent, at("pub.rebind.test"), nil)
+	if a := d.stack.api().Do(t, d.agent, http.MethodPatch, "/api/v1/services/"+pub, map[string]any{"url": at("lan.rebind.test")}); a.Status != http.StatusOK {
+		t.Fatalf("agent repoints its service: %d %s", a.Status, a.Body)
+	}
+	d.wantRefusedDial(t, "agent's repointed service", pub)
+	if a := d.stack.api().Do(t, d.stack.AdminToken, http.MethodPatch, "/api/v1/services/"+pub, map[string]any{"url": at("lan.rebind.test")}); a.Status != http.StatusOK {
+		t.Fatalf("admin saves the url: %d %s", a.Status, a.Body)
+	}
+	if a := d.call(t, pub); a.Status != http.StatusOK {
+		t.Errorf("after an admin saved the url: %d %s", a.Status, a.Body)
+	}
+}
+
+// attackRESTRedirectInward: an agent registers a loopback URL (allowed) whose server answers
+// every request with a redirect to a name that resolves to the metadata address. The redirect's
+// dial is checked like the first: refused, and nothing reaches the capture server.
+func attackRESTRedirectInward(t *testing.T) {
+	d := startInwardDeck(t)
+	target := "http://imds.rebind.test:" + d.port + "/mcp"
+	redirector := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, target, http.StatusTemporaryRedirect)
+	})}
+	ln := mcpListenRetry(t, "127.0.0.1:0")
+	go func() { _ = redirector.Serve(ln) }()
+	t.Cleanup(func() { _ = redirector.Close() })
+	id := d.register(t, d.agent, "http://"+ln.Addr().String()+"/mcp")
+	before := d.hits.Load()
+	a := d.call(t, id)
+	if a.Status == http.StatusOK {
+		t.Fatalf("the call followed the redirect to the metadata address: %s", a.Body)
+	}
+	if code, msg, _ := a.Err(); code != backend.CodeForbidden || !strings.Contains(msg, "resolves to") {
+		t.Errorf("redirect inward: %d %s, want FORBIDDEN saying what the name resolves to", a.Status, a.Body)
+	}
+	if n := d.hits.Load() - before; n != 0 || len(d.net.dials()) != 0 {
+		t.Errorf("the capture server got %d requests; dialed %v", n, d.net.dials())
+	}
+}
+
+// attackRESTOAuthDiscoveryInward: an agent registers a loopback service (allowed) whose sign-in
+// metadata names hosts that resolve inward: its 401 challenge points at protected resource
+// metadata on the metadata address, or its own metadata names an authorization server there.
+// When an admin starts the sign-in, every request of the OAuth flow meets the service's host
+// policy: the sign-in fails saying which address was refused, and nothing reaches the capture
+// server.
+func attackRESTOAuthDiscoveryInward(t *testing.T) {
+	d := startInwardDeck(t)
+	inward := "http://imds.rebind.test:" + d.port
+	for _, c := range []struct{ name, challenge, prm string }{
+		{"the challenge names inward resource metadata", inward + "/.well-known/oauth-protected-resource", ""},
+		{"the resource metadata names an inward authorization server", "", inward},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var self string
+			svc := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if strings.HasPrefix(r.URL.Path, "/.well-known/oauth-protected-resource") && c.prm != "" {
+					w.Header().Set("Content-Type", "application/json")
+					_ = json.NewEncoder(w).Encode(map[string]any{"resource": self + "/mcp", "authorization_servers": []string{c.prm}})
+					return
+				}
+				md := c.challenge
+				if md == "" {
+					md = self + "/.well-known/oauth-protected-resource/mcp"
+				}
+				w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="`+md+`"`)
+				w.WriteHeader(http.StatusUnauthorized)
+			})}
+			ln := mcpListenRetry(t, "127.0.0.1:0")
+			self = "http://" + ln.Addr().String()
+			go func() { _ = svc.Serve(ln) }()
+			t.Cleanup(func() { _ = svc.Close() })
+			id := d.registerWith(t, d.agent, self+"/mcp", nil)
+			before, mark := d.hits.Load(), d.net.sentLen()
+			a := d.stack.api().Do(t, d.stack.AdminToken, http.MethodPost, "/api/v1/services/"+id+"/connect", map[string]any{})
+			t.Logf("connect: %d %s", a.Status, a.Body)
+			if a.Status == http.StatusOK {
+				t.Errorf("the sign-in started with an authorization server on the metadata address: %s", a.Body)
+			}
+			if code, msg, _ := a.Err(); code != backend.CodeForbidden || !strings.Contains(msg, "169.254.169.254") {
+				t.Errorf("connect: %d %s, want FORBIDDEN naming the refused address", a.Status, a.Body)
+			}
+			if n := d.hits.Load() - before; n != 0 || d.net.sentSince(mark) != "" {
+				t.Errorf("the capture server got %d requests; dialed %v", n, d.net.dials())
+			}
+		})
 	}
 }

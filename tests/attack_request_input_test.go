@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"os/exec"
 	"path/filepath"
@@ -207,4 +208,108 @@ func psqlPath(t *testing.T) string {
 	}
 	t.Fatal("psql not found on PATH or under /usr/lib/postgresql/*/bin")
 	return ""
+}
+
+// attackRESTDuplicateKeys: a JSON object that names a key twice is read by Go as its last
+// value, while another reader (a downstream server, an audit reviewer) may take the first. Every
+// body that does so is refused with INVALID_ARGUMENT naming the key, at any depth, and nothing
+// is stored or sent.
+func attackRESTDuplicateKeys(t *testing.T) {
+	srv := startFrontDoor(t, nil)
+	ctx := backend.WithActor(context.Background(), backend.SystemActor)
+	peer := startHTTPPeer(t)
+	svc, err := srv.Service().CreateService(ctx, core.ServiceInput{Name: "peer", Type: backend.ServiceRemote, URL: peer})
+	must(t, err)
+	bodies := []struct{ method, path, body, field string }{
+		{"POST", "/api/v1/decks", `{"name":"first","name":"second"}`, "name"},
+		{"POST", "/api/v1/decks", `{"name":"n", "description":"d", "\u006eame":"escaped"}`, "name"},
+		{"PATCH", "/api/v1/services/" + svc.ID, `{"headers":{"X-Team":"a","X-Team":"b"}}`, "headers.X-Team"},
+		{"POST", "/api/v1/services/" + svc.ID + "/call", `{"tool_name":"echo","arguments":{"message":"shown","message":"sent"}}`, "arguments.message"},
+		{"POST", "/api/v1/import", `{"format":"agent-deck-bundle","version":1,"decks":[{"name":"a","name":"b"}]}`, "decks[0].name"},
+	}
+	for _, b := range bodies {
+		status, body := frontDoorCall(t, srv, srv.AdminToken(), b.method, b.path, []byte(b.body))
+		wantInvalidField(t, status, body, b.field)
+	}
+	if decks, err := srv.Service().ListDecks(ctx); err != nil || len(decks) != 0 {
+		t.Fatalf("decks after refused bodies: %v (err %v)", decks, err)
+	}
+	if got, err := srv.Service().GetService(ctx, svc.ID); err != nil || len(got.Headers) != 0 {
+		t.Fatalf("headers after a refused patch: %v (err %v)", got.Headers, err)
+	}
+	// The same keys in different objects are no duplicate.
+	if status, body := frontDoorCall(t, srv, srv.AdminToken(), "POST", "/api/v1/services/"+svc.ID+"/call",
+		[]byte(`{"tool_name":"echo","arguments":{"message":"a"}}`)); status != http.StatusOK {
+		t.Fatalf("a plain call: %d %s", status, body)
+	}
+}
+
+// attackMCPDuplicateKeys: tool arguments that name a key twice, at the top or inside
+// call_service_tool's arguments, are refused with INVALID_ARGUMENT naming the key.
+func attackMCPDuplicateKeys(t *testing.T) {
+	srv := startFrontDoor(t, nil)
+	m := openRawMCPSession(t, srv, frontDoorToken(t, srv, backend.ScopeAgent))
+	for _, c := range []struct{ tool, args, field string }{
+		{"create_deck", `{"name":"first","name":"second"}`, `\"name\"`},
+		{"call_service_tool", `{"serviceId":"peer","toolName":"echo","arguments":{"message":"shown","message":"sent"}}`, "arguments.message"},
+		{"call_service_tool", `{"serviceId":"peer","toolName":"echo","arguments":"{\"message\":\"a\",\"message\":\"b\"}"}`, "arguments.message"},
+	} {
+		isErr, text := m.callTool(c.tool, c.args)
+		if !isErr || !strings.Contains(text, `"INVALID_ARGUMENT"`) || !strings.Contains(text, c.field) {
+			t.Errorf("%s with %s: isError %v %s", c.tool, c.args, isErr, text)
+		}
+	}
+	ctx := backend.WithActor(context.Background(), backend.SystemActor)
+	if decks, err := srv.Service().ListDecks(ctx); err != nil || len(decks) != 0 {
+		t.Fatalf("decks after refused calls: %v (err %v)", decks, err)
+	}
+}
+
+// attackRESTForeignHost: a page on evil.example whose name is rebound to 127.0.0.1 reaches the
+// loopback listener with Host: evil.example. REST (with a token or without one, as the OAuth
+// registration is) refuses every Host that is not a loopback name or address, the server's own
+// or the host of an --allow-origin entry, as MCP does; those keep working on both surfaces.
+func attackRESTForeignHost(t *testing.T) {
+	srv := startFrontDoor(t, func(c *cli.ServeConfig) { c.AllowOrigins = []string{"https://deck.example.com"} })
+	port := strings.Split(srv.URL(), ":")[2]
+	agent := frontDoorToken(t, srv, backend.ScopeAgent)
+	initialize := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18",` +
+		`"capabilities":{},"clientInfo":{"name":"host-test","version":"1"}}}`
+	send := func(host, token, method, path, body string) (int, string) {
+		req, err := http.NewRequest(method, srv.URL()+path, strings.NewReader(body))
+		must(t, err)
+		req.Host = host
+		req.Header.Set("Authorization", "Bearer "+token)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		resp, err := (&http.Client{Timeout: frontDoorWait}).Do(req)
+		must(t, err)
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	for _, c := range []struct {
+		host string
+		ok   bool
+	}{
+		{"evil.example:" + port, false}, {"evil.example", false}, {"127.0.0.1.evil.example:" + port, false},
+		{"deck.example.com.evil.example", false}, {"10.0.0.1:" + port, false},
+		{"127.0.0.1:" + port, true}, {"localhost:" + port, true}, {"LOCALHOST", true}, {"[::1]:" + port, true},
+		{"deck.example.com", true}, {"deck.example.com:443", true},
+	} {
+		status, body := send(c.host, srv.AdminToken(), "GET", "/api/v1/decks", "")
+		if c.ok != (status == http.StatusOK) {
+			t.Errorf("REST with Host %q: %d %s", c.host, status, body)
+		}
+		if !c.ok && (status != http.StatusForbidden || !strings.Contains(body, "--allow-origin")) {
+			t.Errorf("REST with Host %q: %d %s, want 403 saying how to allow a public name", c.host, status, body)
+		}
+		status, body = send(c.host, "", "POST", "/oauth/register", `{"redirect_uris":["http://127.0.0.1:9/cb"]}`)
+		if c.ok != (status == http.StatusCreated) {
+			t.Errorf("OAuth registration with Host %q: %d %s", c.host, status, body)
+		}
+		if status, body := send(c.host, agent, "POST", "/mcp", initialize); c.ok != (status == http.StatusOK) {
+			t.Errorf("MCP with Host %q: %d %s", c.host, status, body)
+		}
+	}
 }

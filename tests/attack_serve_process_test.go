@@ -502,3 +502,57 @@ func mcpInitialize(t *testing.T, base, token string) (int, string) {
 	b, _ := io.ReadAll(resp.Body)
 	return resp.StatusCode, string(b)
 }
+
+// attackZombieServeOwnsCluster kills serve with SIGKILL and, as a careless parent would, does not
+// reap it: the process stays a zombie. A zombie owns nothing; the next serve on the home must take
+// over the embedded cluster the dead one left running instead of refusing it as a live owner's.
+func attackZombieServeOwnsCluster(t *testing.T) {
+	home := filepath.Join(t.TempDir(), "home")
+	must(t, os.MkdirAll(home, 0o700))
+	removeSystemDataDir(t, home)
+	cmd := exec.Command(agentDeckBinary(t), "serve", "--addr", "127.0.0.1:0")
+	cmd.Env = append(os.Environ(), "AGENT_DECK_HOME="+home, "AGENT_DECK_DATABASE_URL=")
+	stderr := &syncBuffer{}
+	cmd.Stderr = stderr
+	must(t, cmd.Start())
+	reaped := false
+	t.Cleanup(func() {
+		if !reaped {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+		}
+	})
+	if !pollUntil(60*time.Second, func() bool { u := readServerURL(home); return u != "" && readyStatus(u) == http.StatusOK }) {
+		t.Fatalf("the first serve never became ready\n%s", stderr)
+	}
+	must(t, cmd.Process.Signal(syscall.SIGKILL))
+	pid := cmd.Process.Pid
+	if !pollUntil(10*time.Second, func() bool { return procState(pid) == "Z" }) {
+		t.Fatalf("the killed serve is not a zombie (state %q)", procState(pid))
+	}
+	second, err := launchServe(t, home)
+	if err != nil {
+		t.Fatalf("a serve on the home of a zombie: %v", err)
+	}
+	if code, body := second.do(t, "POST", "/api/v1/decks", `{"name":"AfterZombie"}`); code != http.StatusCreated {
+		t.Errorf("the new serve: %d %s", code, body)
+	}
+	if procState(pid) != "Z" {
+		t.Errorf("the first serve was reaped during the test (state %q): the row proved nothing", procState(pid))
+	}
+	_ = cmd.Wait()
+	reaped = true
+}
+
+// procState is the state letter of a process in /proc/PID/stat ("Z" for a zombie), "" when gone.
+func procState(pid int) string {
+	raw, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return ""
+	}
+	i := strings.LastIndexByte(string(raw), ')')
+	if i < 0 || len(raw) < i+3 {
+		return ""
+	}
+	return string(raw[i+2])
+}

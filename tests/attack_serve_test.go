@@ -15,5 +15,6 @@ func TestAttacksServe(t *testing.T) {
 		{"a root serve opens up the home and every parent", attackRootServeOpensUpHome(shared)},
 		{"read runtime profiles from a server started without --pprof", attackPprofOffByDefault},
 		{"read runtime profiles with an agent token or none", attackPprofAgentToken},
+		{"a killed serve its parent has not reaped keeps the cluster as its live owner", attackZombieServeOwnsCluster},
 	})
 }

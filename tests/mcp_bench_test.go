@@ -17,7 +17,6 @@ import (
 	tiktoken_loader "github.com/pkoukk/tiktoken-go-loader"
 
 	"github.com/agent-deck/agent-deck/backend"
-	"github.com/agent-deck/agent-deck/backend/postgres/pgtest"
 	"github.com/agent-deck/agent-deck/mcptools"
 )
 
@@ -126,88 +125,6 @@ func mcpEcho(ctx context.Context, c *client.Client, name string, args map[string
 		return fmt.Errorf("%s failed: %s", name, mcpText(res))
 	}
 	return nil
-}
-
-// Targets of the proxied call through /mcp, against the same call made directly.
-const (
-	proxyAddedP50TargetMS = 0.5 // added at p50, one session
-	proxyAddedP99TargetMS = 3   // added at p99, one session
-	proxyThroughputTarget = 0.7 // share of the direct calls/s at 16 sessions
-)
-
-// BenchmarkMCPProxyOverhead measures, side by side, an echo call made directly to the Go test
-// peer (its own process), the same call through a bare HTTP relay (Go's reverse proxy in its
-// own process, doing nothing else: the floor of any HTTP hop), and the same call made as
-// call_service_tool through /mcp of the real agent-deck binary (another process), at 1 and 16
-// concurrent sessions of a Go client. Each deck
-// row reports what it adds over the direct row of the same concurrency (added-p50-ms,
-// added-p99-ms, and at 16 sessions x-of-direct-calls/s); the latency targets apply to one
-// session, the throughput target to 16.
-func BenchmarkMCPProxyOverhead(b *testing.B) {
-	srv := startServeBench(b, "AGENT_DECK_DATABASE_URL="+pgtest.NewDB(b))
-	peer := startHTTPPeer(b)
-	svcID := srv.seedPeerDeck(b, "bench", peer)
-	direct := mcpClients(b, peer, nil, 16)
-	relayed := mcpClients(b, startRelay(b, peer), nil, 16)
-	deck := srv.boundSessions(b, "bench", 16)
-	ctx := context.Background()
-	callDirect := func(c *client.Client) error {
-		return mcpEcho(ctx, c, "echo", map[string]any{"message": "bench"})
-	}
-	callDeck := func(c *client.Client) error {
-		return mcpEcho(ctx, c, "call_service_tool", map[string]any{"serviceId": svcID, "toolName": "echo",
-			"arguments": map[string]any{"message": "bench"}})
-	}
-	results := map[string]mcpLatency{}
-	for _, k := range []int{1, 16} {
-		for _, side := range []struct {
-			name    string
-			clients []*client.Client
-			op      func(*client.Client) error
-		}{{"direct", direct, callDirect}, {"relay", relayed, callDirect}, {"deck", deck, callDeck}} {
-			name := fmt.Sprintf("%s/%d-sessions", side.name, k)
-			b.Run(name, func(b *testing.B) {
-				mcpMeasure(b, side.clients[:k], 50, side.op) // warm connections and caches
-				b.ResetTimer()
-				r := mcpMeasure(b, side.clients[:k], max(b.N, 200), side.op)
-				b.ReportMetric(float64(r.p50.Microseconds()), "p50-µs")
-				b.ReportMetric(float64(r.p99.Microseconds()), "p99-µs")
-				b.ReportMetric(r.perSec, "calls/s")
-				results[name] = r
-				d, ok := results[fmt.Sprintf("direct/%d-sessions", k)]
-				if side.name == "relay" && ok {
-					// The floor: what the thinnest HTTP hop, doing nothing else, adds.
-					b.ReportMetric(ms(r.p50-d.p50), "added-p50-ms")
-					b.ReportMetric(r.perSec/max(d.perSec, 1), "x-of-direct-calls/s")
-				}
-				if side.name != "deck" || !ok {
-					return
-				}
-				b.ReportMetric(ms(r.p50-d.p50), "added-p50-ms")
-				b.ReportMetric(ms(r.p99-d.p99), "added-p99-ms")
-				if k == 1 {
-					// One call at a time: what the hop adds to a call. At 16 sessions the two
-					// cores are saturated and calls wait for CPU, which the throughput row covers.
-					b.ReportMetric(proxyAddedP50TargetMS, "added-p50-ms-max")
-					b.ReportMetric(proxyAddedP99TargetMS, "added-p99-ms-max")
-				}
-				if k == 16 {
-					b.ReportMetric(r.perSec/max(d.perSec, 1), "x-of-direct-calls/s")
-					b.ReportMetric(proxyThroughputTarget, "x-of-direct-calls/s-min")
-				}
-			})
-		}
-	}
-	var sum strings.Builder
-	for _, k := range []int{1, 16} {
-		d, x := results[fmt.Sprintf("direct/%d-sessions", k)], results[fmt.Sprintf("deck/%d-sessions", k)]
-		rl := results[fmt.Sprintf("relay/%d-sessions", k)]
-		fmt.Fprintf(&sum, "\n%2d sessions: direct p50 %v p99 %v %.0f calls/s | bare relay p50 %v %.0f calls/s (%.0f%%) | "+
-			"deck p50 %v p99 %v %.0f calls/s | added p50 %v p99 %v | throughput %.0f%%", k, d.p50, d.p99, d.perSec,
-			rl.p50, rl.perSec, 100*rl.perSec/max(d.perSec, 1), x.p50, x.p99, x.perSec,
-			x.p50-d.p50, x.p99-d.p99, 100*x.perSec/max(d.perSec, 1))
-	}
-	b.Log(sum.String())
 }
 
 // boundDeckP99TargetMS is the p99 of get_bound_deck on 100 cards at 16 sessions, through /mcp.

@@ -329,15 +329,16 @@ func startHTTPPeer(t testing.TB, env ...string) string {
 	return startPeerProcess(t, []string{"-transport", "http"}, env...)
 }
 
-// startRelay starts the test peer as a bare HTTP relay (Go's reverse proxy, nothing else) in
-// front of upstream, and returns the URL to reach upstream through it.
-func startRelay(t testing.TB, upstream string) string {
-	t.Helper()
-	return startPeerProcess(t, []string{"-relay", upstream})
-}
-
 // startPeerProcess runs the test peer with args on a free loopback port and returns its URL.
 func startPeerProcess(t testing.TB, args []string, env ...string) string {
+	t.Helper()
+	url, _ := startPeerProcessPID(t, args, env...)
+	return url
+}
+
+// startPeerProcessPID is startPeerProcess that also returns the process id, for benchmarks that
+// read its CPU time.
+func startPeerProcessPID(t testing.TB, args []string, env ...string) (string, int) {
 	t.Helper()
 	urlFile := filepath.Join(t.TempDir(), "url")
 	cmd := exec.Command(mcpPeerBinary(t), append(args, "-addr", "127.0.0.1:0", "-url-file", urlFile)...)
@@ -353,12 +354,12 @@ func startPeerProcess(t testing.TB, args []string, env ...string) string {
 	deadline := time.Now().Add(20 * time.Second)
 	for time.Now().Before(deadline) {
 		if b, err := os.ReadFile(urlFile); err == nil && strings.TrimSpace(string(b)) != "" {
-			return strings.TrimSpace(string(b))
+			return strings.TrimSpace(string(b)), cmd.Process.Pid
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
 	t.Fatal("the test peer did not start")
-	return ""
+	return "", 0
 }
 
 // mcpFixture is a deck with a peer service, a credential and a playbook on it.

@@ -27,7 +27,7 @@ func newOAuthCore(t *testing.T, store backend.Store, sealer backend.Sealer) oaut
 	t.Helper()
 	px := proxy.New(proxy.Options{Home: t.TempDir()})
 	t.Cleanup(func() { _ = px.Close(context.Background()) })
-	svc := core.NewHub(store, px, sealer, nil, nil, core.Config{ServiceOAuth: proxy.NewOAuthFlow()})
+	svc := core.NewHub(store, px, sealer, nil, nil, core.Config{ServiceOAuth: proxy.NewOAuthFlow(proxy.Network{})})
 	admin := backend.WithActor(context.Background(), backend.Actor{Scope: backend.ScopeAdmin, Kind: backend.ActorUser})
 	return oauthCore{svc: svc, store: store, admin: admin}
 }

@@ -29,7 +29,7 @@ func TestOAuthServerConsentInBrowser(t *testing.T) {
 	b.waitFor("the sign-in page", mainHas("Sign in to Agent Deck"))
 	b.typeInto(`input[name=token]`, srv.AdminToken())
 	b.click(`main form button[type=submit]`)
-	b.waitFor("the consent screen", `document.querySelector('main h1')?.textContent === 'Allow Browser Client to use Agent Deck?'`)
+	b.waitFor("the consent screen", `document.querySelector('main h1')?.textContent === 'Allow “Browser Client” to use Agent Deck?'`)
 	for _, want := range []string{c.redirect, srv.URL() + "/mcp", "agent:read"} {
 		b.waitFor("the consent screen to show "+want, mainHas(want))
 	}
@@ -59,7 +59,7 @@ func TestOAuthServerConsentInBrowser(t *testing.T) {
 	// Deny, narrowing nothing: the client learns access_denied and gets no code.
 	q = c.authorizeQuery(challenge, func(q url.Values) { q.Set("scope", "agent:read") })
 	b.do("opening a second authorization URL", chromedp.Navigate(srv.URL()+"/oauth/authorize?"+q.Encode()))
-	b.waitFor("the consent screen", `document.querySelector('main h1')?.textContent === 'Allow Browser Client to use Agent Deck?'`)
+	b.waitFor("the consent screen", `document.querySelector('main h1')?.textContent === 'Allow “Browser Client” to use Agent Deck?'`)
 	if evalIn[bool](b, `!!document.querySelector('input[value="agent"]')`) {
 		t.Error("a request for agent:read offers the wider agent scope")
 	}

@@ -72,7 +72,7 @@ func TestOAuthConsentDeckInBrowser(t *testing.T) {
 		verifier, challenge := pkce()
 		q := c.authorizeQuery(challenge, nil)
 		b.do("opening the authorization URL", chromedp.Navigate(srv.URL()+"/oauth/authorize?"+q.Encode()))
-		const consentShown = `document.querySelector('main h1')?.textContent === 'Allow Deck Client to use Agent Deck?'`
+		const consentShown = `document.querySelector('main h1')?.textContent === 'Allow “Deck Client” to use Agent Deck?'`
 		b.waitFor("the sign-in page or the consent screen", `!!document.querySelector('input[name=token]') || `+consentShown)
 		if evalIn[bool](b, `!!document.querySelector('input[name=token]')`) {
 			b.typeInto(`input[name=token]`, srv.AdminToken())

@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"bytes"
 	"context"
 	"net/http"
 	"strings"
@@ -51,4 +52,15 @@ func TestHTTPLimitsSpareLongRequests(t *testing.T) {
 			t.Fatalf("a 1.5 s tool call behind a 100 ms body deadline: %s", text)
 		}
 	})
+}
+
+// TestServeResultMemoryFloor: a result budget too small for two whole results (4 × the hard
+// cap) is refused at start, naming the least it may be.
+func TestServeResultMemoryFloor(t *testing.T) {
+	var out, errb bytes.Buffer
+	code := cli.Run(context.Background(), []string{"agent-deck", "--home", t.TempDir(), "serve",
+		"--addr", "127.0.0.1:0", "--result-hard-cap", "1048576", "--result-memory", "4194303"}, nil, &out, &errb)
+	if code == 0 || !strings.Contains(errb.String(), "--result-memory 4194303: expected at least 4194304 bytes") {
+		t.Errorf("exit %d, stderr %q", code, errb.String())
+	}
 }

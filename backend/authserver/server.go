@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -187,6 +188,9 @@ func checkRedirectURI(raw string, anyHTTPS bool) error {
 	if u.User != nil {
 		return fmt.Errorf("%q has user info", backend.Clip(raw, 100))
 	}
+	if !validPort(u.Port()) {
+		return fmt.Errorf("%q has port %q; a port is a number from 1 to 65535", backend.Clip(raw, 100), backend.Clip(u.Port(), 20))
+	}
 	switch {
 	case (u.Scheme == "http" || u.Scheme == "https") && isLoopbackHost(u.Hostname()):
 		return nil
@@ -204,14 +208,28 @@ func isLoopbackHost(h string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
+// validPort reports whether a URI's port (as url.URL.Port returns it) is absent or a TCP port a
+// client could listen on: a browser refuses to follow a redirect to port 0 or 99999.
+func validPort(p string) bool {
+	if p == "" {
+		return true
+	}
+	n, err := strconv.Atoi(p)
+	return err == nil && n >= 1 && n <= 65535
+}
+
 // redirectMatches: the exact registered URI, or for loopback http a registered URI that differs
 // only in the port (RFC 8252 §7.3: a native client picks a free port when it starts).
+// A port that is no TCP port never matches, even one registered before ports were checked.
 func redirectMatches(registered []string, asked string) bool {
+	a, err := url.Parse(asked)
+	if err != nil || !validPort(a.Port()) {
+		return false
+	}
 	if slices.Contains(registered, asked) {
 		return true
 	}
-	a, err := url.Parse(asked)
-	if err != nil || a.Scheme != "http" || !isLoopbackHost(a.Hostname()) || a.Fragment != "" || a.User != nil {
+	if a.Scheme != "http" || !isLoopbackHost(a.Hostname()) || a.Fragment != "" || a.User != nil {
 		return false
 	}
 	for _, r := range registered {
@@ -489,7 +507,8 @@ func (s *Server) exchangeCode(ctx context.Context, resource string, req TokenReq
 			Kind: backend.TokenKindOAuth, ExpiresAt: &exp, DeckID: code.DeckID, PersonID: code.PersonID},
 		Hash: backend.HashToken(access),
 	}
-	r := backend.AuthRefresh{Hash: backend.HashToken(refresh), CreatedAt: now, ExpiresAt: now.Add(RefreshTTL), Scope: code.Scope}
+	r := backend.AuthRefresh{Hash: backend.HashToken(refresh), CreatedAt: now, ExpiresAt: now.Add(RefreshTTL), Scope: code.Scope,
+		ClientID: code.ClientID}
 	if err := s.store.IssueOAuthGrant(ctx, &rec, code.Hash, r); err != nil {
 		return TokenResponse{}, backend.StoreErr("issuing an oauth grant", err)
 	}
@@ -501,18 +520,26 @@ func (s *Server) refreshGrant(ctx context.Context, req TokenRequest) (TokenRespo
 	if req.RefreshToken == "" {
 		return TokenResponse{}, oauthErr("invalid_request", "refresh_token is required")
 	}
+	if req.ClientID == "" { // a public client authenticates by naming itself (RFC 6749 §3.2.1)
+		return TokenResponse{}, oauthErr("invalid_grant", "client_id is required: a refresh token works only for the client it was issued to")
+	}
 	access, refresh, err := newGrantSecrets()
 	if err != nil {
 		return TokenResponse{}, err
 	}
 	now := s.clock()
 	ttl := s.cfg.AccessTokenTTL
-	next := backend.AuthRefresh{Hash: backend.HashToken(refresh), CreatedAt: now, ExpiresAt: now.Add(RefreshTTL)}
+	next := backend.AuthRefresh{Hash: backend.HashToken(refresh), CreatedAt: now, ExpiresAt: now.Add(RefreshTTL), ClientID: req.ClientID}
 	var rec backend.TokenRecord
 	err = backend.Errorf(backend.CodeNotFound, "not a refresh token")
 	if strings.HasPrefix(req.RefreshToken, RefreshPrefix) && len(req.RefreshToken) == len(RefreshPrefix)+43 {
 		rec, err = s.store.RotateOAuthRefresh(ctx, backend.HashToken(req.RefreshToken), now, backend.HashToken(access), now.Add(ttl), next,
-			func(granted backend.Scope) (backend.Scope, error) { return refreshScope(req.Scope, granted) })
+			func(granted backend.Scope, clientID string) (backend.Scope, error) {
+				if clientID != "" && clientID != req.ClientID {
+					return "", oauthErr("invalid_grant", "the refresh token was issued to another client")
+				}
+				return refreshScope(req.Scope, granted)
+			})
 	}
 	if oe, ok := errors.AsType[*Error](err); ok {
 		return TokenResponse{}, oe

@@ -33,8 +33,8 @@ func (s *invalidatingStore) IssueOAuthGrant(ctx context.Context, t *backend.Toke
 }
 
 func (s *invalidatingStore) RotateOAuthRefresh(ctx context.Context, oldHash []byte, at time.Time, accessHash []byte,
-	accessExpires time.Time, next backend.AuthRefresh, scope func(granted backend.Scope) (backend.Scope, error)) (backend.TokenRecord, error) {
-	rec, err := s.Store.RotateOAuthRefresh(ctx, oldHash, at, accessHash, accessExpires, next, scope)
+	accessExpires time.Time, next backend.AuthRefresh, check func(granted backend.Scope, clientID string) (backend.Scope, error)) (backend.TokenRecord, error) {
+	rec, err := s.Store.RotateOAuthRefresh(ctx, oldHash, at, accessHash, accessExpires, next, check)
 	if rec.ID != "" {
 		s.changed("tokens", rec.ID)
 	}

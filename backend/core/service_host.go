@@ -3,9 +3,7 @@ package core
 import (
 	"context"
 	"encoding/base64"
-	"net/netip"
 	"net/url"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -13,165 +11,44 @@ import (
 	"github.com/agent-deck/agent-deck/backend/secret"
 )
 
-// hostClass is where a service URL points, judged from the URL alone: the deck never resolves
-// a name or sends traffic to decide it.
-type hostClass int
-
-const (
-	hostPublic   hostClass = iota
-	hostLoopback           // 127/8, ::1, localhost
-	hostPrivate            // RFC 1918, CGNAT 100.64/10, ULA fc00::/7, unspecified, multicast
-	hostMetadata           // link-local 169.254/16 and fe80::/10, cloud metadata addresses and names
-)
-
-// metadataNames are cloud instance-metadata host names (compared lower-case, without a
-// trailing dot).
-var metadataNames = []string{
-	"metadata", "metadata.google.internal", "metadata.goog", "instance-data",
-	"instance-data.ec2.internal", "metadata.azure.internal", "metadata.platformequinix.com",
+// hostPolicy is the target policy of SPEC §10 for a service whose URL an admin set (byAdmin)
+// or not: loopback and public hosts for everyone, private ranges only where an admin set the
+// URL, link-local and cloud metadata hosts for nobody unless Config.AllowMetadataHosts. It is
+// applied to the URL's text when the URL is saved (checkServiceHost) and, carried by the target,
+// to every address the proxy dials for the service, so a name that resolves inward meets it too.
+func (s *Hub) hostPolicy(byAdmin bool) backend.HostPolicy {
+	return backend.HostPolicy{AllowPrivate: byAdmin, AllowMetadata: s.cfg.AllowMetadataHosts}
 }
 
-var (
-	metadataAddrs = []netip.Addr{
-		netip.MustParseAddr("169.254.169.254"), netip.MustParseAddr("fd00:ec2::254"),
-		netip.MustParseAddr("100.100.100.200"), netip.MustParseAddr("169.254.170.2"),
-	}
-	linkLocalNets = []netip.Prefix{netip.MustParsePrefix("169.254.0.0/16"), netip.MustParsePrefix("fe80::/10")}
-	privateNets   = []netip.Prefix{
-		netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("172.16.0.0/12"),
-		netip.MustParsePrefix("192.168.0.0/16"), netip.MustParsePrefix("100.64.0.0/10"),
-		netip.MustParsePrefix("fc00::/7"), netip.MustParsePrefix("0.0.0.0/8"),
-	}
-	nat64 = netip.MustParsePrefix("64:ff9b::/96")
-)
-
-// classifyHost judges a URL host (as url.URL.Hostname returns it). IPv4 in decimal, octal or
-// hex forms and IPv4 embedded in IPv6 (mapped, NAT64) count as the address they spell.
-func classifyHost(host string) hostClass {
-	host = strings.TrimRight(strings.ToLower(strings.TrimSpace(host)), ".")
-	if addr, ok := parseHostAddr(host); ok {
-		return classifyAddr(addr)
-	}
-	switch {
-	case host == "localhost" || strings.HasSuffix(host, ".localhost"):
-		return hostLoopback
-	case slices.Contains(metadataNames, host):
-		return hostMetadata
-	}
-	return hostPublic
+// actorIsAdmin reports whether the caller has the admin scope and, as a person, the admin role:
+// a member's own admin-scope token sets no URL into private ranges.
+func actorIsAdmin(ctx context.Context) bool {
+	a, ok := backend.ActorFrom(ctx)
+	return ok && a.IsAdmin()
 }
 
-func classifyAddr(addr netip.Addr) hostClass {
-	addr = addr.WithZone("").Unmap()
-	if nat64.Contains(addr) {
-		b := addr.As16()
-		addr = netip.AddrFrom4([4]byte{b[12], b[13], b[14], b[15]})
-	}
-	switch {
-	case containsAddr(metadataAddrs, addr) || inAny(linkLocalNets, addr) || addr.IsLinkLocalMulticast():
-		return hostMetadata
-	case addr.IsLoopback():
-		return hostLoopback
-	case inAny(privateNets, addr) || addr.IsUnspecified() || addr.IsMulticast() || addr.IsPrivate():
-		return hostPrivate
-	}
-	return hostPublic
-}
-
-// parseHostAddr reads host as an IP address, accepting the forms inet_aton accepts for IPv4
-// (1 to 4 parts, each decimal, octal with a leading 0, or hex with 0x), since an HTTP client
-// may connect to what they spell.
-func parseHostAddr(host string) (netip.Addr, bool) {
-	if addr, err := netip.ParseAddr(host); err == nil {
-		return addr, true
-	}
-	parts := strings.Split(host, ".")
-	if len(parts) > 4 {
-		return netip.Addr{}, false
-	}
-	var nums []uint64
-	for _, p := range parts {
-		n, ok := parseInetPart(p)
-		if !ok {
-			return netip.Addr{}, false
-		}
-		nums = append(nums, n)
-	}
-	var v uint64
-	for i, n := range nums[:len(nums)-1] {
-		if n > 0xff {
-			return netip.Addr{}, false
-		}
-		v |= n << (8 * (3 - i))
-	}
-	last := nums[len(nums)-1]
-	if last >= 1<<(8*(5-len(nums))) {
-		return netip.Addr{}, false
-	}
-	v |= last
-	return netip.AddrFrom4([4]byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)}), true
-}
-
-func parseInetPart(p string) (uint64, bool) {
-	base, digits := 10, p
-	switch {
-	case strings.HasPrefix(p, "0x"):
-		base, digits = 16, p[2:]
-		if digits == "" {
-			return 0, true
-		}
-	case len(p) > 1 && p[0] == '0':
-		base, digits = 8, p[1:]
-	}
-	n, err := strconv.ParseUint(digits, base, 32)
-	return n, err == nil
-}
-
-func inAny(nets []netip.Prefix, addr netip.Addr) bool {
-	for _, n := range nets {
-		if n.Contains(addr) {
-			return true
-		}
-	}
-	return false
-}
-
-func containsAddr(list []netip.Addr, addr netip.Addr) bool {
-	for _, a := range list {
-		if a == addr {
-			return true
-		}
-	}
-	return false
-}
-
-// checkServiceHost applies the target policy of SPEC §10 to a service URL: link-local and
-// cloud-metadata hosts are refused for everyone unless Config.AllowMetadataHosts, private-range
-// hosts need an admin token, loopback and public hosts are open to agents.
+// checkServiceHost applies hostPolicy to the host a service URL spells, for the caller.
 func (s *Hub) checkServiceHost(ctx context.Context, field, rawURL string) error {
 	u, err := url.Parse(rawURL)
 	if err != nil {
 		return backend.Invalid(field, "is not a URL")
 	}
 	host := u.Hostname()
-	switch classifyHost(host) {
-	case hostMetadata:
-		if s.cfg.AllowMetadataHosts {
-			return nil
-		}
+	class := backend.ClassifyHost(host)
+	if s.hostPolicy(actorIsAdmin(ctx)).Allows(class) {
+		return nil
+	}
+	if class == backend.HostMetadata {
 		return backend.Errorf(backend.CodeForbidden, "%s: host %q is link-local or a cloud metadata address, which services may not use",
 			field, backend.Clip(host, 100)).WithDetail("field", field).
 			WithHint("point the service at a loopback, private or public host; an operator may allow these hosts " +
 				"with agent-deck serve --allow-metadata-hosts (AGENT_DECK_ALLOW_METADATA_HOSTS)")
-	case hostPrivate:
-		if _, err := backend.RequireAdmin(ctx, "register a service on a private-range host"); err != nil {
-			e := backend.AsError(err)
-			e.Message = field + ": host " + strconv.Quote(backend.Clip(host, 100)) + " is in a private range; " + e.Message
-			return e.WithDetail("field", field).
-				WithHint("agents may use loopback and public hosts; ask an admin to register private-range hosts")
-		}
 	}
-	return nil
+	_, err = backend.RequireAdmin(ctx, "register a service on a private-range host")
+	e := backend.AsError(err)
+	e.Message = field + ": host " + strconv.Quote(backend.Clip(host, 100)) + " is in a private range; " + e.Message
+	return e.WithDetail("field", field).
+		WithHint("agents may use loopback and public hosts; ask an admin to register private-range hosts")
 }
 
 // maskedURL is a service URL as every read shows it: stored userinfo replaced by MaskedValue.

@@ -188,6 +188,9 @@ func (s *Hub) applyServicePatch(ctx context.Context, rec *backend.ServiceRecord,
 	if err := s.buildService(ctx, in, &next, p.Headers != nil, p.LocalEnv != nil); err != nil {
 		return err
 	}
+	if p.URL != nil && actorIsAdmin(ctx) {
+		next.URLByAdmin = true // an admin who sends the URL, changed or not, takes it on
+	}
 	*rec = next
 	return nil
 }

@@ -108,7 +108,8 @@ func (s *Hub) buildService(ctx context.Context, in ServiceInput, rec *backend.Se
 }
 
 // buildTarget sets where the service is reached. A remote URL's userinfo is sealed apart, and a
-// URL that differs from the stored one must pass the host policy (checkServiceHost).
+// URL that differs from the stored one must pass the host policy (checkServiceHost) and records
+// who set it (URLByAdmin: whether its name may resolve to a private-range address).
 func (s *Hub) buildTarget(ctx context.Context, in ServiceInput, rec *backend.ServiceRecord) error {
 	if in.Type != backend.ServiceRemote {
 		rec.SealedUserinfo = nil
@@ -124,6 +125,7 @@ func (s *Hub) buildTarget(ctx context.Context, in ServiceInput, rec *backend.Ser
 	if maskedURL(*rec) == before {
 		return nil
 	}
+	rec.URLByAdmin = actorIsAdmin(ctx)
 	return s.checkServiceHost(ctx, "url", rec.URL)
 }
 

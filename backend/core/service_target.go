@@ -73,6 +73,7 @@ func (s *Hub) egressTarget(ctx context.Context, rec backend.ServiceRecord) (back
 		Timeout:         timeout,
 		Revision:        rec.UpdatedAt.UTC().Format(time.RFC3339Nano) + "|" + rec.ID,
 		TalksBack:       rec.TalksBack,
+		Hosts:           s.hostPolicy(rec.URLByAdmin),
 	}
 	if rec.CredentialID != "" {
 		cred, err := s.targetCredential(ctx, rec)

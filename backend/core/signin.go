@@ -78,6 +78,11 @@ type OAuthStatus struct {
 	Pending bool `json:"pending,omitempty"`
 }
 
+// oauthService is what a sign-in step needs of a service: its URL and its host policy.
+func (s *Hub) oauthService(rec backend.ServiceRecord) backend.OAuthService {
+	return backend.OAuthService{URL: rec.URL, Hosts: s.hostPolicy(rec.URLByAdmin)}
+}
+
 func (s signIn) oauthFlow() (backend.OAuthFlow, error) {
 	if s.h.cfg.ServiceOAuth == nil {
 		return nil, backend.Errorf(backend.CodeUnavailable, "sign-in to services is not available on this server")
@@ -133,7 +138,7 @@ func (s *Hub) ConnectService(ctx context.Context, ref, redirectURI string, in OA
 	}
 	wantScopes, stepUps := s.signIn().stepUpScopes(prev)
 	p, err := flow.Begin(ctx, backend.OAuthBegin{ServiceID: rec.ID, URL: rec.URL, RedirectURI: redirectURI, Client: client, Scopes: wantScopes,
-		ClientMetadataURL: s.signIn().clientMetadataURL(redirectURI)})
+		ClientMetadataURL: s.signIn().clientMetadataURL(redirectURI), Hosts: s.hostPolicy(rec.URLByAdmin)})
 	if err != nil {
 		s.log.Warn("service sign-in could not start", "service_id", rec.ID, "err", oauthLogErr(err))
 		return OAuthConnect{}, asOAuthError(err, rec.Name)
@@ -195,7 +200,7 @@ func (s *Hub) FinishOAuth(ctx context.Context, state, code, oauthError string) (
 		s.signIn().recordFailure(ctx, &r)
 		return done, backend.Errorf(backend.CodeDownstreamAuth, "the sign-in to %q was not allowed", svc.Name).WithHint(backend.ConnectHint(svc.Name))
 	}
-	tok, err := flow.Exchange(ctx, svc.URL, p, code)
+	tok, err := flow.Exchange(ctx, s.oauthService(svc), p, code)
 	if err != nil {
 		s.log.Warn("service sign-in failed", "service_id", svc.ID, "err", oauthLogErr(err))
 		r.State, r.LastError = backend.OAuthStateError, "code exchange failed"
@@ -256,7 +261,7 @@ func (s *Hub) DisconnectService(ctx context.Context, ref string) error {
 		var c backend.ServiceOAuthClient
 		var t backend.OAuthToken
 		if s.secrets.openJSON(backend.FieldOAuthClient, rec.ID, r.SealedClient, &c) == nil && s.secrets.openJSON(backend.FieldOAuthToken, rec.ID, r.SealedToken, &t) == nil {
-			if err := flow.Revoke(ctx, rec.URL, c, t); err != nil {
+			if err := flow.Revoke(ctx, s.oauthService(rec), c, t); err != nil {
 				s.log.Warn("service token revocation failed; forgetting the tokens anyway", "service_id", rec.ID, "err", oauthLogErr(err))
 			}
 		}
@@ -364,7 +369,7 @@ func (s signIn) refreshOAuth(ctx context.Context, rec backend.ServiceRecord, ref
 			out = tok
 			return r, nil
 		}
-		next, err := flow.Refresh(ctx, rec.URL, c, tok)
+		next, err := flow.Refresh(ctx, s.h.oauthService(rec), c, tok)
 		if err != nil {
 			s.h.log.Warn("service token refresh failed", "service_id", rec.ID, "err", oauthLogErr(err))
 			r.State, r.LastError, r.SealedToken = backend.OAuthStateNeedsSignIn, "refresh failed", nil

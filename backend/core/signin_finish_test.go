@@ -21,7 +21,7 @@ func (refusingFlow) Begin(_ context.Context, in backend.OAuthBegin) (backend.OAu
 	return backend.OAuthPending{ServiceID: in.ServiceID, State: "state-" + in.ServiceID, AuthURL: "https://as.example/authorize"}, nil
 }
 
-func (refusingFlow) Exchange(context.Context, string, backend.OAuthPending, string) (backend.OAuthToken, error) {
+func (refusingFlow) Exchange(context.Context, backend.OAuthService, backend.OAuthPending, string) (backend.OAuthToken, error) {
 	return backend.OAuthToken{}, errors.New("invalid_grant")
 }
 

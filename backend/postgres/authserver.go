@@ -109,23 +109,23 @@ func (s *Store) IssueOAuthGrant(ctx context.Context, t *backend.TokenRecord, cod
 }
 
 func (s *Store) insertRefresh(ctx context.Context, r backend.AuthRefresh) error {
-	_, err := s.db.Exec(ctx, `INSERT INTO oauth_refresh_tokens (hash, token_id, created_at, expires_at, scope)
-		VALUES ($1, $2, $3, $4, NULLIF($5, ''))`, r.Hash, r.TokenID, r.CreatedAt, r.ExpiresAt, string(r.Scope))
+	_, err := s.db.Exec(ctx, `INSERT INTO oauth_refresh_tokens (hash, token_id, created_at, expires_at, scope, client_id)
+		VALUES ($1, $2, $3, $4, NULLIF($5, ''), NULLIF($6, ''))`, r.Hash, r.TokenID, r.CreatedAt, r.ExpiresAt, string(r.Scope), r.ClientID)
 	return classify("store refresh token", err)
 }
 
 // RotateOAuthRefresh spends a refresh token and rotates its grant.
 func (s *Store) RotateOAuthRefresh(ctx context.Context, oldHash []byte, at time.Time, accessHash []byte,
-	accessExpires time.Time, next backend.AuthRefresh, scope func(granted backend.Scope) (backend.Scope, error)) (backend.TokenRecord, error) {
+	accessExpires time.Time, next backend.AuthRefresh, check func(granted backend.Scope, clientID string) (backend.Scope, error)) (backend.TokenRecord, error) {
 	var out backend.TokenRecord
 	var reused bool
 	err := s.transact(ctx, func(st *Store) error {
-		var tokenID, granted string
+		var tokenID, granted, clientID string
 		var usedAt *time.Time
 		var expires time.Time
-		err := st.db.QueryRow(ctx, `SELECT r.token_id::text, r.used_at, r.expires_at, COALESCE(r.scope, t.scope)
+		err := st.db.QueryRow(ctx, `SELECT r.token_id::text, r.used_at, r.expires_at, COALESCE(r.scope, t.scope), COALESCE(r.client_id, '')
 			FROM oauth_refresh_tokens r JOIN tokens t ON t.id = r.token_id
-			WHERE r.hash = $1 FOR UPDATE OF r`, oldHash).Scan(&tokenID, &usedAt, &expires, &granted)
+			WHERE r.hash = $1 FOR UPDATE OF r`, oldHash).Scan(&tokenID, &usedAt, &expires, &granted, &clientID)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return backend.Errorf(backend.CodeNotFound, "refresh token not found")
 		}
@@ -142,7 +142,7 @@ func (s *Store) RotateOAuthRefresh(ctx context.Context, oldHash []byte, at time.
 		if !expires.After(at) {
 			return backend.Errorf(backend.CodeNotFound, "refresh token expired")
 		}
-		access, err := scope(backend.Scope(granted))
+		access, err := check(backend.Scope(granted), clientID)
 		if err != nil {
 			return err
 		}

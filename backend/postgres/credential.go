@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -38,13 +39,33 @@ func (s *Store) CreateCredential(ctx context.Context, r *backend.CredentialRecor
 	return classify(st.op, st.scan(s.db.QueryRow(ctx, st.sql, st.args...)))
 }
 
-// CreateCredentials creates credentials in order in one round trip.
+// CreateCredentials creates credentials in order in one COPY (copyIn).
 func (s *Store) CreateCredentials(ctx context.Context, rs []*backend.CredentialRecord) error {
-	stmts := make([]stmt, len(rs))
+	stmts, rows := make([]stmt, len(rs)), make([][]any, len(rs))
+	now := time.Now()
 	for i, r := range rs {
 		stmts[i] = createCredentialStmt(r)
+		if r.Scheme == "" {
+			r.Scheme = backend.SchemeBearer
+		}
+		fillTimes(&r.CreatedAt, &r.UpdatedAt, now)
+		r.HasSecret = len(r.SealedSecret) > 0
+		rows[i] = []any{r.ID, r.Label, string(r.Scheme), r.HeaderName, r.EnvName, strs(r.Tags), r.DocsURL,
+			r.SealedSecret, r.CreatedAt, r.UpdatedAt, r.Personal}
 	}
-	return s.runBatch(ctx, stmts)
+	owners := make([]*string, len(rs))
+	for i, r := range rs {
+		owners[i] = &r.OwnerID
+	}
+	ids, err := s.copyOwners(ctx, owners)
+	if err != nil {
+		return s.runBatch(ctx, stmts) // an owner that is no UUID: the statements refuse it
+	}
+	for i := range rows {
+		rows[i] = append(rows[i], ids[i])
+	}
+	return s.copyIn(ctx, "credentials", []string{"id", "label", "scheme", "header_name", "env_name", "tags",
+		"docs_url", "sealed_secret", "created_at", "updated_at", "personal", "owner_id"}, rows, stmts)
 }
 
 func createCredentialStmt(r *backend.CredentialRecord) stmt {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
 	"github.com/agent-deck/agent-deck/backend"
@@ -116,4 +117,28 @@ func (s *Store) RemovePerson(ctx context.Context, id string, at time.Time) (back
 		return classify("end the person's sessions", err)
 	})
 	return out, err
+}
+
+// copyOwners resolves the owner of each row a COPY writes: the one given, else the first admin
+// (what the INSERTs' COALESCE gives), as the bytes of its UUID; owners are set to the ids.
+func (s *Store) copyOwners(ctx context.Context, owners []*string) ([][16]byte, error) {
+	out := make([][16]byte, len(owners))
+	var founder string
+	for i, op := range owners {
+		o := *op
+		if o == "" {
+			if founder == "" {
+				if err := s.db.QueryRow(ctx, `SELECT id::text FROM people WHERE founder`).Scan(&founder); err != nil {
+					return nil, classify("read the first admin", err)
+				}
+			}
+			o = founder
+		}
+		id, err := uuid.Parse(o)
+		if err != nil {
+			return nil, err
+		}
+		out[i], *op = id, id.String()
+	}
+	return out, nil
 }

@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -41,13 +42,30 @@ func (s *Store) CreatePlaybook(ctx context.Context, p *backend.Playbook) error {
 	return classify(st.op, st.scan(s.db.QueryRow(ctx, st.sql, st.args...)))
 }
 
-// CreatePlaybooks creates playbooks in order in one round trip.
+// CreatePlaybooks creates playbooks in order in one COPY (copyIn).
 func (s *Store) CreatePlaybooks(ctx context.Context, ps []*backend.Playbook) error {
-	stmts := make([]stmt, len(ps))
+	stmts, rows := make([]stmt, len(ps)), make([][]any, len(ps))
+	now := time.Now()
 	for i, p := range ps {
 		stmts[i] = createPlaybookStmt(p)
+		fillTimes(&p.CreatedAt, &p.UpdatedAt, now)
+		rows[i] = []any{p.ID, p.Title, p.Body, strs(p.Triggers), p.Exec, p.Skill, strs(p.DependsOnCredentialIDs),
+			strs(p.DependsOnServiceIDs), strs(p.ExplicitCredentialIDs), strs(p.ExplicitServiceIDs), p.CreatedAt, p.UpdatedAt}
 	}
-	return s.runBatch(ctx, stmts)
+	owners := make([]*string, len(ps))
+	for i, p := range ps {
+		owners[i] = &p.OwnerID
+	}
+	ids, err := s.copyOwners(ctx, owners)
+	if err != nil {
+		return s.runBatch(ctx, stmts) // an owner that is no UUID: the statements refuse it
+	}
+	for i := range rows {
+		rows[i] = append(rows[i], ids[i])
+	}
+	return s.copyIn(ctx, "playbooks", []string{"id", "title", "body", "triggers", "exec", "skill",
+		"depends_on_credential_ids", "depends_on_service_ids", "explicit_credential_ids", "explicit_service_ids",
+		"created_at", "updated_at", "owner_id"}, rows, stmts)
 }
 
 func createPlaybookStmt(p *backend.Playbook) stmt {

@@ -2,7 +2,9 @@ package postgres
 
 import (
 	"context"
+	"time"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
 	"github.com/agent-deck/agent-deck/backend"
@@ -12,7 +14,7 @@ const serviceColumns = `s.id::text, s.name, s.type, s.url, s.transport, s.descri
 	s.sealed_headers, COALESCE(s.credential_id, ''), s.local_command, s.local_args, s.local_working_dir,
 	s.sealed_env, s.disabled_tools, s.timeout_seconds, s.health_status, s.health_last_error,
 	s.health_last_success_at, s.health_last_checked_at, s.health_stderr, s.created_at, s.updated_at,
-	s.sealed_userinfo, s.pin_tools, s.tools_pinned_at, s.owner_id::text, s.personal, s.talks_back`
+	s.sealed_userinfo, s.pin_tools, s.tools_pinned_at, s.owner_id::text, s.personal, s.talks_back, s.url_by_admin`
 
 func scanService(row pgx.Row) (backend.ServiceRecord, error) {
 	var r backend.ServiceRecord
@@ -21,7 +23,7 @@ func scanService(row pgx.Row) (backend.ServiceRecord, error) {
 		&r.SealedHeaders, &r.CredentialID, &r.LocalCommand, &r.LocalArgs, &r.LocalWorkingDir,
 		&r.SealedEnv, &r.DisabledTools, &r.TimeoutSeconds, &health, &r.Health.LastError,
 		&r.Health.LastSuccessAt, &r.Health.LastCheckedAt, &r.Health.Stderr, &r.CreatedAt, &r.UpdatedAt,
-		&r.SealedUserinfo, &r.PinTools, &r.ToolsPinnedAt, &r.OwnerID, &r.Personal, &r.TalksBack)
+		&r.SealedUserinfo, &r.PinTools, &r.ToolsPinnedAt, &r.OwnerID, &r.Personal, &r.TalksBack, &r.URLByAdmin)
 	r.Type, r.Transport, r.Health.Status = backend.ServiceType(typ), backend.Transport(transport), backend.HealthStatus(health)
 	r.LocalArgs, r.DisabledTools, r.PlainHeaders = strs(r.LocalArgs), strs(r.DisabledTools), strMap(r.PlainHeaders)
 	return r, err
@@ -39,10 +41,12 @@ func collectServices(rows pgx.Rows, err error) ([]backend.ServiceRecord, error) 
 }
 
 // serviceArgs are the configurable columns, in the order of $2.. in create and update.
+//
+// CreateServices' COPY names these columns in this order: change both together.
 func serviceArgs(r *backend.ServiceRecord) []any {
 	return []any{r.Name, string(r.Type), r.URL, string(r.Transport), r.Description, strMap(r.PlainHeaders),
 		r.SealedHeaders, nullString(r.CredentialID), r.LocalCommand, strs(r.LocalArgs), r.LocalWorkingDir,
-		r.SealedEnv, strs(r.DisabledTools), r.TimeoutSeconds, r.SealedUserinfo, r.PinTools, r.Personal}
+		r.SealedEnv, strs(r.DisabledTools), r.TimeoutSeconds, r.SealedUserinfo, r.PinTools, r.Personal, r.URLByAdmin}
 }
 
 // CreateService inserts the service, filling its id and timestamps when empty. Health starts
@@ -52,24 +56,62 @@ func (s *Store) CreateService(ctx context.Context, r *backend.ServiceRecord) err
 	return classify(st.op, st.scan(s.db.QueryRow(ctx, st.sql, st.args...)))
 }
 
-// CreateServices creates services in order in one round trip.
+// CreateServices creates services in order in one COPY (copyIn).
 func (s *Store) CreateServices(ctx context.Context, rs []*backend.ServiceRecord) error {
-	stmts := make([]stmt, len(rs))
+	stmts, rows := make([]stmt, len(rs)), make([][]any, len(rs))
+	now := time.Now()
 	for i, r := range rs {
 		stmts[i] = createServiceStmt(r)
+		if r.ID == "" {
+			id, err := backend.NewUUID()
+			if err != nil {
+				return backend.Internal("create service", err)
+			}
+			r.ID = id
+		}
+		id, err := uuid.Parse(r.ID)
+		if err != nil {
+			rows = nil // not a UUID: the statements below refuse it with their own error
+			break
+		}
+		if r.Transport == "" {
+			r.Transport = backend.TransportAuto
+		}
+		if r.Health.Status == "" {
+			r.Health.Status = backend.HealthUnknown
+		}
+		fillTimes(&r.CreatedAt, &r.UpdatedAt, now)
+		rows[i] = append(append([]any{[16]byte(id)}, serviceArgs(r)...), string(r.Health.Status), r.CreatedAt, r.UpdatedAt)
 	}
-	return s.runBatch(ctx, stmts)
+	if rows == nil {
+		return s.runBatch(ctx, stmts)
+	}
+	owners := make([]*string, len(rs))
+	for i, r := range rs {
+		owners[i] = &r.OwnerID
+	}
+	ids, err := s.copyOwners(ctx, owners)
+	if err != nil {
+		return s.runBatch(ctx, stmts) // an owner that is no UUID: the statements refuse it
+	}
+	for i := range rows {
+		rows[i] = append(rows[i], ids[i])
+	}
+	return s.copyIn(ctx, "services", []string{"id", "name", "type", "url", "transport", "description", "headers",
+		"sealed_headers", "credential_id", "local_command", "local_args", "local_working_dir", "sealed_env",
+		"disabled_tools", "timeout_seconds", "sealed_userinfo", "pin_tools", "personal", "url_by_admin", "health_status", "created_at",
+		"updated_at", "owner_id"}, rows, stmts)
 }
 
 func createServiceStmt(r *backend.ServiceRecord) stmt {
 	const q = `
 		INSERT INTO services (id, name, type, url, transport, description, headers, sealed_headers,
 			credential_id, local_command, local_args, local_working_dir, sealed_env, disabled_tools,
-			timeout_seconds, sealed_userinfo, pin_tools, personal, health_status, created_at, updated_at, owner_id)
+			timeout_seconds, sealed_userinfo, pin_tools, personal, url_by_admin, health_status, created_at, updated_at, owner_id)
 		VALUES (COALESCE($1::uuid, gen_random_uuid()), $2, $3, $4, COALESCE(NULLIF($5, ''), 'auto'), $6, $7,
-			$8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, COALESCE(NULLIF($19, ''), 'unknown'),
-			COALESCE($20::timestamptz, now()), COALESCE($20::timestamptz, now()),
-			COALESCE(NULLIF($21, '')::uuid, ` + founderID + `))
+			$8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, COALESCE(NULLIF($20, ''), 'unknown'),
+			COALESCE($21::timestamptz, now()), COALESCE($21::timestamptz, now()),
+			COALESCE(NULLIF($22, '')::uuid, ` + founderID + `))
 		RETURNING id::text, transport, health_status, created_at, updated_at, owner_id::text`
 	args := append([]any{nullString(r.ID)}, serviceArgs(r)...)
 	args = append(args, string(r.Health.Status), nullTime(r.CreatedAt), r.OwnerID)
@@ -89,7 +131,7 @@ func (s *Store) UpdateService(ctx context.Context, r *backend.ServiceRecord) err
 		UPDATE services SET name = $2, type = $3, url = $4, transport = COALESCE(NULLIF($5, ''), 'auto'),
 			description = $6, headers = $7, sealed_headers = $8, credential_id = $9, local_command = $10,
 			local_args = $11, local_working_dir = $12, sealed_env = $13, disabled_tools = $14,
-			timeout_seconds = $15, sealed_userinfo = $16, pin_tools = $17, personal = $18, updated_at = now()
+			timeout_seconds = $15, sealed_userinfo = $16, pin_tools = $17, personal = $18, url_by_admin = $19, updated_at = now()
 		WHERE id = $1
 		RETURNING transport, created_at, updated_at`
 	id := asUUID(r.ID)

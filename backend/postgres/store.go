@@ -26,6 +26,7 @@ type dbtx interface {
 	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
 	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
 	SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults
+	CopyFrom(ctx context.Context, table pgx.Identifier, cols []string, src pgx.CopyFromSource) (int64, error)
 }
 
 // Store is backend.Store on a pgx pool. Inside Transact it is bound to one transaction.
@@ -126,6 +127,40 @@ type stmt struct {
 	sql  string
 	args []any
 	scan func(pgx.Row) error
+}
+
+// copyIn writes rows into table in one COPY, the fast way to write thousands of rows; stmts are
+// the same rows as single INSERTs. COPY stops at the first bad row without saying which in a form
+// worth trusting, so on failure the COPY is rolled back (to a savepoint: the caller's transaction
+// goes on) and the rows are written again as stmts, whose error names the row (a *BatchError).
+func (s *Store) copyIn(ctx context.Context, table string, cols []string, rows [][]any, stmts []stmt) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	return s.transact(ctx, func(tx *Store) error {
+		if _, err := tx.db.Exec(ctx, "SAVEPOINT agent_deck_copy"); err != nil {
+			return classify("copy into "+table, err)
+		}
+		_, err := tx.db.CopyFrom(ctx, pgx.Identifier{table}, cols, pgx.CopyFromRows(rows))
+		if err == nil {
+			_, err = tx.db.Exec(ctx, "RELEASE SAVEPOINT agent_deck_copy")
+			return classify("copy into "+table, err)
+		}
+		if _, rerr := tx.db.Exec(ctx, "ROLLBACK TO SAVEPOINT agent_deck_copy"); rerr != nil {
+			return classify("copy into "+table, err)
+		}
+		return tx.runBatch(ctx, stmts)
+	})
+}
+
+// fillTimes sets empty creation and update times to now, as the INSERTs' COALESCE(…, now()) do.
+func fillTimes(created, updated *time.Time, now time.Time) {
+	if created.IsZero() {
+		*created = now
+	}
+	if updated.IsZero() {
+		*updated = *created
+	}
 }
 
 // runBatch sends stmts in one round trip and reads their rows in order; the first failure is a

@@ -120,7 +120,8 @@ func serveHTTP(s *server.MCPServer, transport, addr, urlFile string) error {
 }
 
 // serveRelay forwards every request to upstream's server with net/http/httputil's reverse
-// proxy, flushing streamed answers as they come, until SIGTERM/SIGINT.
+// proxy over a pooled transport, flushing streamed answers as they come, until SIGTERM/SIGINT.
+// It checks nothing.
 func serveRelay(upstream, addr, urlFile string) error {
 	target, err := url.Parse(upstream)
 	if err != nil {
@@ -133,6 +134,15 @@ func serveRelay(upstream, addr, urlFile string) error {
 	rp := &httputil.ReverseProxy{
 		Rewrite:       func(r *httputil.ProxyRequest) { r.SetURL(&url.URL{Scheme: target.Scheme, Host: target.Host}) },
 		FlushInterval: -1,
+		// Pooled as the hub's downstream client is (proxy/remote.go): http.DefaultTransport keeps
+		// 2 idle connections per host, so under 16 sessions it would open and close connections
+		// the hub keeps, and the yardstick would be handicapped.
+		Transport: &http.Transport{
+			DialContext:         (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+			MaxIdleConns:        128,
+			MaxIdleConnsPerHost: 128,
+			IdleConnTimeout:     90 * time.Second,
+		},
 	}
 	srv := &http.Server{Handler: rp, ReadHeaderTimeout: 10 * time.Second}
 	if err := announce("http://"+ln.Addr().String()+target.Path, urlFile); err != nil {

@@ -89,10 +89,12 @@ func parentOf(pid int) int {
 	return ppid
 }
 
-// alive reports whether a process exists (a process of another user counts).
+// alive reports whether a process exists and runs (a process of another user counts). A zombie,
+// dead but not yet reaped by its parent, does not: it holds no lock, serves nothing and owns
+// nothing, so a server it left behind is stale.
 func alive(pid int) bool {
 	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
+	return (err == nil || errors.Is(err, syscall.EPERM)) && !isZombie(pid)
 }
 
 // lockFilePID reads the pid on the first line of a PostgreSQL lock file (postmaster.pid or a

@@ -242,7 +242,7 @@ func (c *Cluster) pgctlStop(ctx context.Context) error {
 // waitExit polls until the process is gone, up to limit.
 func waitExit(ctx context.Context, pid int, limit time.Duration) bool {
 	deadline := time.Now().Add(limit)
-	for alive(pid) && !isZombie(pid) {
+	for alive(pid) {
 		if time.Now().After(deadline) || ctx.Err() != nil {
 			return false
 		}
@@ -251,6 +251,8 @@ func waitExit(ctx context.Context, pid int, limit time.Duration) bool {
 	return true
 }
 
+// isZombie reports whether pid has exited and waits for its parent to reap it (state Z in
+// /proc/PID/stat); false when that cannot be read.
 func isZombie(pid int) bool {
 	raw, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {

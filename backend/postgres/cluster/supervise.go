@@ -42,7 +42,7 @@ func (c *Cluster) running() (pid int, up bool) {
 	if c.stopped {
 		return c.pid, true
 	}
-	return c.pid, c.pid > 0 && alive(c.pid) && !isZombie(c.pid)
+	return c.pid, c.pid > 0 && alive(c.pid)
 }
 
 // restart starts the server again, retrying with a doubling backoff until it runs or Stop is

@@ -10,11 +10,17 @@ import (
 	"syscall"
 )
 
-// watchdogScript polls its owner ($1) and the postmaster ($3); when the owner dies first and
+// watchdogScript polls its owner ($1) and the postmaster ($3), a zombie counting as dead; when the owner dies first and
 // the pid file still names that postmaster, it asks the server for a fast shutdown.
 const watchdogScript = `
-while kill -0 "$1" 2>/dev/null && kill -0 "$3" 2>/dev/null; do sleep 1; done
-if ! kill -0 "$1" 2>/dev/null && [ "$(head -n 1 "$2" 2>/dev/null)" = "$3" ]; then
+up() {
+	kill -0 "$1" 2>/dev/null || return 1
+	s=$(cat "/proc/$1/stat" 2>/dev/null) || return 0
+	s=${s##*) }
+	[ "${s%% *}" != Z ]
+}
+while up "$1" && up "$3"; do sleep 1; done
+if ! up "$1" && [ "$(head -n 1 "$2" 2>/dev/null)" = "$3" ]; then
 	kill -INT "$3" 2>/dev/null
 fi
 `

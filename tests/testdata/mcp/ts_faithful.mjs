@@ -41,6 +41,12 @@ const call = async (service, tool, args) => {
 
 const peer = process.env.DECK_PEER;
 {
+  // A call the downstream answers without talking back, and no progress asked for.
+  const res = await client.callTool({ name: "call_service_tool",
+    arguments: { serviceId: peer, toolName: "echo", arguments: { message: "plain" } } });
+  console.log("peer echo", text(res));
+}
+{
   const { res, progress } = await call(peer, "progress", { count: 3, tag: "ts", gap_ms: 50 });
   console.log("peer progress", progress.length, text(res));
 }

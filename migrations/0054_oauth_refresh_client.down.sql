@@ -1,0 +1,1 @@
+ALTER TABLE oauth_refresh_tokens DROP COLUMN IF EXISTS client_id;

@@ -1,0 +1,1 @@
+ALTER TABLE services DROP COLUMN IF EXISTS url_by_admin;
