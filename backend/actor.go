@@ -19,6 +19,11 @@ type Actor struct {
 	Kind    ActorKind
 	// DeckID is the deck the token's MCP sessions start bound to (an OAuth grant's consent).
 	DeckID string
+	// PersonID, PersonName and Role are the person the token belongs to: every token acts for
+	// its person, with that person's role. Empty for the composition root's own work.
+	PersonID   string
+	PersonName string
+	Role       Role
 }
 
 type actorKey struct{}
@@ -46,6 +51,13 @@ func (s Scope) Valid() bool {
 }
 
 func requireScope(ctx context.Context, need func(Scope) bool, what string) (Actor, error) {
+	return requireScopeRole(ctx, need, false, what)
+}
+
+// requireScopeRole is requireScope that, with admin set, also needs a person whose role is
+// admin: a member's own token may carry the admin scope (their CLI and dashboard) yet never
+// reaches server settings.
+func requireScopeRole(ctx context.Context, need func(Scope) bool, admin bool, what string) (Actor, error) {
 	a, ok := ActorFrom(ctx)
 	if !ok {
 		return Actor{}, Errorf(CodeUnauthenticated, "a token is required to %s", what).
@@ -53,6 +65,10 @@ func requireScope(ctx context.Context, need func(Scope) bool, what string) (Acto
 	}
 	if !need(a.Scope) {
 		return a, Refuse(a.Scope, what).WithHint(scopeHint(need))
+	}
+	if admin && !a.SeesAll() {
+		return a, Errorf(CodeForbidden, "%s is a member and members may not %s", QuoteClip(a.PersonName), what).
+			WithHint("ask an admin; a member manages their own decks, cards and tokens")
 	}
 	return a, nil
 }
@@ -78,9 +94,17 @@ func isAdmin(s Scope) bool  { return s == ScopeAdmin }
 func canWrite(s Scope) bool { return s.CanWrite() }
 func canRead(s Scope) bool  { return s.Valid() }
 
-// requireAdmin, requireWrite and requireRead are the three permission checks every Service
-// method starts with.
+// RequireAdmin, RequirePerson, RequireWrite and RequireRead are the permission checks every
+// Hub method starts with. RequireAdmin needs the admin scope and an admin person: server
+// settings.
 func RequireAdmin(ctx context.Context, what string) (Actor, error) {
+	return requireScopeRole(ctx, isAdmin, true, what)
+}
+
+// RequirePerson needs the admin scope of a person's own surfaces (the CLI, REST, the dashboard)
+// whatever the person's role: what a member does for themselves (their tokens, their decks'
+// sharing, their own secrets). The method then checks what the person may touch.
+func RequirePerson(ctx context.Context, what string) (Actor, error) {
 	return requireScope(ctx, isAdmin, what)
 }
 

@@ -36,6 +36,8 @@ type AuthCode struct {
 	TokenID     string // the grant this code became, once used
 	// DeckID is the deck chosen at consent, handed to the grant.
 	DeckID string
+	// PersonID is the person who consented: the grant acts for them.
+	PersonID string
 }
 
 // OAuthRefresh is a refresh token as stored (its sha256 only), of one grant.

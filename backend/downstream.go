@@ -18,6 +18,10 @@ type Target struct {
 	Headers map[string]string
 	// Credential is the linked credential with its secret, nil when none is linked.
 	Credential *TargetCredential
+	// PersonalCredential says the Credential's secret is each person's own (a personal
+	// credential or service): the core fills in the calling person's before the target is
+	// used, under a ConnKey of that person's, and never sends it without.
+	PersonalCredential bool
 
 	LocalCommand    string
 	LocalArgs       []string

@@ -42,6 +42,9 @@ const (
 	// CodePatchNoChange is a playbook proposal whose ops would leave the playbook as it is.
 	CodePatchNoChange Code = "PATCH_NO_CHANGE"
 
+	// CodeCredentialMissing is a call to a service that takes each person's own secret, by a
+	// person who has not set theirs: never anyone else's is sent. The hint names the command.
+	CodeCredentialMissing Code = "CREDENTIAL_MISSING"
 	// CodeRateLimited is a call over a rate limit (calls per minute or calls in flight, of a
 	// token or of a service on a deck). The message names the limit, the hint when to retry;
 	// details carry limit and retry_after_seconds.

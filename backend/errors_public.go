@@ -52,6 +52,7 @@ var codeTable = []codeRule{
 	{CodeDownstreamResultTooLarge, http.StatusBadGateway, false},
 	{CodePatchConflict, http.StatusConflict, false},
 	{CodePatchNoChange, http.StatusConflict, false},
+	{CodeCredentialMissing, http.StatusConflict, false},
 	{CodeRateLimited, http.StatusTooManyRequests, false},
 	{CodeLimitReached, http.StatusConflict, false},
 }

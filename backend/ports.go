@@ -36,6 +36,9 @@ var (
 	FieldServiceEnv       = SealedField{Table: "services", Column: "local_env"}
 	// FieldServiceURLUserinfo is the user:password@ taken out of a service URL.
 	FieldServiceURLUserinfo = SealedField{Table: "services", Column: "url_userinfo"}
+	// FieldPersonalSecret is a person's own secret for a credential; its row id is
+	// "<credential id>/<person id>".
+	FieldPersonalSecret = SealedField{Table: "credential_person_secrets", Column: "secret"}
 )
 
 // AAD is the associated data of this field's value in row id.

@@ -64,6 +64,10 @@ type Proposal struct {
 	DecidedAt    *time.Time `json:"decided_at,omitempty"`
 	// TokenID is the token of the agent that proposed it; that token may not accept it.
 	TokenID string `json:"-"`
+	// Person is the person whose agent proposed it; DecidedBy the person who accepted or
+	// rejected it.
+	Person    string `json:"person,omitempty"`
+	DecidedBy string `json:"decided_by,omitempty"`
 }
 
 // PlaybookEdit is an agent's direct playbook change held for review: the fields it sets, nil

@@ -36,6 +36,11 @@ type Store interface {
 	SetDeckServiceSettings(ctx context.Context, deckID, serviceID string, st DeckServiceSettings) error
 	// ReplaceLinks sets the deck's cards of one type to exactly cardIDs, positions 0..n-1.
 	ReplaceLinks(ctx context.Context, deckID string, t CardType, cardIDs []string) error
+	// SetDeckSharing sets who besides its owner may use a deck (sharing, and for sharing
+	// "people" exactly these person ids) and, when ownerID is set, its owner.
+	SetDeckSharing(ctx context.Context, deckID string, sharing Sharing, people []string, ownerID string) error
+	// PersonCards returns the cards linked to the decks a person may use.
+	PersonCards(ctx context.Context, personID string) (PersonCards, error)
 	// DecksLinking returns the decks on which the card is linked.
 	DecksLinking(ctx context.Context, t CardType, cardID string) ([]Deck, error)
 
@@ -62,6 +67,14 @@ type Store interface {
 	ClearToolPins(ctx context.Context, serviceID string) error
 
 	CreateCredential(ctx context.Context, c *CredentialRecord) error
+	// SetPersonalSecret stores a person's own sealed secret for a credential; nil deletes it
+	// (NOT_FOUND when there was none).
+	SetPersonalSecret(ctx context.Context, credentialID, personID string, sealed []byte, at time.Time) error
+	// PersonalSecret returns a person's own sealed secret and when it was set; NOT_FOUND when
+	// they have none.
+	PersonalSecret(ctx context.Context, credentialID, personID string) ([]byte, time.Time, error)
+	// PersonalSecretIDs returns the ids of the credentials a person set their own secret for.
+	PersonalSecretIDs(ctx context.Context, personID string) (map[string]bool, error)
 	// CreateCredentials is CreateServices for credentials.
 	CreateCredentials(ctx context.Context, c []*CredentialRecord) error
 	UpdateCredential(ctx context.Context, c *CredentialRecord) error
@@ -125,10 +138,13 @@ type Store interface {
 	// TokenByHash finds a token by the sha256 of its secret, revoked or not.
 	TokenByHash(ctx context.Context, hash []byte) (TokenRecord, error)
 	TouchToken(ctx context.Context, id string, at time.Time) error
-	// CreateSignInCode stores the sha256 of a one-time dashboard sign-in code.
-	CreateSignInCode(ctx context.Context, hash []byte, createdAt, expiresAt time.Time) error
-	// ConsumeSignInCode marks an unused, unexpired code used; NOT_FOUND otherwise.
-	ConsumeSignInCode(ctx context.Context, hash []byte, at time.Time) error
+	// CreateSignInCode stores the sha256 of a one-time dashboard sign-in code for a person
+	// ("" is the first admin).
+	CreateSignInCode(ctx context.Context, hash []byte, personID string, createdAt, expiresAt time.Time) error
+	// ConsumeSignInCode marks an unused, unexpired code used and returns its person's id;
+	// NOT_FOUND otherwise.
+	ConsumeSignInCode(ctx context.Context, hash []byte, at time.Time) (string, error)
+	PeopleStore
 	AuthServerStore
 
 	CreateSession(ctx context.Context, s *MCPSession) error
@@ -216,6 +232,24 @@ type Store interface {
 	Subscribe(ctx context.Context, fn func(Change))
 
 	OAuthStore
+}
+
+// PeopleStore keeps the people tokens, decks and cards belong to.
+type PeopleStore interface {
+	CreatePerson(ctx context.Context, p *Person) error
+	// UpdatePerson writes a live person's role, e-mail and OIDC subject.
+	UpdatePerson(ctx context.Context, p *Person) error
+	// ListPeople returns the live people by name, and the removed ones after them when asked.
+	ListPeople(ctx context.Context, removed bool) ([]Person, error)
+	// GetPerson finds a live person by id or name (case-insensitive).
+	GetPerson(ctx context.Context, ref string) (Person, error)
+	// PersonBySignIn finds the live person with this OIDC subject, else this e-mail.
+	PersonBySignIn(ctx context.Context, subject, email string) (Person, error)
+	// FounderAdmin returns the admin the first start made (one per database).
+	FounderAdmin(ctx context.Context) (Person, error)
+	// RemovePerson marks the person removed, revokes their tokens and ends their live MCP
+	// sessions, in one transaction.
+	RemovePerson(ctx context.Context, id string, at time.Time) (PersonRemoval, error)
 }
 
 // LinkedCards is one deck's linked cards, each type in position order, with only what a deck

@@ -23,10 +23,14 @@ var CallOutcomes = []CallOutcome{OutcomeOK, OutcomeIsError, OutcomeError}
 // through which deck and session, how long it took and how it ended. It never holds a result or
 // a secret; Arguments are kept (redacted) only when the deck turns on argument capture.
 type ToolCall struct {
-	ID          int64           `json:"id"`
-	At          time.Time       `json:"at"`
-	TokenID     string          `json:"token_id,omitempty"`
-	TokenName   string          `json:"token_name,omitempty"`
+	ID        int64     `json:"id"`
+	At        time.Time `json:"at"`
+	TokenID   string    `json:"token_id,omitempty"`
+	TokenName string    `json:"token_name,omitempty"`
+	// PersonID and Person are the person the token acted for, resolved when the entry is
+	// written and kept after the person is removed.
+	PersonID    string          `json:"person_id,omitempty"`
+	Person      string          `json:"person,omitempty"`
 	SessionID   string          `json:"session_id,omitempty"`
 	ClientName  string          `json:"client_name,omitempty"`
 	DeckID      string          `json:"deck_id,omitempty"`
@@ -54,6 +58,7 @@ type ToolCallRecorder interface {
 // ToolCallFilter narrows the audit trail. Service and Deck match an id or a name
 // (case-insensitive); Cursor, from a page's NextCursor, continues after that page.
 type ToolCallFilter struct {
+	Person  string
 	Service string
 	Deck    string
 	Session string
@@ -76,11 +81,11 @@ type ToolCallPage struct {
 // ToolCallQuery is a validated ToolCallFilter as the Store runs it: Before is the id the page
 // starts below (0: from the newest).
 type ToolCallQuery struct {
-	Service, Deck, Session, Tool, Token string
-	Outcome                             CallOutcome
-	Since, Until                        time.Time
-	Before                              int64
-	Limit                               int
+	Person, Service, Deck, Session, Tool, Token string
+	Outcome                                     CallOutcome
+	Since, Until                                time.Time
+	Before                                      int64
+	Limit                                       int
 }
 
 // Page sizes of the audit trail.

@@ -11,6 +11,14 @@ type Deck struct {
 	Name      string    `json:"name"`
 	CreatedAt time.Time `json:"created_at"`
 	UpdatedAt time.Time `json:"updated_at"`
+	// Owner is the name of the person the deck belongs to; Sharing says who else may use it
+	// (private, everyone, or the people named in SharedWith).
+	Owner      string   `json:"owner,omitempty"`
+	Sharing    Sharing  `json:"sharing,omitempty"`
+	SharedWith []string `json:"shared_with,omitempty"`
+	// OwnerID and SharedWithIDs are the same as person ids, for the checks.
+	OwnerID       string   `json:"-"`
+	SharedWithIDs []string `json:"-"`
 }
 
 // CardLink places one card on a deck; Position orders cards of one type within the deck.
@@ -86,9 +94,14 @@ type ServiceCard struct {
 	DisabledTools   []string          `json:"disabled_tools"`
 	TimeoutSeconds  int               `json:"timeout_seconds"`
 	PinTools        bool              `json:"pin_tools"`
-	Health          Health            `json:"health"`
-	CreatedAt       time.Time         `json:"created_at"`
-	UpdatedAt       time.Time         `json:"updated_at"`
+	// Personal says each person brings their own secret (and sign-in) for the service: a call
+	// uses the calling person's own, never another's.
+	Personal  bool      `json:"personal,omitempty"`
+	Health    Health    `json:"health"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
+	// OwnerID is the person the card belongs to.
+	OwnerID string `json:"-"`
 }
 
 // ServiceRecord is a service card as stored: secret headers and local env are sealed.
@@ -137,8 +150,14 @@ type Credential struct {
 	Tags       []string   `json:"tags"`
 	DocsURL    string     `json:"docs_url,omitempty"`
 	HasSecret  bool       `json:"has_secret"`
-	CreatedAt  time.Time  `json:"created_at"`
-	UpdatedAt  time.Time  `json:"updated_at"`
+	// Personal says each person brings their own secret; HasOwnSecret says the caller has set
+	// theirs (HasSecret speaks of the shared one, which a personal credential never sends).
+	Personal     bool      `json:"personal,omitempty"`
+	HasOwnSecret bool      `json:"has_own_secret,omitempty"`
+	CreatedAt    time.Time `json:"created_at"`
+	UpdatedAt    time.Time `json:"updated_at"`
+	// OwnerID is the person the card belongs to.
+	OwnerID string `json:"-"`
 }
 
 // CredentialRecord is a credential as stored, with its sealed secret.
@@ -163,6 +182,8 @@ type Playbook struct {
 	ExplicitServiceIDs     []string  `json:"explicit_service_ids"`
 	CreatedAt              time.Time `json:"created_at"`
 	UpdatedAt              time.Time `json:"updated_at"`
+	// OwnerID is the person the card belongs to.
+	OwnerID string `json:"-"`
 }
 
 // PlaybookSummary is what a deck snapshot shows of a playbook: enough to pick one by trigger.
@@ -181,6 +202,8 @@ type PlaybookVersion struct {
 	CreatedAt  time.Time `json:"created_at"`
 	// ProposalID is the accepted proposal that wrote the version after this one, if any.
 	ProposalID string `json:"proposal_id,omitempty"`
+	// Person is the person whose change this version precedes.
+	Person string `json:"person,omitempty"`
 }
 
 // Scope is what a token may do.
@@ -207,12 +230,18 @@ type Token struct {
 	ExpiresAt *time.Time `json:"expires_at,omitempty"`
 	// DeckID is the deck an OAuth grant's MCP sessions start bound to, chosen at consent.
 	DeckID string `json:"deck_id,omitempty"`
+	// Person is the name of the person the token acts for; PersonID their id.
+	Person   string `json:"person,omitempty"`
+	PersonID string `json:"person_id,omitempty"`
 }
 
-// TokenRecord is a token as stored.
+// TokenRecord is a token as stored, with its person's role.
 type TokenRecord struct {
 	Token
 	Hash []byte
+	// PersonRole is the role of the token's person; PersonRemoved says the person was removed.
+	PersonRole    Role
+	PersonRemoved bool
 }
 
 // MCPSession is one agent connection's binding. Rows, not memory, so any replica serves it.
@@ -230,6 +259,9 @@ type MCPSession struct {
 	TerminatedAt  *time.Time `json:"terminated_at,omitempty"`
 	// TokenID is the token that opened the session; only it may use the session.
 	TokenID string `json:"-"`
+	// Person is the name of the person whose token opened the session; PersonID their id.
+	Person   string `json:"person,omitempty"`
+	PersonID string `json:"-"`
 	// Caps is what the session's client declared at initialize that a downstream may use.
 	Caps ClientCaps `json:"-"`
 	// LogLevel is the level the client set with logging/setLevel; "" when it set none.

@@ -42,7 +42,7 @@ func commands() []*cli.Command {
 		credentialCommand(),
 		playbookCommand(),
 		proposalsCommand(), proposalCommand(), signalsCommand(), signalCommand(),
-		tokenCommand(),
+		tokenCommand(), personCommand(),
 		dashboardCommand(),
 		exportCommand(),
 		importCommand(),

@@ -17,6 +17,7 @@ func callsCommand() *cli.Command {
 	return &cli.Command{
 		Name: "calls", Usage: "the tool-call audit trail: who called which downstream tool, how it ended (admin)",
 		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "person", Usage: "only calls of this person's tokens (name or id)"},
 			&cli.StringFlag{Name: "service", Usage: "only calls of this service (id or name)"},
 			&cli.StringFlag{Name: "deck", Usage: "only calls through this deck (id or name)"},
 			&cli.StringFlag{Name: "session", Usage: "only calls of this MCP session: its id, or its start as the list shows it"},
@@ -42,7 +43,7 @@ func callsList(c *cli.Context) error {
 		return err
 	}
 	q := url.Values{}
-	for _, name := range []string{"service", "deck", "session", "tool", "outcome", "since", "until", "cursor"} {
+	for _, name := range []string{"person", "service", "deck", "session", "tool", "outcome", "since", "until", "cursor"} {
 		if v := c.String(name); v != "" {
 			q.Set(name, v)
 		}
@@ -61,10 +62,10 @@ func callsList(c *cli.Context) error {
 		if tc.ErrorCode != "" {
 			outcome += " " + string(tc.ErrorCode)
 		}
-		rows[i] = []string{tc.At.Local().Format(time.DateTime), tc.TokenName, shortSession(tc.SessionID, tc.ClientName),
+		rows[i] = []string{tc.At.Local().Format(time.DateTime), orDash(tc.Person), tc.TokenName, shortSession(tc.SessionID, tc.ClientName),
 			tc.DeckName, tc.ServiceName, tc.Tool, fmt.Sprintf("%.1fms", tc.DurationMS), outcome, strconv.Itoa(tc.ResultBytes)}
 	}
-	if err := printTable(c.App.Writer, []string{"TIME", "TOKEN", "SESSION", "DECK", "SERVICE", "TOOL", "DURATION", "OUTCOME", "BYTES"}, rows); err != nil {
+	if err := printTable(c.App.Writer, []string{"TIME", "PERSON", "TOKEN", "SESSION", "DECK", "SERVICE", "TOOL", "DURATION", "OUTCOME", "BYTES"}, rows); err != nil {
 		return err
 	}
 	if page.NextCursor != "" {

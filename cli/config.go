@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -64,7 +65,7 @@ func serveFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "allow-remote", EnvVars: []string{"AGENT_DECK_ALLOW_REMOTE"},
 			Usage: "allow listening on a non-loopback address"},
 		&cli.StringFlag{Name: "database-url", EnvVars: []string{"AGENT_DECK_DATABASE_URL"},
-			Usage: "PostgreSQL URL; empty runs the embedded cluster under <home>/postgres"},
+			Usage: "PostgreSQL URL; empty runs the embedded cluster under <home>/postgres (AGENT_DECK_DATABASE_URL_FILE reads it from a file)"},
 		&cli.StringFlag{Name: "profile", EnvVars: []string{backend.EnvProfile}, Value: backend.DefaultProfile,
 			Usage: "MCP tool profile: " + backend.ProfileChoices()},
 		&cli.StringFlag{Name: "deck", EnvVars: []string{backend.EnvDeckID},
@@ -125,6 +126,14 @@ func serveFlags() []cli.Flag {
 			Usage: "tool-call audit entries older than this are deleted (checked hourly)"},
 		&cli.StringFlag{Name: "log-format", EnvVars: []string{"AGENT_DECK_LOG_FORMAT"}, Value: "text",
 			Usage: "text or json (one JSON object per line, for log shippers)"},
+		&cli.StringFlag{Name: "oidc-issuer", EnvVars: []string{"AGENT_DECK_OIDC_ISSUER"},
+			Usage: "OpenID Connect provider (issuer URL) people sign in to the dashboard with; their verified e-mail or subject maps to a person"},
+		&cli.StringFlag{Name: "oidc-client-id", EnvVars: []string{"AGENT_DECK_OIDC_CLIENT_ID"},
+			Usage: "client id of Agent Deck at the OpenID Connect provider"},
+		&cli.StringFlag{Name: "oidc-client-secret-file", EnvVars: []string{"AGENT_DECK_OIDC_CLIENT_SECRET_FILE"},
+			Usage: "file holding the client secret at the OpenID Connect provider (or set AGENT_DECK_OIDC_CLIENT_SECRET; never on the command line)"},
+		&cli.StringFlag{Name: "oidc-redirect-url", EnvVars: []string{"AGENT_DECK_OIDC_REDIRECT_URL"},
+			Usage: "redirect URL registered at the provider (default: <this server>/api/v1/dashboard/oidc/callback as the browser reaches it)"},
 	}
 }
 
@@ -179,6 +188,8 @@ type ServeConfig struct {
 	// OAuthClientMetadataURL is the https URL of Agent Deck's own Client ID Metadata Document,
 	// its client_id at services' authorization servers that support such documents.
 	OAuthClientMetadataURL string
+	// OIDC turns on dashboard sign-in through an OpenID Connect provider (empty Issuer: off).
+	OIDC OIDCConfig
 
 	// Launcher is the argv prefix local servers are started through (proxy.Options.Launcher).
 	// serve sets it to its own binary; an embedding (tests calling Start) may leave it empty.
@@ -208,7 +219,7 @@ func serveConfigFrom(c *cli.Context) ServeConfig {
 		Addr:                        c.String("addr"),
 		AllowRemote:                 c.Bool("allow-remote"),
 		DatabaseURL:                 c.String("database-url"),
-		SecretKey:                   os.Getenv("AGENT_DECK_SECRET_KEY"),
+		SecretKey:                   os.Getenv(envSecretKey),
 		Profile:                     c.String("profile"),
 		DefaultDeck:                 c.String("deck"),
 		DefaultWorkspace:            c.String("workspace"),
@@ -240,7 +251,39 @@ func serveConfigFrom(c *cli.Context) ServeConfig {
 		ServiceCallsPerMinute:  c.Int("service-calls-per-minute"),
 		ServiceConcurrentCalls: c.Int("service-concurrent-calls"),
 		OAuthClientMetadataURL: c.String("oauth-client-metadata-url"),
+		OIDC: OIDCConfig{Issuer: c.String("oidc-issuer"), ClientID: c.String("oidc-client-id"),
+			ClientSecret: os.Getenv(envOIDCClientSecret), RedirectURL: c.String("oidc-redirect-url")},
 	}
+}
+
+// OIDCConfig is the OpenID Connect provider people sign in to the dashboard with.
+type OIDCConfig struct {
+	Issuer       string
+	ClientID     string
+	ClientSecret string
+	RedirectURL  string
+}
+
+// check refuses a half-configured provider.
+func (o OIDCConfig) check() error {
+	if o.Issuer == "" {
+		if o.ClientID != "" || o.ClientSecret != "" || o.RedirectURL != "" {
+			return errors.New("--oidc-client-id, the client secret and --oidc-redirect-url need --oidc-issuer (AGENT_DECK_OIDC_ISSUER)")
+		}
+		return nil
+	}
+	if u, err := url.Parse(o.Issuer); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		return fmt.Errorf("--oidc-issuer %q: expected the provider's issuer URL, such as https://accounts.example.com", o.Issuer)
+	}
+	if o.ClientID == "" {
+		return errors.New("--oidc-issuer needs --oidc-client-id (AGENT_DECK_OIDC_CLIENT_ID): the client Agent Deck is at the provider")
+	}
+	if o.RedirectURL != "" {
+		if u, err := url.Parse(o.RedirectURL); err != nil || u.Host == "" || !strings.HasSuffix(u.Path, "/api/v1/dashboard/oidc/callback") {
+			return fmt.Errorf("--oidc-redirect-url %q: expected https://HOST/api/v1/dashboard/oidc/callback", o.RedirectURL)
+		}
+	}
+	return nil
 }
 
 func (c ServeConfig) validate() error {
@@ -276,6 +319,9 @@ func (c ServeConfig) validate() error {
 		return fmt.Errorf("--oauth-registrations-per-minute, --oauth-max-clients and --oauth-unused-client-ttl: expected positive values")
 	}
 	if err := checkClientMetadataURL(c.OAuthClientMetadataURL); err != nil {
+		return err
+	}
+	if err := c.OIDC.check(); err != nil {
 		return err
 	}
 	if _, err := backend.NewOriginPolicy("", c.AllowOrigins); err != nil {

@@ -26,7 +26,7 @@ func credentialCommand() *cli.Command {
 			list, err := cl.ListCredentials(ctx)
 			rows := make([][]string, len(list))
 			for i, c := range list {
-				rows[i] = []string{c.ID, c.Label, credentialScheme(c), c.EnvName, secretState(c.HasSecret)}
+				rows[i] = []string{c.ID, c.Label, credentialScheme(c), c.EnvName, credentialSecretState(c)}
 			}
 			return orEmptyList(list), rows, err
 		},
@@ -35,14 +35,14 @@ func credentialCommand() *cli.Command {
 			return c, func(w io.Writer) error {
 				return keyValues(w, [][2]string{{"id", c.ID}, {"label", c.Label}, {"scheme", credentialScheme(c)},
 					{"env name", c.EnvName}, {"tags", joinOrDash(c.Tags)}, {"docs", orDash(c.DocsURL)},
-					{"secret", secretState(c.HasSecret)}})
+					{"secret", credentialSecretState(c)}})
 			}, err
 		},
 		delete: func(ctx context.Context, cl *client.Client, ref string) ([]string, error) {
 			del, err := cl.DeleteCredential(ctx, ref)
 			return deletionNotes(del), err
 		},
-		extra: []*cli.Command{credentialAddCommand(), credentialRotateCommand()},
+		extra: []*cli.Command{credentialAddCommand(), credentialRotateCommand(), credentialSetMineCommand(), credentialUnsetMineCommand()},
 	}.command()
 }
 
@@ -71,6 +71,7 @@ func credentialAddCommand() *cli.Command {
 			&cli.StringFlag{Name: "id", Usage: "credential id (default cred_<slug of label>)"},
 			&cli.StringSliceFlag{Name: "tag", Usage: "tag (repeatable)"},
 			&cli.StringFlag{Name: "docs-url", Usage: "where the key comes from"},
+			&cli.BoolFlag{Name: "personal", Usage: "each person brings their own secret (agent-deck credential set-mine); no shared secret is read"},
 			jsonFlag,
 		},
 		Action: func(c *cli.Context) error {
@@ -82,14 +83,16 @@ func credentialAddCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			secret, err := readSecret(c, "Secret for "+label+": ")
-			if err != nil {
-				return err
+			secret := ""
+			if !c.Bool("personal") {
+				if secret, err = readSecret(c, "Secret for "+label+": "); err != nil {
+					return err
+				}
 			}
 			cred, err := cl.CreateCredential(c.Context, core.CredentialInput{
 				Label: label, Value: secret, Scheme: backend.AuthScheme(c.String("scheme")),
 				HeaderName: c.String("header-name"), EnvName: c.String("env-name"), ID: c.String("id"),
-				Tags: c.StringSlice("tag"), DocsURL: c.String("docs-url")})
+				Tags: c.StringSlice("tag"), DocsURL: c.String("docs-url"), Personal: c.Bool("personal")})
 			if err != nil {
 				return fail(err)
 			}

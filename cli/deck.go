@@ -15,12 +15,12 @@ import (
 func deckCommand() *cli.Command {
 	return cardKind{
 		name: "deck", noun: "deck", aliases: []string{"decks"},
-		header: []string{"ID", "NAME"},
+		header: []string{"ID", "NAME", "OWNER", "SHARED"},
 		list: func(ctx context.Context, cl *client.Client) (any, [][]string, error) {
 			list, err := cl.ListDecks(ctx)
 			rows := make([][]string, len(list))
 			for i, d := range list {
-				rows[i] = []string{d.ID, d.Name}
+				rows[i] = []string{d.ID, d.Name, d.Owner, sharedCell(d)}
 			}
 			return orEmptyList(list), rows, err
 		},
@@ -32,7 +32,7 @@ func deckCommand() *cli.Command {
 			return nil, cl.DeleteDeck(ctx, ref)
 		},
 		extra: []*cli.Command{deckCreateCommand(), deckRenameCommand(), deckToolsCommand(), deckCredentialCommand(),
-			deckSamplingCommand(), deckReviewCommand(), deckLimitsCommand(), deckProjectCommand()},
+			deckSamplingCommand(), deckReviewCommand(), deckLimitsCommand(), deckProjectCommand(), deckShareCommand()},
 	}.command()
 }
 

@@ -94,7 +94,7 @@ func ensureAdminToken(ctx context.Context, svc *core.Hub, home string) (string, 
 	path := filepath.Join(home, adminTokenFile)
 	if data, err := os.ReadFile(path); err == nil {
 		secret := strings.TrimSpace(string(data))
-		if a, aerr := svc.Authenticate(ctx, secret, backend.ActorUser); aerr == nil && a.Scope == backend.ScopeAdmin {
+		if a, aerr := svc.Authenticate(ctx, secret, backend.ActorUser); aerr == nil && a.IsAdmin() {
 			return secret, nil
 		}
 	}

@@ -195,7 +195,7 @@ var yesFlag = &cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not 
 var decidingCommands = []string{
 	"deck delete", "service delete", "credential delete", "playbook delete",
 	"token revoke", "proposal accept", "proposal reject", "signal discard",
-	"service approve", "service disconnect",
+	"service approve", "service disconnect", "person remove",
 }
 
 // confirm asks on a terminal; elsewhere it needs --yes, so scripts never hang or delete by

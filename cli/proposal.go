@@ -51,9 +51,9 @@ func proposalList(c *cli.Context) error {
 	rows := make([][]string, len(list))
 	for i, p := range list {
 		rows[i] = []string{p.ID, string(p.Status), string(p.Kind), orDash(p.PlaybookID), clip(p.Rationale, 60),
-			stamp(&p.CreatedAt)}
+			orDash(p.Person), orDash(p.DecidedBy), stamp(&p.CreatedAt)}
 	}
-	return printTable(c.App.Writer, []string{"ID", "STATUS", "KIND", "PLAYBOOK", "RATIONALE", "CREATED"}, rows)
+	return printTable(c.App.Writer, []string{"ID", "STATUS", "KIND", "PLAYBOOK", "RATIONALE", "BY", "DECIDED BY", "CREATED"}, rows)
 }
 
 func proposalShow(c *cli.Context) error {

@@ -37,6 +37,15 @@ func serveCommand() *cli.Command {
 		Flags: serveFlags(),
 		Action: func(c *cli.Context) error {
 			cfg := serveConfigFrom(c)
+			getenv := func(k string) string {
+				if k == envOIDCClientSecret+fileSuffix { // also a flag: --oidc-client-secret-file
+					return c.String("oidc-client-secret-file")
+				}
+				return os.Getenv(k)
+			}
+			if err := cfg.fromFiles(getenv); err != nil {
+				return cli.Exit(err.Error(), 1)
+			}
 			cfg.Logger = newLogger(c.App.ErrWriter, cfg.LogLevel, cfg.LogFormat)
 			// This is the agent-deck binary: local servers are started through its launcher.
 			if exe, err := os.Executable(); err == nil {
@@ -322,6 +331,10 @@ func (s *Server) listen(ctx context.Context) error {
 	}
 	if s.cfg.Pprof {
 		opts.Pprof = pprofHandler()
+	}
+	if o := s.cfg.OIDC; o.Issuer != "" {
+		opts.OIDC = &dashboardapi.OIDCOptions{Issuer: o.Issuer, ClientID: o.ClientID, ClientSecret: o.ClientSecret,
+			RedirectURL: o.RedirectURL}
 	}
 	mux.Handle("/", dashboardapi.NewRouter(s.svc, opts))
 	hs := newHTTPServer(met.wrap(s.tracing.wrap(mux)), s.cfg.HTTP)

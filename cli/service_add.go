@@ -44,6 +44,7 @@ func serviceFieldFlags() []cli.Flag {
 		&cli.StringFlag{Name: "credential", Usage: "credential id or label whose secret authenticates the calls"},
 		&cli.StringFlag{Name: "description", Usage: "what the service is for (agents read it)"},
 		&cli.IntFlag{Name: "timeout", Usage: "seconds a downstream call may take"},
+		&cli.BoolFlag{Name: "personal", Usage: "each person brings their own secret for the service's credential (agent-deck credential set-mine)"},
 		jsonFlag,
 	}
 }
@@ -90,7 +91,8 @@ func serviceAddAction(c *cli.Context) error {
 		return err
 	}
 	in := core.ServiceInput{Name: args[0], Transport: backend.Transport(c.String("transport")),
-		Description: c.String("description"), CredentialID: c.String("credential"), TimeoutSeconds: c.Int("timeout")}
+		Description: c.String("description"), CredentialID: c.String("credential"), TimeoutSeconds: c.Int("timeout"),
+		Personal: c.Bool("personal")}
 	if local {
 		in.Type, in.LocalCommand, in.LocalArgs, in.LocalWorkingDir, in.LocalEnv = backend.ServiceLocal, args[1], args[2:], c.String("cwd"), env
 	} else {

@@ -73,6 +73,10 @@ func serviceEditAction(c *cli.Context) error {
 		n := c.Int("timeout")
 		p.TimeoutSeconds = &n
 	}
+	if c.IsSet("personal") {
+		v := c.Bool("personal")
+		p.Personal = &v
+	}
 	if local {
 		command, rest := args[1], args[2:]
 		p.LocalCommand, p.LocalArgs = &command, &rest

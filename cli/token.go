@@ -12,11 +12,12 @@ import (
 
 func tokenCommand() *cli.Command {
 	return &cli.Command{
-		Name: "token", Aliases: []string{"tokens"}, Usage: "manage API tokens (admin)",
+		Name: "token", Aliases: []string{"tokens"}, Usage: "manage API tokens (yours; an admin's: anyone's)",
 		Subcommands: []*cli.Command{
 			{Name: "create", Usage: "create a token; its secret is printed once", ArgsUsage: "NAME",
 				Flags: []cli.Flag{
 					&cli.StringFlag{Name: "scope", Value: string(backend.ScopeAgent), Usage: "admin, agent or agent:read"},
+					&cli.StringFlag{Name: "person", Usage: "the person the token acts for (name or id; default: yours); only an admin names someone else"},
 					jsonFlag,
 				},
 				Action: tokenCreate},
@@ -36,14 +37,15 @@ func tokenCreate(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	t, err := cl.CreateToken(c.Context, core.TokenInput{Name: name, Scope: backend.Scope(c.String("scope"))})
+	t, err := cl.CreateToken(c.Context, core.TokenInput{Name: name, Scope: backend.Scope(c.String("scope")),
+		Person: c.String("person")})
 	if err != nil {
 		return fail(err)
 	}
 	if c.Bool("json") {
 		return printJSON(c.App.Writer, t)
 	}
-	fmt.Fprintf(c.App.ErrWriter, "Created token %s (%s, scope %s). It is shown once:\n", t.Name, t.ID, t.Scope)
+	fmt.Fprintf(c.App.ErrWriter, "Created token %s (%s, scope %s, for %s). It is shown once:\n", t.Name, t.ID, t.Scope, t.Person)
 	_, err = fmt.Fprintln(c.App.Writer, t.Secret)
 	return err
 }
@@ -62,9 +64,9 @@ func tokenList(c *cli.Context) error {
 	}
 	rows := make([][]string, len(list))
 	for i, t := range list {
-		rows[i] = []string{t.ID, t.Name, string(t.Scope), stamp(&t.CreatedAt), stamp(t.LastUsedAt), stamp(t.RevokedAt)}
+		rows[i] = []string{t.ID, t.Name, string(t.Scope), t.Person, stamp(&t.CreatedAt), stamp(t.LastUsedAt), stamp(t.RevokedAt)}
 	}
-	return printTable(c.App.Writer, []string{"ID", "NAME", "SCOPE", "CREATED", "LAST USED", "REVOKED"}, rows)
+	return printTable(c.App.Writer, []string{"ID", "NAME", "SCOPE", "PERSON", "CREATED", "LAST USED", "REVOKED"}, rows)
 }
 
 func tokenRevoke(c *cli.Context) error {

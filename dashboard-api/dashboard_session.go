@@ -22,16 +22,19 @@ type SignInInput struct {
 	Code string `json:"code"`
 }
 
-// DashboardSessionInfo is what the dashboard page learns about its own session.
+// DashboardSessionInfo is what the dashboard page learns about its own session: its person
+// and role too, so the page shows what that person may do.
 type DashboardSessionInfo struct {
-	ID        string `json:"id"`
-	CSRFToken string `json:"csrf_token"`
+	ID        string       `json:"id"`
+	CSRFToken string       `json:"csrf_token"`
+	Person    string       `json:"person,omitempty"`
+	Role      backend.Role `json:"role,omitempty"`
 }
 
-// createSignInCode makes a one-time sign-in code for an admin (the CLI or the sign-in page
-// holding a pasted token).
+// createSignInCode makes a one-time sign-in code (the CLI or the sign-in page holding a
+// pasted token): for the caller, or for ?person= when an admin asks.
 func (a *api) createSignInCode(c *gin.Context) (core.SignInCode, error) {
-	return a.svc.CreateSignInCode(ctx(c))
+	return a.svc.CreateSignInCodeFor(ctx(c), c.Query("person"))
 }
 
 // signIn exchanges a one-time code for a dashboard session and sets its cookie.
@@ -40,11 +43,8 @@ func (a *api) signIn(c *gin.Context, in SignInInput) (DashboardSessionInfo, erro
 	if err != nil {
 		return DashboardSessionInfo{}, err
 	}
-	http.SetCookie(c.Writer, &http.Cookie{
-		Name: SessionCookie, Value: s.Secret, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode,
-		Secure: c.Request.TLS != nil, Expires: *s.ExpiresAt, MaxAge: int(time.Until(*s.ExpiresAt).Seconds()),
-	})
-	return DashboardSessionInfo{ID: s.ID, CSRFToken: s.CSRF}, nil
+	setSessionCookie(c, s)
+	return DashboardSessionInfo{ID: s.ID, CSRFToken: s.CSRF, Person: s.Person, Role: s.Role}, nil
 }
 
 // dashboardSession tells the page its session and CSRF token (cookie sign-in only).
@@ -56,7 +56,8 @@ func (a *api) dashboardSession(c *gin.Context) (DashboardSessionInfo, error) {
 			WithHint("sign in to the dashboard at / (agent-deck dashboard opens it)")
 	}
 	actor, _ := backend.ActorFrom(ctx(c))
-	return DashboardSessionInfo{ID: actor.TokenID, CSRFToken: core.DashboardCSRF(secret)}, nil
+	return DashboardSessionInfo{ID: actor.TokenID, CSRFToken: core.DashboardCSRF(secret),
+		Person: actor.PersonName, Role: actor.Role}, nil
 }
 
 // signOut revokes the cookie's session and clears the cookie.
@@ -107,4 +108,12 @@ func sameOrigin(r *http.Request, origin string) bool {
 		scheme = "https://"
 	}
 	return origin != "" && strings.EqualFold(origin, scheme+r.Host)
+}
+
+// setSessionCookie hands a new dashboard session to the browser.
+func setSessionCookie(c *gin.Context, s core.DashboardSession) {
+	http.SetCookie(c.Writer, &http.Cookie{
+		Name: SessionCookie, Value: s.Secret, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode,
+		Secure: c.Request.TLS != nil, Expires: *s.ExpiresAt, MaxAge: int(time.Until(*s.ExpiresAt).Seconds()),
+	})
 }

@@ -112,7 +112,7 @@ func TestJSONFieldsFollowEncodingJSON(t *testing.T) {
 		got[f.name] = f.required
 	}
 	want := map[string]bool{"id": true, "name": true, "created_at": true, "updated_at": true,
-		"services": true, "credentials": true, "playbooks": true}
+		"services": true, "credentials": true, "playbooks": true, "owner": false, "sharing": false, "shared_with": false}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("DeckSnapshot fields (-want +got)\n%s", diff)
 	}

@@ -30,6 +30,7 @@ var pathParamDocs = map[string]map[string]any{
 	"code": {"description": "error code", "schema": map[string]any{"type": "string", "enum": codeNames()}},
 
 	"proposal": {"description": "proposal id", "schema": map[string]any{"type": "string", "format": "uuid"}},
+	"person":   {"description": "person name or id", "schema": map[string]any{"type": "string"}},
 	"session":  {"description": "MCP session id", "schema": map[string]any{"type": "string", "format": "uuid"}},
 	"call":     {"description": "tool-call audit entry id", "schema": map[string]any{"type": "integer", "minimum": 1}},
 	"profile": {"description": "Go runtime profile (serve --pprof): heap, goroutine, profile, trace, …",
@@ -48,6 +49,8 @@ var enumValues = map[reflect.Type][]string{
 	reflect.TypeFor[backend.Code]():         codeNames(),
 
 	reflect.TypeFor[backend.ProposalStatus](): proposalStatusNames(),
+	reflect.TypeFor[backend.Role]():           {string(backend.RoleAdmin), string(backend.RoleMember)},
+	reflect.TypeFor[backend.Sharing]():        {string(backend.SharePrivate), string(backend.ShareEveryone), string(backend.SharePeople)},
 }
 
 func codeNames() []string {

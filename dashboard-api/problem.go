@@ -120,6 +120,8 @@ var problemTypes = map[backend.Code]struct{ title, description string }{
 		"A limit on calls per minute or on calls in flight (of the token, or of the service through the deck) was reached; the hint and the Retry-After header say when to retry, and nothing was spent."},
 	backend.CodeLimitReached: {"Limit reached",
 		"The write would pass a standing bound (open proposals or signals of one token); the message names the bound. Close or let a person review some first."},
+	backend.CodeCredentialMissing: {"Your own credential is missing",
+		"The service takes each person's own secret (or sign-in) and the calling person has not set theirs; nobody else's is ever sent. The hint names the command that sets it."},
 }
 
 // problemTitle is the title of a code's problem type; a code outside the table (a newer server's)

@@ -15,11 +15,11 @@ var routeDescriptions = map[string]string{
 	"metrics":     "The server's metrics in the Prometheus text format (requests, tool calls, sessions, downstream health); any token may read them.",
 
 	// Decks.
-	"listDecks":    "Every deck, ordered by name (case-insensitive), with its id and timestamps; the cards are in GET /decks/{deck}/snapshot.",
+	"listDecks":    "Every deck the caller's person may use (an admin: every deck; a member: their own and those shared with them), ordered by name (case-insensitive), with its id, owner, sharing and timestamps; the cards are in GET /decks/{deck}/snapshot.",
 	"createDeck":   "Creates an empty deck with a unique name (case-insensitive). Link cards to it with POST /decks/{deck}/cards; agents bind to it by name or id.",
 	"getDeck":      "The deck row alone, found by id or exact name; the cards it links are in GET /decks/{deck}/snapshot.",
 	"renameDeck":   "Gives the deck a new unique name; its id, cards and bindings stay. Sessions bound to it see the new name on their next read.",
-	"deleteDeck":   "Deletes the deck and its links; the cards stay in the collection and sessions bound to it become unbound. Admin tokens only.",
+	"deleteDeck":   "Deletes the deck and its links; the cards stay in the collection and sessions bound to it become unbound. Admin tokens only, of the deck's owner or a person with the admin role.",
 	"deckSnapshot": "The deck with its services, credentials and playbooks in deck order, as a bound agent sees them, never with secret values. Without budget or cursor the whole deck comes back; with a token budget the answer is one page and more.cursor continues it.",
 	"linkCard":     "Links a service, credential or playbook (by id or name) to the deck, at a position among the cards of its type or last; linking a card already on the deck moves it. Answers the deck's cards of that type and any warnings.",
 	"unlinkCard":   "Takes a card off the deck (the card stays in the collection). Answers 200 with the deck's remaining cards of that type and a warning for each playbook on the deck that depends on the card.",
@@ -37,7 +37,7 @@ var routeDescriptions = map[string]string{
 	"createService":       "Registers a downstream MCP server: a remote one at an http(s) URL, or a local command the server starts. Secret-looking header values are encrypted; link-local and cloud-metadata hosts are refused unless the server allows them, and private-range hosts need an admin token.",
 	"getService":          "One service by id or name, with secret header values and local environment values masked.",
 	"updateService":       "Changes the fields given and leaves the others as they are; setting the credential is admin-only. Connections to the service are reopened with the new settings.",
-	"deleteService":       "Deletes the service and takes it off every deck; refused with 409 and the dependent playbooks while a playbook depends on it. Admin tokens only.",
+	"deleteService":       "Deletes the service and takes it off every deck; refused with 409 and the dependent playbooks while a playbook depends on it. Admin tokens only, of the service's owner or a person with the admin role.",
 	"listServiceTools":    "The service's downstream tools as its server lists them (name, description, input schema), with whether each is enabled. Admins see every tool; agent tokens name a deck linking the service and see only the tools that deck lets them call.",
 	"updateToolSettings":  "Sets the full list of the service's disabled tools; agents on no deck can call a disabled tool. Answers the service's tools with their new enabled flags.",
 	"callServiceTool":     "Calls one downstream tool with arguments and answers its CallToolResult as the server sent it (minus _meta). A tool that failed on its own terms is still 200 with isError true; a call the deck's rules refuse is 403. Agent tokens name a deck linking the service.",
@@ -52,7 +52,7 @@ var routeDescriptions = map[string]string{
 	"createCredential": "Stores a secret under a label; the id (cred_…) and env name are derived from the label unless given. The value is encrypted and never shown again. Admin tokens only.",
 	"getCredential":    "One credential's metadata by id or label; never its value.",
 	"updateCredential": "Changes a credential's label, description or tags; its id and env name stay. Admin tokens only.",
-	"deleteCredential": "Deletes the credential; refused with 409 and the dependent playbooks while a playbook depends on it. Admin tokens only.",
+	"deleteCredential": "Deletes the credential; refused with 409 and the dependent playbooks while a playbook depends on it. Admin tokens only, of the credential's owner or a person with the admin role.",
 	"rotateCredential": "Replaces the credential's secret value; services and exec use the new value from their next call. Admin tokens only.",
 
 	// Playbooks.
@@ -60,15 +60,15 @@ var routeDescriptions = map[string]string{
 	"createPlaybook":         "Creates a playbook from a title, triggers and a Markdown body; its id (pb_…) is derived from the title unless given. Answers the playbook and the cards it was found to depend on.",
 	"getPlaybook":            "One playbook by id or title, with its current version's body and triggers.",
 	"updatePlaybook":         "Changes the fields given; the previous version is kept and can be restored. Answers the playbook and its dependencies.",
-	"deletePlaybook":         "Deletes the playbook, its earlier versions and its links to decks. Admin tokens only.",
+	"deletePlaybook":         "Deletes the playbook, its earlier versions and its links to decks. Admin tokens only, of the playbook's owner or a person with the admin role.",
 	"listPlaybookVersions":   "The playbook's earlier versions, newest first, each with its body and triggers as they were.",
 	"restorePlaybookVersion": "Makes an earlier version current again; the version it replaces is kept, so a restore can itself be undone.",
 	"listDependents":         "The playbooks that depend on a service, credential or playbook (named by id or name): what deleting or unlinking that card would leave without it.",
 
 	// Tokens, sessions, the status line.
-	"listTokens":   "Every API token's id, name, scope, creation and last use; never a secret. Admin tokens only.",
-	"createToken":  "Creates an admin, agent or agent:read token; its secret is in this answer only and cannot be read again. Admin tokens only.",
-	"revokeToken":  "Revokes the token at once on every replica; requests with it are then 401. Admin tokens only.",
+	"listTokens":   "API tokens' id, name, scope, person, creation and last use; never a secret. A person with the admin role sees every token, a member their own. Admin tokens only.",
+	"createToken":  "Creates an admin, agent or agent:read token for the caller's person, or (admin role) for the person named; the token acts for that person. Its secret is in this answer only and cannot be read again. Admin tokens only.",
+	"revokeToken":  "Revokes the token at once on every replica; requests with it are then 401. A member revokes only their own tokens. Admin tokens only.",
 	"listSessions": "The MCP sessions seen within the idle timeout, most recently seen first: client, profile, workspace root and the deck each is bound to.",
 	"display":      "The status line `agent-deck statusline` prints for a workspace: the deck of the live session bound at the nearest enclosing workspace root, or the unbound line.",
 
@@ -134,4 +134,14 @@ var routeDescriptions = map[string]string{
 	"endSession":             "Ends a live MCP session at once: its next request gets 404 and its client must start a new session (revoke the token to keep it out). Admin tokens only.",
 	"getDeckSampling":        "Whether a service linked to the deck may ask the agent's model for completions (MCP sampling); off unless an admin allowed it. Admin tokens only.",
 	"toolCallStats":          "Calls, failures and latency (median and 95th percentile) per service, or per tool of one service, in time buckets, counted by PostgreSQL over the audit trail; what the dashboard's charts draw. Admin tokens only.",
+	// People.
+	"me":              "The person the caller's token acts for: id, name, role and sign-in e-mail. Any token.",
+	"listPeople":      "The people of the hub, by name. A member sees names and roles only; with removed=true an admin also sees removed people. Admin tokens only.",
+	"addPerson":       "Adds a person with the role admin or member, and optionally the e-mail or OpenID Connect subject their dashboard sign-in maps to. Make them a token with POST /tokens {\"person\"} or a sign-in code with POST /dashboard/signin-codes?person=. Admin role only.",
+	"updatePerson":    "Changes a person's role, e-mail or OpenID Connect subject; the last admin cannot become a member. Every replica applies the new role at once. Admin role only.",
+	"removePerson":    "Removes a person: their tokens are revoked, their dashboard sessions and MCP sessions end at once on every replica; their decks and cards stay (an admin may hand them on). Answers what was revoked. Admin role only.",
+	"setOwnSecret":    "Sets the caller's own secret for a credential whose secret each person brings (or for the credential of a personal service): calls by this person send it, nobody else's. Write-only: never shown again, admins included. Admin tokens only (the person's own CLI or dashboard).",
+	"deleteOwnSecret": "Forgets the caller's own secret for a credential; their calls then get CREDENTIAL_MISSING with the command to set one. Admin tokens only.",
+	"shareDeck":       "Makes a deck private, shares it with everyone or with named people, or hands it to another person. Only its owner or a person with the admin role. Agent tokens of people it is unshared from lose it at once. Admin tokens only.",
+	"signInOptions":   "The ways the dashboard's sign-in page offers: the one-time code always, and OpenID Connect with its start URL when the server is configured for it. No token.",
 }

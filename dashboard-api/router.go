@@ -7,6 +7,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"time"
 
 	"github.com/gin-gonic/gin"
 
@@ -46,6 +47,8 @@ type Options struct {
 	AuthServer *authserver.Server
 	// Origins decides which browser origins may call the API; the zero value accepts local ones.
 	Origins backend.OriginPolicy
+	// OIDC, when set, lets people sign in to the dashboard with an OpenID Connect provider.
+	OIDC *OIDCOptions
 }
 
 func (o Options) withDefaults() Options {
@@ -67,6 +70,8 @@ type api struct {
 	log     *slog.Logger
 	opts    Options
 	openapi []byte
+	// oidc is the OpenID Connect sign-in, nil when Options.OIDC is unset (dashboard_oidc.go).
+	oidc *oidcSignIn
 }
 
 // NewRouter returns the REST API as an http.Handler: /healthz, /readyz, /api/v1/… and, when
@@ -82,7 +87,11 @@ func newEngine(svc *core.Hub, opts Options) *gin.Engine {
 
 func newAPI(svc *core.Hub, opts Options) *api {
 	opts = opts.withDefaults()
-	return &api{svc: svc, log: opts.Logger, opts: opts}
+	a := &api{svc: svc, log: opts.Logger, opts: opts}
+	if opts.OIDC != nil {
+		a.oidc = &oidcSignIn{opts: *opts.OIDC, client: &http.Client{Timeout: 15 * time.Second}}
+	}
+	return a
 }
 
 // engine registers the route table on a fresh gin engine and renders the OpenAPI document

@@ -104,9 +104,9 @@ func (a *api) routes() []route {
 		list(v1+"/dependents", "Playbooks that depend on a card", a.listDependents, "id").withQuery(
 			cardType, queryParam{name: "card_id", required: true, description: "card id or name"}),
 
-		list(v1+"/tokens", "List API tokens; admin", a.listTokens, "id").adminOnly(),
-		withBody(http.MethodPost, v1+"/tokens", "Create an API token (its secret is shown once); admin", http.StatusCreated, a.createToken).adminOnly(),
-		noContent(http.MethodDelete, v1+"/tokens/:token", "Revoke a token; admin", a.revokeToken).adminOnly(),
+		list(v1+"/tokens", "List API tokens (a member's own); admin", a.listTokens, "id").adminOnly(),
+		withBody(http.MethodPost, v1+"/tokens", "Create an API token for the caller or, for the admin role, a person (its secret is shown once); admin", http.StatusCreated, a.createToken).adminOnly(),
+		noContent(http.MethodDelete, v1+"/tokens/:token", "Revoke a token (a member's own); admin", a.revokeToken).adminOnly(),
 
 		list(v1+"/sessions", "Live MCP sessions and their bindings (for admins, with the token that opened each)", a.listSessions, "id"),
 		noContent(http.MethodDelete, v1+"/sessions/:session", "End a live MCP session: its client must start a new one (revoke the token to keep it out); admin", a.endSession).adminOnly(),
@@ -120,7 +120,8 @@ func (a *api) routes() []route {
 			withQuery(queryParam{name: "dry_run", boolean: true, description: "report without changing anything"}).
 			withLimit(a.opts.MaxImportBytes).withDocs(bundleDoc, nil).adminOnly(),
 
-		noBody(http.MethodPost, v1+"/dashboard/signin-codes", "A one-time dashboard sign-in code (valid 2 minutes); admin", a.createSignInCode).adminOnly(),
+		noBody(http.MethodPost, v1+"/dashboard/signin-codes", "A one-time dashboard sign-in code (valid 2 minutes) for the caller, or for ?person= (admin role); admin", a.createSignInCode).
+			withQuery(queryParam{name: "person", description: "the person (name or id) the code signs in; admin"}).adminOnly(),
 		withBody(http.MethodPost, v1+"/dashboard/session", "Exchange a one-time sign-in code for a dashboard session cookie", http.StatusCreated, a.signIn).withPublic(),
 		noBody(http.MethodGet, v1+"/dashboard/session", "The dashboard session of the cookie, with its CSRF token", a.dashboardSession),
 		noContent(http.MethodDelete, v1+"/dashboard/session", "Sign the dashboard out (revokes the cookie's session)", a.signOut),
@@ -160,6 +161,8 @@ func (a *api) routes() []route {
 		withBody(http.MethodPut, v1+"/decks/:deck/playbook-review", "Hold agent tokens' playbook writes on the deck for review (true), let them take effect (false), or follow the server's default (null); admin", http.StatusOK, a.setDeckPlaybookReview).adminOnly(),
 		withBody(http.MethodPut, v1+"/decks/:deck/audit", "Turn argument capture on or off for calls through the deck (arguments are redacted); admin", http.StatusOK, a.setDeckArgumentCapture).adminOnly(),
 	}
+	table = append(table, a.peopleRoutes()...)
+	table = append(table, a.oidcRoutes()...)
 	table = append(table, a.authServerRoutes()...)
 	table = append(table, a.oauthRoutes()...)
 	if a.opts.Info != nil {

@@ -101,6 +101,7 @@ func routeScenario() []step {
 	steps = append(steps, dashboardSessionSteps(ok, created)...)
 	steps = append(steps, learnSteps(ok, created)...)
 	steps = append(steps, authServerSteps(ok)...)
+	steps = append(steps, peopleSteps(ok, created)...)
 	return steps
 }
 

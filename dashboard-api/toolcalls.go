@@ -12,6 +12,7 @@ import (
 
 // toolCallQueryParams documents GET /tool-calls' filters.
 var toolCallQueryParams = []queryParam{
+	{name: "person", description: "person id or name"},
 	{name: "service", description: "service id or name"},
 	{name: "deck", description: "deck id or name"},
 	{name: "session", description: "MCP session id"},
@@ -25,7 +26,7 @@ var toolCallQueryParams = []queryParam{
 }
 
 func (a *api) listToolCalls(c *gin.Context) (backend.ToolCallPage, error) {
-	f := backend.ToolCallFilter{Service: c.Query("service"), Deck: c.Query("deck"), Session: c.Query("session"),
+	f := backend.ToolCallFilter{Person: c.Query("person"), Service: c.Query("service"), Deck: c.Query("deck"), Session: c.Query("session"),
 		Tool: c.Query("tool"), Token: c.Query("token"), Outcome: c.Query("outcome"), Cursor: c.Query("cursor"), Limit: intQuery(c, "limit")}
 	var err error
 	if f.Since, err = timeParam(c, "since"); err != nil {

@@ -13,6 +13,8 @@ func TestAttacksCLI(t *testing.T) {
 		{"credential secret piped with a line break", attackCLICredentialSecretWithLineBreak},
 		{"the CLI drops the hint of a server error", attackCLIHidesServerHint},
 		{"a newer error code is reported as an internal failure", attackCLIUnknownCode},
+		{"a member's CLI shows, shares or deletes another person's private deck", attackCLIOtherPersonsDeck},
+		{"a member's CLI lists, shows or sets their own secret for a credential on another person's deck", attackCLIOtherPersonsCredential},
 		{"adopt --replace on a symlinked client file deletes the file it points to", attackCLIAdoptSymlinkedFile},
 		{"adopt registers a server whose name is not valid UTF-8 under another name", attackCLIAdoptBadUTF8Name},
 		{"shell completion runs a command in a deck's name", attackCLICompletionEvaluatesNames},

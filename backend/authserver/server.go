@@ -354,10 +354,12 @@ type ConsentDecision struct {
 	RedirectTo string `json:"redirect_to"`
 }
 
-// DecideAuthorization records the person's answer. Admin only (the dashboard session, or an
-// admin token on the sign-in page): consent hands an agent token to a program.
+// DecideAuthorization records the person's answer. A person's own session only (the
+// dashboard, or a person's admin-scope token on the sign-in page): consent hands a token acting
+// for that person to a program.
 func (s *Server) DecideAuthorization(ctx context.Context, base string, in ConsentInput) (ConsentDecision, error) {
-	if _, err := backend.RequireAdmin(ctx, "allow OAuth clients"); err != nil {
+	who, err := backend.RequirePerson(ctx, "allow OAuth clients")
+	if err != nil {
 		return ConsentDecision{}, err
 	}
 	info, err := s.CheckAuthorization(ctx, base, in.AuthorizeRequest)
@@ -386,7 +388,7 @@ func (s *Server) DecideAuthorization(ctx context.Context, base string, in Consen
 	now := s.clock()
 	rec := backend.AuthCode{Hash: backend.HashToken(code), ClientID: info.ClientID, ClientName: info.ClientName,
 		RedirectURI: info.RedirectURI, Challenge: in.CodeChallenge, Scope: info.Scope, Resource: info.Resource,
-		CreatedAt: now, ExpiresAt: now.Add(CodeTTL), DeckID: deck.ID}
+		CreatedAt: now, ExpiresAt: now.Add(CodeTTL), DeckID: deck.ID, PersonID: who.PersonID}
 	if err := s.store.CreateOAuthCode(ctx, rec); err != nil {
 		return ConsentDecision{}, backend.StoreErr("creating an authorization code", err)
 	}
@@ -502,7 +504,7 @@ func (s *Server) exchangeCode(ctx context.Context, resource string, req TokenReq
 	exp := now.Add(ttl)
 	rec := backend.TokenRecord{
 		Token: backend.Token{Name: backend.Clip("OAuth: "+code.ClientName, 120), Scope: code.Scope, CreatedAt: now,
-			Kind: backend.TokenKindOAuth, ExpiresAt: &exp, DeckID: code.DeckID},
+			Kind: backend.TokenKindOAuth, ExpiresAt: &exp, DeckID: code.DeckID, PersonID: code.PersonID},
 		Hash: backend.HashToken(access),
 	}
 	r := backend.AuthRefresh{Hash: backend.HashToken(refresh), CreatedAt: now, ExpiresAt: now.Add(RefreshTTL), Scope: code.Scope,

@@ -43,6 +43,9 @@ type caches struct {
 	// plans are proxied calls' plans by deck and service (service_call.go); any change may
 	// touch what one was built from, so every invalidation drops them all.
 	plans map[string]*callPlan
+	// personCards are the cards each member reaches through the decks they may use
+	// (person_view.go); any change may touch them, so every invalidation drops them all.
+	personCards map[string]backend.PersonCards
 
 	// projections are decks' projected-tools settings by deck id (deck_projection.go).
 	projections map[string]projectionEntry
@@ -74,6 +77,7 @@ func (c *caches) resetLocked() {
 	c.pins = map[string]map[string]backend.ToolPin{}
 	c.plans = map[string]*callPlan{}
 	c.projections = map[string]projectionEntry{}
+	c.personCards = map[string]backend.PersonCards{}
 	c.oauth.forget("")
 }
 
@@ -179,6 +183,7 @@ func (c *caches) drop(table, id string) {
 	defer c.mu.Unlock()
 	c.gen++
 	clear(c.plans)
+	clear(c.personCards)
 	switch table {
 	case "tokens":
 		clear(c.tokens)

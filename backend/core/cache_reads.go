@@ -32,8 +32,10 @@ func (s *Hub) cachedDeck(ref string) (backend.Deck, bool) {
 }
 
 // deckByRefCached is deckByRef remembering what a name resolved to, until any deck changes.
+// The cache is the replica's, not the caller's: a cached deck a member may not use is looked
+// up again through the person's view, which answers NOT_FOUND naming the member's decks.
 func (s *Hub) deckByRefCached(ctx context.Context, ref string) (backend.Deck, error) {
-	if d, ok := s.cachedDeck(ref); ok {
+	if d, ok := s.cachedDeck(ref); ok && mayUseDeck(ctx, d) {
 		return d, nil
 	}
 	gen, _ := s.cache.generation()
@@ -113,4 +115,10 @@ func (s *Hub) liveSession(ctx context.Context, id string) (backend.MCPSession, b
 		cachePut(s.cache, sessionMap, gen, id, m)
 	}
 	return m, false, err
+}
+
+// mayUseDeck reports whether the caller may use the deck (always, for admins).
+func mayUseDeck(ctx context.Context, d backend.Deck) bool {
+	m, ok := backend.Member(ctx)
+	return !ok || m.MayUseDeck(d)
 }

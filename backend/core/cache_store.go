@@ -57,6 +57,9 @@ func (s *invalidatingStore) UpdateDeck(ctx context.Context, d *backend.Deck) err
 func (s *invalidatingStore) DeleteDeck(ctx context.Context, id string) error {
 	return s.after(s.Store.DeleteDeck(ctx, id), "decks", id)
 }
+func (s *invalidatingStore) SetDeckSharing(ctx context.Context, id string, sh backend.Sharing, people []string, owner string) error {
+	return s.after(s.Store.SetDeckSharing(ctx, id, sh, people, owner), "decks", id)
+}
 func (s *invalidatingStore) ReplaceLinks(ctx context.Context, deckID string, t backend.CardType, ids []string) error {
 	return s.after(s.Store.ReplaceLinks(ctx, deckID, t, ids), "deck_cards", deckID)
 }
@@ -106,6 +109,9 @@ func (s *invalidatingStore) ClearToolPins(ctx context.Context, id string) error 
 func (s *invalidatingStore) CreateCredential(ctx context.Context, c *backend.CredentialRecord) error {
 	return s.after(s.Store.CreateCredential(ctx, c), "credentials", c.ID)
 }
+func (s *invalidatingStore) SetPersonalSecret(ctx context.Context, credID, personID string, sealed []byte, at time.Time) error {
+	return s.after(s.Store.SetPersonalSecret(ctx, credID, personID, sealed, at), "credentials", credID)
+}
 func (s *invalidatingStore) CreateCredentials(ctx context.Context, cs []*backend.CredentialRecord) error {
 	return s.after(s.Store.CreateCredentials(ctx, cs), "credentials", "")
 }
@@ -135,6 +141,19 @@ func (s *invalidatingStore) CreateToken(ctx context.Context, t *backend.TokenRec
 }
 func (s *invalidatingStore) RevokeToken(ctx context.Context, id string, at time.Time) error {
 	return s.after(s.Store.RevokeToken(ctx, id, at), "tokens", id)
+}
+func (s *invalidatingStore) CreatePerson(ctx context.Context, p *backend.Person) error {
+	return s.after(s.Store.CreatePerson(ctx, p), "people", p.ID)
+}
+func (s *invalidatingStore) UpdatePerson(ctx context.Context, p *backend.Person) error {
+	return s.after(s.Store.UpdatePerson(ctx, p), "people", p.ID)
+}
+
+// RemovePerson drops everything cached (a person change resets the caches): the person's
+// tokens stop working on this replica at once.
+func (s *invalidatingStore) RemovePerson(ctx context.Context, id string, at time.Time) (backend.PersonRemoval, error) {
+	r, err := s.Store.RemovePerson(ctx, id, at)
+	return r, s.after(err, "people", id)
 }
 func (s *invalidatingStore) CreateSession(ctx context.Context, m *backend.MCPSession) error {
 	return s.after(s.Store.CreateSession(ctx, m), "mcp_sessions", m.ID)

@@ -36,6 +36,11 @@ var storeReads = map[string]string{
 	"OpenByToken":            "lookup",
 	"RateLimitSettings":      "lookup, read once per call plan",
 	"PlaybookFetchStats":     "lookup",
+	"PersonBySignIn":         "lookup",
+	"FounderAdmin":           "lookup",
+	"PersonCards":            "lookup",
+	"PersonalSecret":         "lookup",
+	"PersonalSecretIDs":      "lookup",
 }
 
 // unwrappedWrites are the writes invalidatingStore may leave to the embedded Store, each with

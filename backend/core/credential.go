@@ -19,6 +19,9 @@ type CredentialInput struct {
 	ID         string             `json:"id,omitempty"`
 	Tags       []string           `json:"tags,omitempty"`
 	DocsURL    string             `json:"docs_url,omitempty"`
+	// Personal says each person brings their own secret; Value (a shared one) is then optional
+	// and never sent.
+	Personal bool `json:"personal,omitempty"`
 }
 
 // CredentialPatch changes a credential's metadata; the secret changes only by rotation.
@@ -29,6 +32,7 @@ type CredentialPatch struct {
 	EnvName    *string             `json:"env_name,omitempty"`
 	Tags       *[]string           `json:"tags,omitempty"`
 	DocsURL    *string             `json:"docs_url,omitempty"`
+	Personal   *bool               `json:"personal,omitempty"`
 }
 
 // ListCredentials returns every credential's metadata, by label.
@@ -47,6 +51,9 @@ func (s *Hub) ListCredentials(ctx context.Context) ([]backend.Credential, error)
 	sort.SliceStable(out, func(i, j int) bool {
 		return strings.ToLower(out[i].Label) < strings.ToLower(out[j].Label)
 	})
+	if err := s.ownSecrets(ctx, out); err != nil {
+		return nil, err
+	}
 	return out, nil
 }
 
@@ -59,7 +66,9 @@ func (s *Hub) GetCredential(ctx context.Context, ref string) (backend.Credential
 	if err != nil {
 		return backend.Credential{}, err
 	}
-	return credentialView(rec), nil
+	out := []backend.Credential{credentialView(rec)}
+	err = s.ownSecrets(ctx, out)
+	return out[0], err
 }
 
 // CreateCredential stores a credential and its encrypted secret. Admin only.
@@ -71,9 +80,12 @@ func (s *Hub) CreateCredential(ctx context.Context, in CredentialInput) (backend
 	if err != nil {
 		return backend.Credential{}, err
 	}
-	value, err := cleanSecret(in.Value)
-	if err != nil {
-		return backend.Credential{}, err
+	rec.Personal = in.Personal
+	value := ""
+	if !in.Personal || strings.TrimSpace(in.Value) != "" {
+		if value, err = cleanSecret(in.Value); err != nil {
+			return backend.Credential{}, err
+		}
 	}
 	rec.CreatedAt, rec.UpdatedAt = s.clock(), s.clock()
 	rec.ID, err = pickID(ctx, rec.ID, backend.DeriveCredentialID(rec.Label), "id", func(id string) (bool, error) {
@@ -84,10 +96,12 @@ func (s *Hub) CreateCredential(ctx context.Context, in CredentialInput) (backend
 		return backend.Credential{}, err
 	}
 	// Sealed once the id is known: the secret is bound to its row.
-	if rec.SealedSecret, err = s.secrets.seal(backend.FieldCredentialSecret, rec.ID, []byte(value)); err != nil {
-		return backend.Credential{}, err
+	if value != "" {
+		if rec.SealedSecret, err = s.secrets.seal(backend.FieldCredentialSecret, rec.ID, []byte(value)); err != nil {
+			return backend.Credential{}, err
+		}
+		rec.HasSecret = true
 	}
-	rec.HasSecret = true
 	if err := s.store.CreateCredential(ctx, &rec); err != nil {
 		return backend.Credential{}, backend.NameConflict(err, "credential", "label", rec.Label)
 	}

@@ -128,6 +128,9 @@ func applyCredentialPatch(rec *backend.CredentialRecord, in CredentialPatch) err
 			return err
 		}
 	}
+	if in.Personal != nil {
+		rec.Personal = *in.Personal
+	}
 	if in.DocsURL != nil {
 		rec.DocsURL = strings.TrimSpace(*in.DocsURL)
 	}

@@ -136,7 +136,8 @@ func (s *Hub) deckNameConflict(ctx context.Context, err error, name string) erro
 
 // RenameDeck changes a deck's name.
 func (s *Hub) RenameDeck(ctx context.Context, ref string, in DeckInput) (backend.Deck, error) {
-	if _, err := backend.RequireWrite(ctx, "rename a deck"); err != nil {
+	a, err := backend.RequireWrite(ctx, "rename a deck")
+	if err != nil {
 		return backend.Deck{}, err
 	}
 	name, err := backend.CleanName("name", in.Name)
@@ -147,6 +148,9 @@ func (s *Hub) RenameDeck(ctx context.Context, ref string, in DeckInput) (backend
 	if err != nil {
 		return backend.Deck{}, err
 	}
+	if err := mayManage(a, "deck", d.Name, d.OwnerID, "rename"); err != nil {
+		return backend.Deck{}, err
+	}
 	d.Name, d.UpdatedAt = name, s.clock()
 	if err := s.store.UpdateDeck(ctx, &d); err != nil {
 		return backend.Deck{}, s.deckNameConflict(ctx, err, name)
@@ -154,13 +158,18 @@ func (s *Hub) RenameDeck(ctx context.Context, ref string, in DeckInput) (backend
 	return d, nil
 }
 
-// DeleteDeck removes a deck and its links; cards stay in the collection. Admin only.
+// DeleteDeck removes a deck and its links; cards stay in the collection. Its owner or an
+// admin, on a person's own surface.
 func (s *Hub) DeleteDeck(ctx context.Context, ref string) error {
-	if _, err := backend.RequireAdmin(ctx, "delete a deck"); err != nil {
+	a, err := backend.RequirePerson(ctx, "delete a deck")
+	if err != nil {
 		return err
 	}
 	d, err := s.deckByRef(ctx, s.store, ref)
 	if err != nil {
+		return err
+	}
+	if err := mayManage(a, "deck", d.Name, d.OwnerID, "delete"); err != nil {
 		return err
 	}
 	// The links go with the deck (ON DELETE CASCADE); the cards stay in the collection.

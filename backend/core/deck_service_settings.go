@@ -48,7 +48,7 @@ func (s *Hub) UpdateDeckServiceSettings(ctx context.Context, deckRef, serviceRef
 	if err != nil {
 		return DeckServiceSettingsResult{}, err
 	}
-	if in.CredentialID != nil && a.Scope != backend.ScopeAdmin {
+	if in.CredentialID != nil && !a.IsAdmin() {
 		return DeckServiceSettingsResult{}, backend.Refuse(a.Scope, "choose the credential a deck presents to a service").
 			WithDetail("field", "credential_id").
 			WithHint("this needs a token with scope admin; ask an admin to run: agent-deck deck credential DECK SERVICE CREDENTIAL")
@@ -70,7 +70,7 @@ func (s *Hub) UpdateDeckServiceSettings(ctx context.Context, deckRef, serviceRef
 			return DeckServiceSettingsResult{}, err
 		}
 	}
-	if a.Scope != backend.ScopeAdmin && widens(cur, next) {
+	if !a.IsAdmin() && widens(cur, next) {
 		return DeckServiceSettingsResult{}, backend.Refuse(a.Scope,
 			fmt.Sprintf("widen the tools deck %s exposes of %s, only narrow them", backend.QuoteClip(d.Name), backend.QuoteClip(rec.Name))).
 			WithDetail("field", "allow_tools").WithDetail("allow_tools", backend.OrEmpty(cur.AllowTools)).

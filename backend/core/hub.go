@@ -65,7 +65,9 @@ const DefaultMaxSessionsPerToken = 200
 // the same thing call the same method with the same input; validation and permission checks live
 // here, once.
 type Hub struct {
-	store      backend.Store
+	store backend.Store
+	// rawStore is the Store without the person's view, for the view's own lookups.
+	rawStore   backend.Store
 	downstream backend.Downstream
 	sealer     backend.Sealer
 	secrets    sealing
@@ -112,7 +114,8 @@ func NewHub(store backend.Store, downstream backend.Downstream, sealer backend.S
 	s.cache = newCaches()
 	s.cache.changed = s.relearnHeld
 	s.oauth = s.cache.oauth
-	s.store = &invalidatingStore{Store: store, c: s.cache}
+	s.rawStore = store
+	s.store = &invalidatingStore{Store: &personView{Store: store, c: s.cache}, c: s.cache}
 	s.ends = &sessionEnds{hub: s}
 	store.Subscribe(context.Background(), func(ch backend.Change) {
 		s.cache.apply(ch)

@@ -156,13 +156,18 @@ func (s *Hub) updatePlaybook(ctx context.Context, ref string, in PlaybookPatch, 
 	})
 }
 
-// DeletePlaybook removes a playbook and its versions. Admin only.
+// DeletePlaybook removes a playbook and its versions: its owner or an admin, on a person's own
+// surface.
 func (s *Hub) DeletePlaybook(ctx context.Context, ref string) error {
-	if _, err := backend.RequireAdmin(ctx, "delete playbooks"); err != nil {
+	a, err := backend.RequirePerson(ctx, "delete playbooks")
+	if err != nil {
 		return err
 	}
 	p, err := backend.PlaybookByRef(ctx, s.store, ref)
 	if err != nil {
+		return err
+	}
+	if err := mayManage(a, "playbook", p.Title, p.OwnerID, "delete"); err != nil {
 		return err
 	}
 	return backend.StoreErr("deleting a playbook", s.store.DeletePlaybook(ctx, p.ID))

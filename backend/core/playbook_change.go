@@ -166,7 +166,7 @@ func (s *Hub) writePlaybookChange(ctx context.Context, tx backend.Store, a backe
 			kind = backend.ActorUser
 		}
 		now := s.clock()
-		v := backend.PlaybookVersion{PlaybookID: cur.ID, Snapshot: playbookView(cur), Actor: kind, CreatedAt: now}
+		v := backend.PlaybookVersion{PlaybookID: cur.ID, Snapshot: playbookView(cur), Actor: kind, CreatedAt: now, Person: a.PersonName}
 		if err := tx.AddPlaybookVersion(ctx, &v); err != nil {
 			return PlaybookResult{}, backend.StoreErr("recording a playbook version", err)
 		}

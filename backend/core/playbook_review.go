@@ -26,7 +26,7 @@ func originOf(sess backend.MCPSession) writeOrigin {
 // requireAdminToRun refuses anyone but an admin a change to exec or skill: agents run the one
 // and load the other, so a changed value runs on every machine whose agent follows the playbook.
 func requireAdminToRun(ctx context.Context, a backend.Actor, cur, next backend.Playbook) error {
-	if a.Scope == backend.ScopeAdmin {
+	if a.IsAdmin() {
 		return nil
 	}
 	var fields []string
@@ -53,8 +53,16 @@ func requireAdminToRun(ctx context.Context, a backend.Actor, cur, next backend.P
 // it goes on does. A playbook on no deck, and a deck without its own setting, follow the
 // server's default.
 func (s *Hub) reviewRequired(ctx context.Context, st backend.Store, a backend.Actor, playbookID, deckID string) (bool, error) {
-	if a.Scope == backend.ScopeAdmin {
+	if a.IsAdmin() {
 		return false, nil
+	}
+	if a.Scope == backend.ScopeAdmin {
+		// A member's own token on their own surface: their writes to their own playbooks (or
+		// to a deck of theirs) are a person's; to another person's they are reviewed.
+		own, err := ownsWriteTarget(ctx, st, a, playbookID, deckID)
+		if err != nil || own {
+			return false, err
+		}
 	}
 	if playbookID != "" {
 		held, err := st.PlaybookReviewRequired(ctx, playbookID, s.cfg.PlaybookReview)
@@ -212,4 +220,24 @@ func (s *Hub) reviewView(d backend.Deck, own *bool) DeckPlaybookReview {
 		out.Required, out.Source = *own, "deck"
 	}
 	return out
+}
+
+// ownsWriteTarget reports whether a member's playbook write lands on their own: the playbook
+// they own, or for a new playbook the deck they own (or no deck).
+func ownsWriteTarget(ctx context.Context, st backend.Store, a backend.Actor, playbookID, deckID string) (bool, error) {
+	switch {
+	case playbookID != "":
+		p, err := st.GetPlaybook(ctx, playbookID)
+		if err != nil {
+			return false, backend.StoreErr("reading the playbook", err)
+		}
+		return p.OwnerID == a.PersonID, nil
+	case deckID != "":
+		d, err := st.GetDeck(ctx, deckID)
+		if err != nil {
+			return false, backend.StoreErr("reading the deck", err)
+		}
+		return d.OwnerID == a.PersonID, nil
+	}
+	return true, nil
 }

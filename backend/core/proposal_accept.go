@@ -33,7 +33,9 @@ func (s *Hub) applyProposal(ctx context.Context, tx backend.Store, p backend.Pro
 	}
 	maskPlaybook(s.heldMask(), &next)
 	now := s.clock()
-	v := backend.PlaybookVersion{PlaybookID: cur.ID, Snapshot: playbookView(cur), Actor: backend.ActorAgent, CreatedAt: now, ProposalID: p.ID}
+	// The change is the proposing agent's, accepted by a person: the version names the proposer.
+	v := backend.PlaybookVersion{PlaybookID: cur.ID, Snapshot: playbookView(cur), Actor: backend.ActorAgent, CreatedAt: now,
+		ProposalID: p.ID, Person: p.Person}
 	if err := tx.AddPlaybookVersion(ctx, &v); err != nil {
 		return nil, backend.StoreErr("recording a playbook version", err)
 	}

@@ -26,7 +26,7 @@ const (
 // naming the limit). freed is how many of the token's own open proposals the new one
 // supersedes. Admins and callers without a token are not bounded.
 func roomToRecord(ctx context.Context, st backend.Store, a backend.Actor, what learningRecord, freed int) error {
-	if a.TokenID == "" || a.Scope == backend.ScopeAdmin {
+	if a.TokenID == "" || a.IsAdmin() {
 		return nil
 	}
 	props, sigs, err := st.OpenByToken(ctx, a.TokenID)

@@ -209,6 +209,9 @@ func (s *Hub) decidable(ctx context.Context, tx backend.Store, a backend.Actor, 
 func (s *Hub) closeProposal(ctx context.Context, tx backend.Store, p backend.Proposal, to backend.ProposalStatus, reason string, signals backend.SignalStatus) (AcceptResult, error) {
 	now := s.clock()
 	p.Status, p.Reason, p.DecidedAt = to, reason, &now
+	if a, ok := backend.ActorFrom(ctx); ok {
+		p.DecidedBy = a.PersonName
+	}
 	if err := tx.UpdateProposal(ctx, &p); err != nil {
 		return AcceptResult{}, backend.StoreErr("closing a proposal", err)
 	}

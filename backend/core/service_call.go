@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"time"
 
@@ -33,6 +34,9 @@ type callPlan struct {
 	limits ratelimit.Limits
 	// renewBy is when the service's sign-in token needs renewing, and so the plan rebuilding.
 	renewBy time.Time
+	// personal says the target carries the calling person's own secret: the plan is kept per
+	// person (personalPlanKey), and under the plain key only as a marker that says so.
+	personal bool
 }
 
 // planKey names a plan in the read cache: the deck it goes through and the service as asked for.
@@ -41,6 +45,29 @@ func planKey(deckID, serviceRef string) string {
 }
 
 func planMap(c *caches) map[string]*callPlan { return c.plans }
+
+// personalPlanKey names the plan of one person's calls through a plan that is personal.
+func personalPlanKey(key, personID string) string { return key + "\x00person:" + personID }
+
+// cachedPlanFor is cachedPlan for the caller: a personal plan is looked up under the caller's
+// own key, so no person's call goes out with another person's target.
+func (s *Hub) cachedPlanFor(ctx context.Context, key string) (*callPlan, bool) {
+	p, ok := s.cachedPlan(key)
+	if !ok || !p.personal {
+		return p, ok
+	}
+	a, _ := backend.ActorFrom(ctx)
+	return s.cachedPlan(personalPlanKey(key, a.PersonID))
+}
+
+// putPlan caches a plan under its key, and a personal one under the caller's key as well.
+func (s *Hub) putPlan(ctx context.Context, gen uint64, key string, p *callPlan) {
+	cachePut(s.cache, planMap, gen, key, p)
+	if p.personal {
+		a, _ := backend.ActorFrom(ctx)
+		cachePut(s.cache, planMap, gen, personalPlanKey(key, a.PersonID), p)
+	}
+}
 
 // cachedPlan returns a plan built since the last change, unless its sign-in token needs
 // renewing. The service's secrets are learned again: the service may have been forgotten
@@ -65,7 +92,7 @@ func (s *Hub) boundPlan(ctx context.Context, sessionID, serviceRef string) (*cal
 		return &callPlan{}, err
 	}
 	key := planKey(sess.DeckID, serviceRef)
-	if p, ok := s.cachedPlan(key); ok {
+	if p, ok := s.cachedPlanFor(ctx, key); ok {
 		return p, nil
 	}
 	gen, _ := s.cache.generation()
@@ -88,7 +115,7 @@ func (s *Hub) boundPlan(ctx context.Context, sessionID, serviceRef string) (*cal
 	if p.sampling, err = s.store.SamplingAllowed(ctx, sess.DeckID, p.service.ID); err != nil {
 		return p, backend.StoreErr("reading sampling", err)
 	}
-	cachePut(s.cache, planMap, gen, key, p)
+	s.putPlan(ctx, gen, key, p)
 	return p, nil
 }
 
@@ -97,7 +124,7 @@ func (s *Hub) boundPlan(ctx context.Context, sessionID, serviceRef string) (*cal
 func (s *Hub) deckPlan(ctx context.Context, a backend.Actor, deckRef, serviceRef string) (*callPlan, error) {
 	deckRef = strings.TrimSpace(deckRef)
 	if deckRef == "" {
-		if a.Scope != backend.ScopeAdmin {
+		if !a.IsAdmin() {
 			return &callPlan{}, s.deckNotNamed(ctx, a)
 		}
 		return s.plainPlan(ctx, serviceRef)
@@ -107,7 +134,7 @@ func (s *Hub) deckPlan(ctx context.Context, a backend.Actor, deckRef, serviceRef
 		return &callPlan{}, err
 	}
 	key := planKey(d.ID, serviceRef)
-	if p, ok := s.cachedPlan(key); ok {
+	if p, ok := s.cachedPlanFor(ctx, key); ok {
 		return p, s.reachable(ctx, a, d, p, serviceRef)
 	}
 	gen, _ := s.cache.generation()
@@ -116,7 +143,7 @@ func (s *Hub) deckPlan(ctx context.Context, a backend.Actor, deckRef, serviceRef
 		return &callPlan{}, backend.StoreErr("listing deck cards", err)
 	}
 	id := serviceRef
-	if a.Scope != backend.ScopeAdmin {
+	if !a.IsAdmin() {
 		found, ok, err := findLinked(ctx, s.store, backend.CardService, idsOfType(links, backend.CardService), strings.TrimSpace(serviceRef))
 		if err != nil {
 			return &callPlan{}, err
@@ -130,14 +157,14 @@ func (s *Hub) deckPlan(ctx context.Context, a backend.Actor, deckRef, serviceRef
 	if err != nil {
 		return p, err
 	}
-	cachePut(s.cache, planMap, gen, key, p)
+	s.putPlan(ctx, gen, key, p)
 	return p, s.reachable(ctx, a, d, p, serviceRef)
 }
 
 // plainPlan is an admin's call that names no deck: no deck's rules apply.
 func (s *Hub) plainPlan(ctx context.Context, serviceRef string) (*callPlan, error) {
 	key := planKey("", serviceRef)
-	if p, ok := s.cachedPlan(key); ok {
+	if p, ok := s.cachedPlanFor(ctx, key); ok {
 		return p, nil
 	}
 	gen, _ := s.cache.generation()
@@ -145,13 +172,13 @@ func (s *Hub) plainPlan(ctx context.Context, serviceRef string) (*callPlan, erro
 	if err != nil {
 		return p, err
 	}
-	cachePut(s.cache, planMap, gen, key, p)
+	s.putPlan(ctx, gen, key, p)
 	return p, nil
 }
 
 // reachable refuses an agent a cached plan of a service its deck does not link.
 func (s *Hub) reachable(ctx context.Context, a backend.Actor, d backend.Deck, p *callPlan, serviceRef string) error {
-	if a.Scope == backend.ScopeAdmin || p.onDeck {
+	if a.IsAdmin() || p.onDeck {
 		return nil
 	}
 	links, err := s.deckLinks(ctx, d.ID)
@@ -179,6 +206,13 @@ func (s *Hub) buildPlan(ctx context.Context, d backend.Deck, links []backend.Car
 	}
 	if p.target, err = s.scopedTarget(ctx, p.rules, rec, t); err != nil {
 		return p, err
+	}
+	if p.target.PersonalCredential {
+		a, _ := backend.ActorFrom(ctx)
+		if p.target, err = s.personTarget(ctx, a, rec, p.target); err != nil {
+			return p, err
+		}
+		p.personal = true
 	}
 	if p.pins, err = s.pinsFor(ctx, rec, p.target, nil); err != nil {
 		return p, err
@@ -226,6 +260,9 @@ func toolNamed(ctx context.Context, tool string) error {
 // service refused its token, and a refusal for want of scope starts a step-up.
 func (s *Hub) call(ctx context.Context, p *callPlan, in CallInput) (backend.CallResult, error) {
 	t := p.target
+	if err := sendable(t); err != nil {
+		return backend.CallResult{}, err
+	}
 	t.Admit = p.pins.admit(p.service)
 	res, err := s.downstream.CallTool(ctx, t, in.ToolName, in.Arguments)
 	if renewed, ok := s.signIn().renewOAuthAfterRefusal(ctx, p.service, t, err); ok {
@@ -291,4 +328,13 @@ func (s *Hub) CallServiceTool(ctx context.Context, ref string, in CallInput) (re
 		return backend.CallResult{}, err
 	}
 	return s.call(ctx, p, in)
+}
+
+// sendable refuses a target that takes a person's own secret but holds none: nothing goes out
+// without it.
+func sendable(t backend.Target) error {
+	if t.PersonalCredential && (t.Credential == nil || t.Credential.Secret == "") {
+		return backend.Internal("sending a call", errors.New("a personal target without the person's secret"))
+	}
+	return nil
 }

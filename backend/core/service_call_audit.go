@@ -157,10 +157,10 @@ func (s *Hub) GetToolCall(ctx context.Context, id string) (backend.ToolCall, err
 }
 
 func toolCallQuery(f backend.ToolCallFilter) (backend.ToolCallQuery, error) {
-	q := backend.ToolCallQuery{Service: strings.TrimSpace(f.Service), Deck: strings.TrimSpace(f.Deck),
+	q := backend.ToolCallQuery{Person: strings.TrimSpace(f.Person), Service: strings.TrimSpace(f.Service), Deck: strings.TrimSpace(f.Deck),
 		Session: strings.TrimSpace(f.Session), Tool: strings.TrimSpace(f.Tool), Token: strings.TrimSpace(f.Token),
 		Outcome: backend.CallOutcome(strings.TrimSpace(f.Outcome)), Since: f.Since, Until: f.Until, Limit: f.Limit}
-	for field, v := range map[string]string{"service": q.Service, "deck": q.Deck, "session": q.Session, "tool": q.Tool, "token": q.Token} {
+	for field, v := range map[string]string{"person": q.Person, "service": q.Service, "deck": q.Deck, "session": q.Session, "tool": q.Tool, "token": q.Token} {
 		if len(v) > maxAuditRefChars {
 			return q, backend.Invalid(field, "at most %d characters", maxAuditRefChars)
 		}

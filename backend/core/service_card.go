@@ -26,6 +26,8 @@ type ServiceInput struct {
 	LocalEnv        map[string]string   `json:"local_env,omitempty"`
 	TimeoutSeconds  int                 `json:"timeout_seconds,omitempty"`
 	PinTools        *bool               `json:"pin_tools,omitempty"`
+	// Personal says each person brings their own secret (and sign-in) for the service.
+	Personal bool `json:"personal,omitempty"`
 }
 
 // ServicePatch changes some fields of a service; nil means unchanged. An empty CredentialID
@@ -43,6 +45,8 @@ type ServicePatch struct {
 	LocalEnv        *map[string]string `json:"local_env,omitempty"`
 	TimeoutSeconds  *int               `json:"timeout_seconds,omitempty"`
 	PinTools        *bool              `json:"pin_tools,omitempty"`
+	// Personal turns "each person brings their own" on or off; admin only.
+	Personal *bool `json:"personal,omitempty"`
 }
 
 // ListServices returns every service card, masked, by name.
@@ -121,6 +125,9 @@ func (s *Hub) UpdateService(ctx context.Context, ref string, in ServicePatch) (b
 	if err != nil {
 		return backend.ServiceCard{}, err
 	}
+	if err := changesService(ctx, rec); err != nil {
+		return backend.ServiceCard{}, err
+	}
 	if err := s.checkPatchScope(ctx, rec, in); err != nil {
 		return backend.ServiceCard{}, err
 	}
@@ -139,15 +146,19 @@ func (s *Hub) UpdateService(ctx context.Context, ref string, in ServicePatch) (b
 	return s.serviceView(rec), nil
 }
 
-// DeleteService removes a service unless a playbook depends on it (PLAYBOOK_DEPENDENCY).
-// Admin only.
+// DeleteService removes a service unless a playbook depends on it (PLAYBOOK_DEPENDENCY). Its
+// owner or an admin, on a person's own surface.
 func (s *Hub) DeleteService(ctx context.Context, ref string) error {
-	if _, err := backend.RequireAdmin(ctx, "delete services"); err != nil {
+	a, err := backend.RequirePerson(ctx, "delete services")
+	if err != nil {
 		return err
 	}
 	id, err := backend.Transact(ctx, s.store, func(tx backend.Store) (string, error) {
 		rec, err := backend.ServiceByRef(ctx, tx, ref)
 		if err != nil {
+			return "", err
+		}
+		if err := mayManage(a, "service", rec.Name, rec.OwnerID, "delete"); err != nil {
 			return "", err
 		}
 		card := backend.CardInfo{ID: rec.ID, Name: rec.Name}

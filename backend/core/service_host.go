@@ -20,10 +20,11 @@ func (s *Hub) hostPolicy(byAdmin bool) backend.HostPolicy {
 	return backend.HostPolicy{AllowPrivate: byAdmin, AllowMetadata: s.cfg.AllowMetadataHosts}
 }
 
-// actorIsAdmin reports whether the caller has the admin scope.
+// actorIsAdmin reports whether the caller has the admin scope and, as a person, the admin role:
+// a member's own admin-scope token sets no URL into private ranges.
 func actorIsAdmin(ctx context.Context) bool {
 	a, ok := backend.ActorFrom(ctx)
-	return ok && a.Scope == backend.ScopeAdmin
+	return ok && a.IsAdmin()
 }
 
 // checkServiceHost applies hostPolicy to the host a service URL spells, for the caller.

@@ -18,8 +18,13 @@ import (
 // repointed by an agent (any secret it adds in the same call is its own); linking a credential
 // and changing what a local-mcp service runs stay admin-only everywhere.
 func (s *Hub) checkPatchScope(ctx context.Context, rec backend.ServiceRecord, p ServicePatch) error {
-	if a, ok := backend.ActorFrom(ctx); ok && a.Scope == backend.ScopeAdmin {
+	if a, ok := backend.ActorFrom(ctx); ok && a.IsAdmin() {
 		return nil
+	}
+	if p.Personal != nil && *p.Personal != rec.Personal {
+		if _, err := backend.RequireAdmin(ctx, "change whether each person brings their own secret for a service"); err != nil {
+			return err
+		}
 	}
 	if p.CredentialID != nil {
 		if cred := strings.TrimSpace(*p.CredentialID); cred != "" && cred != rec.CredentialID {
@@ -71,7 +76,7 @@ func checkLocalPatch(ctx context.Context, rec backend.ServiceRecord, p ServicePa
 // target could send elsewhere.
 func carriesSecret(rec backend.ServiceRecord) bool {
 	return len(rec.SealedHeaders) > 0 || len(rec.SealedEnv) > 0 || len(rec.SealedUserinfo) > 0 ||
-		rec.CredentialID != ""
+		rec.CredentialID != "" || rec.Personal
 }
 
 // patchedFields names the fields a patch really changes, other than the description. A field
@@ -153,6 +158,7 @@ func (s *Hub) applyServicePatch(ctx context.Context, rec *backend.ServiceRecord,
 		Description: rec.Description, CredentialID: rec.CredentialID,
 		LocalCommand: rec.LocalCommand, LocalArgs: rec.LocalArgs,
 		LocalWorkingDir: rec.LocalWorkingDir, TimeoutSeconds: rec.TimeoutSeconds, PinTools: &rec.PinTools,
+		Personal: rec.Personal,
 	}
 	setIf(&in.Name, p.Name)
 	setIf(&in.URL, p.URL)
@@ -166,6 +172,7 @@ func (s *Hub) applyServicePatch(ctx context.Context, rec *backend.ServiceRecord,
 	if p.PinTools != nil {
 		in.PinTools = p.PinTools
 	}
+	setIf(&in.Personal, p.Personal)
 	var err error
 	if p.Headers != nil {
 		if in.Headers, err = s.patchedSecrets("headers", *p.Headers, rec.PlainHeaders, s.openerOf(backend.FieldServiceHeaders, rec.ID, rec.SealedHeaders)); err != nil {

@@ -78,6 +78,7 @@ func (s *Hub) buildService(ctx context.Context, in ServiceInput, rec *backend.Se
 	}
 	rec.Type = in.Type
 	rec.PinTools = in.PinTools == nil || *in.PinTools
+	rec.Personal = in.Personal
 	if rec.Description, err = backend.CleanText("description", strings.TrimSpace(in.Description), backend.MaxDescriptionChars, true); err != nil {
 		return err
 	}

@@ -80,16 +80,34 @@ func (s *Hub) egressTarget(ctx context.Context, rec backend.ServiceRecord) (back
 		if err != nil {
 			return backend.Target{}, err
 		}
-		t.Credential = cred.TargetCredential
+		t.Credential, t.PersonalCredential = cred.TargetCredential, cred.personal
 		// A rotated secret must reach the live connection: the credential's change time is part
 		// of the revision, so the proxy reconnects.
 		t.Revision += "|" + cred.ID + "@" + cred.updatedAt
+	} else if rec.Personal {
+		return backend.Target{}, personalWithoutCredential(ctx, rec)
 	}
 	t.Secrets = targetSecrets(t, sealedHeaders, userinfo)
+	if t.PersonalCredential {
+		// Each person brings their own: the service's one sign-in is nobody's to lend.
+		return t, nil
+	}
 	if err := s.signIn().addOAuthBearer(ctx, rec, &t); err != nil {
 		return backend.Target{}, err
 	}
 	return t, nil
+}
+
+// personalWithoutCredential refuses a call to a service that takes each person's own secret
+// but links no credential to hold it: there is nothing of the caller's to send, and the
+// service's own sign-in or headers are not theirs.
+func personalWithoutCredential(ctx context.Context, rec backend.ServiceRecord) error {
+	return backend.Errorf(backend.CodeDownstreamAuth,
+		"service %s takes each person's own secret, but links no credential to hold it", backend.QuoteClip(rec.Name)).
+		WithDetail("service_id", rec.ID).
+		WithHint(backend.InWordsOf(ctx,
+			"an admin links one: agent-deck credential add LABEL --personal, then agent-deck service edit "+rec.Name+" --credential LABEL; each person then runs agent-deck credential set-mine LABEL",
+			"ask your person: an admin links a personal credential to the service, and each person sets theirs with agent-deck credential set-mine"))
 }
 
 // targetSecrets lists every value the server holds secret for a service, each also in the form
@@ -139,6 +157,9 @@ func urlUserinfo(raw string) []string {
 type targetCredentialWithTime struct {
 	*backend.TargetCredential
 	updatedAt string
+	// personal says the secret is each person's own: the target carries none until the
+	// calling person's is filled in (personTarget).
+	personal bool
 }
 
 func (s *Hub) targetCredential(ctx context.Context, rec backend.ServiceRecord) (targetCredentialWithTime, error) {
@@ -150,6 +171,13 @@ func (s *Hub) targetCredential(ctx context.Context, rec backend.ServiceRecord) (
 	}
 	if err != nil {
 		return targetCredentialWithTime{}, backend.StoreErr("reading a credential", err)
+	}
+	if rec.Personal || c.Personal {
+		return targetCredentialWithTime{
+			TargetCredential: &backend.TargetCredential{ID: c.ID, Scheme: c.Scheme, HeaderName: c.HeaderName, EnvName: c.EnvName},
+			updatedAt:        c.UpdatedAt.UTC().Format(time.RFC3339Nano),
+			personal:         true,
+		}, nil
 	}
 	if len(c.SealedSecret) == 0 {
 		return targetCredentialWithTime{}, backend.Errorf(backend.CodeDownstreamAuth,

@@ -73,6 +73,9 @@ func (s *Hub) ApproveServiceTools(ctx context.Context, ref string, in ApproveToo
 		return ToolApprovals{}, err
 	}
 	rec, t, err := s.serviceTarget(ctx, ref)
+	if err == nil && t.PersonalCredential {
+		t, err = s.personTarget(ctx, a, rec, t)
+	}
 	if err != nil {
 		return ToolApprovals{}, err
 	}

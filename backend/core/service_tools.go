@@ -70,7 +70,7 @@ func (s *Hub) listServiceTools(ctx context.Context, a backend.Actor, p *callPlan
 			continue
 		}
 		info := ToolInfo{Name: tool.Name, Enabled: enabled, Tool: tool.Raw}
-		p.pins.markHeld(&info, tool, a.Scope == backend.ScopeAdmin)
+		p.pins.markHeld(&info, tool, a.IsAdmin())
 		out = append(out, info)
 	}
 	return out, nil
@@ -96,6 +96,9 @@ func (s *Hub) UpdateServiceToolSettings(ctx context.Context, ref string, in Tool
 	}
 	rec, err := backend.ServiceByRef(ctx, s.store, ref)
 	if err != nil {
+		return ToolSettingsResult{}, err
+	}
+	if err := changesService(ctx, rec); err != nil {
 		return ToolSettingsResult{}, err
 	}
 	warning, err := s.checkToolNames(ctx, rec, names)
@@ -171,6 +174,10 @@ func (s *Hub) CheckService(ctx context.Context, ref, deck string) (backend.Healt
 		s.saveHealth(ctx, rec.ID, h)
 		return h, nil
 	}
+	if err == nil && t.PersonalCredential {
+		// A personal service is checked with the caller's own secret, as their calls go.
+		t, err = s.personTarget(ctx, a, rec, t)
+	}
 	if err != nil {
 		return backend.Health{}, err
 	}
@@ -182,7 +189,8 @@ func (s *Hub) CheckService(ctx context.Context, ref, deck string) (backend.Healt
 // serviceTarget resolves a service and builds its target. rec is set whenever the service was
 // found, even if the target could not be built.
 func (s *Hub) serviceTarget(ctx context.Context, ref string) (backend.ServiceRecord, backend.Target, error) {
-	if rec, t, ok := s.cachedServiceTarget(ref); ok && !(backend.OAuthToken{ExpiresAt: t.OauthExpires}).NeedsRefresh(s.clock()) {
+	if rec, t, ok := s.cachedServiceTarget(ref); ok && !(backend.OAuthToken{ExpiresAt: t.OauthExpires}).NeedsRefresh(s.clock()) &&
+		s.seesCached(ctx, backend.CardService, rec.ID, rec.OwnerID) {
 		// Learned again: the service may have been forgotten (changed) since it was cached.
 		s.cfg.Redactor.Learn(t.ServiceID, t.Secrets)
 		return rec, t, nil
@@ -314,7 +322,7 @@ func (s *Hub) saveHealth(ctx context.Context, id string, h backend.Health) {
 // reach any service; an agent token only one linked to the deck it names, as an MCP session
 // only reaches its bound deck's services. It returns the service's id for agents.
 func (s *Hub) reachableService(ctx context.Context, a backend.Actor, ref, deckRef string) (string, error) {
-	if a.Scope == backend.ScopeAdmin {
+	if a.IsAdmin() {
 		return ref, nil
 	}
 	if strings.TrimSpace(deckRef) == "" {

@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -184,7 +185,7 @@ func (s *Hub) ListSessions(ctx context.Context) ([]backend.MCPSession, error) {
 	if err != nil {
 		return nil, err
 	}
-	if a.Scope == backend.ScopeAdmin && len(live) > 0 {
+	if a.IsAdmin() && len(live) > 0 {
 		if err := s.nameSessionTokens(ctx, live); err != nil {
 			return nil, err
 		}
@@ -210,11 +211,15 @@ func (s *Hub) nameSessionTokens(ctx context.Context, live []backend.MCPSession) 
 	return nil
 }
 
-// liveSessions lists sessions seen within the idle timeout, newest first, with deck names.
+// liveSessions lists sessions seen within the idle timeout, newest first, with deck names: a
+// member's own sessions only.
 func (s *Hub) liveSessions(ctx context.Context) ([]backend.MCPSession, error) {
 	live, err := s.store.ListLiveSessions(ctx, s.clock().Add(-s.cfg.SessionIdleTimeout))
 	if err != nil {
 		return nil, backend.StoreErr("listing sessions", err)
+	}
+	if m, ok := backend.Member(ctx); ok {
+		live = slices.DeleteFunc(live, func(x backend.MCPSession) bool { return x.PersonID != m.PersonID })
 	}
 	sort.SliceStable(live, func(i, j int) bool { return live[i].LastSeenAt.After(live[j].LastSeenAt) })
 	missing := false

@@ -132,6 +132,14 @@ func (s *Hub) boundSession(ctx context.Context, sessionID string) (backend.MCPSe
 	if sess.DeckID == "" {
 		return backend.MCPSession{}, s.notBound(ctx, "this session is not bound to a deck")
 	}
+	if _, member := backend.Member(ctx); member {
+		// The deck may have been unshared since the session bound it.
+		if _, err := s.deckByRefCached(ctx, sess.DeckID); backend.IsNotFound(err) {
+			return backend.MCPSession{}, s.notBound(ctx, "the deck this session was bound to is not shared with you (any more)")
+		} else if err != nil {
+			return backend.MCPSession{}, err
+		}
+	}
 	return sess, nil
 }
 

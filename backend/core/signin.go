@@ -118,6 +118,9 @@ func (s *Hub) ConnectService(ctx context.Context, ref, redirectURI string, in OA
 	if rec.Type != backend.ServiceRemote || rec.URL == "" {
 		return OAuthConnect{}, backend.Errorf(backend.CodeInvalidArgument, "service %q is not a remote server; only remote servers sign in", rec.Name)
 	}
+	if err := s.refuseSharedSignIn(ctx, rec); err != nil {
+		return OAuthConnect{}, err
+	}
 	prev, err := s.store.GetOAuth(ctx, rec.ID)
 	if err != nil && !backend.IsNotFound(err) {
 		return OAuthConnect{}, backend.StoreErr("reading a sign-in", err)
@@ -458,3 +461,28 @@ func preRegistered(in OAuthConnectInput) (backend.ServiceOAuthClient, error) {
 type signIn struct{ h *Hub }
 
 func (s *Hub) signIn() signIn { return signIn{s} }
+
+// refuseSharedSignIn refuses the one sign-in of a service that takes each person's own secret:
+// its tokens would act for whoever consented, on every person's calls. Each person brings an
+// access token of their own instead, as their secret for the service's credential.
+func (s *Hub) refuseSharedSignIn(ctx context.Context, rec backend.ServiceRecord) error {
+	personal := rec.Personal
+	cred := rec.CredentialID
+	if !personal && cred != "" {
+		c, err := s.store.GetCredential(ctx, cred)
+		if err != nil && !backend.IsNotFound(err) {
+			return backend.StoreErr("reading a credential", err)
+		}
+		personal = err == nil && c.Personal
+	}
+	if !personal {
+		return nil
+	}
+	hint := "each person sets their own access token with: agent-deck credential set-mine CREDENTIAL"
+	if cred != "" {
+		hint = "each person sets their own access token with: agent-deck credential set-mine " + cred
+	}
+	return backend.Errorf(backend.CodeInvalidArgument,
+		"service %s takes each person's own secret; one sign-in for everyone would lend its tokens to every person's calls", backend.QuoteClip(rec.Name)).
+		WithDetail("service_id", rec.ID).WithHint(hint)
+}

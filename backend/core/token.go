@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"errors"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -17,10 +18,12 @@ const touchInterval = time.Minute
 
 var scopes = []backend.Scope{backend.ScopeAdmin, backend.ScopeAgent, backend.ScopeAgentRead}
 
-// TokenInput creates an API token.
+// TokenInput creates an API token. Person (name or id) is whom it acts for: the caller's own
+// person when empty; only an admin makes tokens for someone else.
 type TokenInput struct {
-	Name  string        `json:"name"`
-	Scope backend.Scope `json:"scope"`
+	Name   string        `json:"name"`
+	Scope  backend.Scope `json:"scope"`
+	Person string        `json:"person,omitempty"`
 }
 
 // NewToken is a freshly created token; Secret is shown once and never stored.
@@ -29,9 +32,16 @@ type NewToken struct {
 	Secret string `json:"secret"`
 }
 
-// CreateToken makes a token and returns its secret once. Admin only.
+// CreateToken makes a token for a person and returns its secret once. A person makes their
+// own tokens (a member's admin-scope token reaches only what the member may); an admin makes
+// anyone's.
 func (s *Hub) CreateToken(ctx context.Context, in TokenInput) (NewToken, error) {
-	if _, err := backend.RequireAdmin(ctx, "create tokens"); err != nil {
+	a, err := backend.RequirePerson(ctx, "create tokens")
+	if err != nil {
+		return NewToken{}, err
+	}
+	person, err := s.tokenPerson(ctx, a, in.Person)
+	if err != nil {
 		return NewToken{}, err
 	}
 	name, err := backend.CleanName("name", in.Name)
@@ -50,8 +60,9 @@ func (s *Hub) CreateToken(ctx context.Context, in TokenInput) (NewToken, error) 
 		return NewToken{}, err
 	}
 	rec := backend.TokenRecord{
-		Token: backend.Token{ID: id, Name: name, Scope: in.Scope, CreatedAt: s.clock(), Kind: backend.TokenKindAPI},
-		Hash:  backend.HashToken(secret),
+		Token: backend.Token{ID: id, Name: name, Scope: in.Scope, CreatedAt: s.clock(), Kind: backend.TokenKindAPI,
+			PersonID: person.ID, Person: person.Name},
+		Hash: backend.HashToken(secret),
 	}
 	if err := s.store.CreateToken(ctx, &rec); err != nil {
 		return NewToken{}, backend.StoreErr("creating a token", err)
@@ -106,29 +117,68 @@ func (s *Hub) ServeAdminToken(ctx context.Context) (string, error) {
 		WithHint("create an admin token with agent-deck token create --scope admin and pass it with --token")
 }
 
-// ListTokens returns every token's metadata. Admin only.
+// tokenPerson is the person a new token acts for: the caller's own unless an admin names
+// another. A caller without a person (the composition root) makes the first admin's.
+func (s *Hub) tokenPerson(ctx context.Context, a backend.Actor, ref string) (backend.Person, error) {
+	ref = strings.TrimSpace(ref)
+	switch {
+	case ref == "" && a.PersonID == "":
+		p, err := s.store.FounderAdmin(ctx)
+		return p, backend.StoreErr("reading the first admin", err)
+	case ref == "":
+		return backend.Person{ID: a.PersonID, Name: a.PersonName, Role: a.Role}, nil
+	}
+	p, err := s.personByRef(ctx, s.store, ref)
+	if err != nil {
+		return backend.Person{}, err
+	}
+	if p.ID != a.PersonID && !a.SeesAll() {
+		return backend.Person{}, backend.Errorf(backend.CodeForbidden, "a member makes tokens for themselves only, not for %s", backend.QuoteClip(p.Name)).
+			WithHint("leave --person out, or ask an admin")
+	}
+	return p, nil
+}
+
+// ListTokens returns token metadata: an admin sees every token, a member their own.
 func (s *Hub) ListTokens(ctx context.Context) ([]backend.Token, error) {
-	if _, err := backend.RequireAdmin(ctx, "list tokens"); err != nil {
+	a, err := backend.RequirePerson(ctx, "list tokens")
+	if err != nil {
 		return nil, err
 	}
 	ts, err := s.store.ListTokens(ctx)
 	if err != nil {
 		return nil, backend.StoreErr("listing tokens", err)
 	}
+	if !a.SeesAll() {
+		ts = slices.DeleteFunc(ts, func(t backend.Token) bool { return t.PersonID != a.PersonID })
+	}
 	sort.SliceStable(ts, func(i, j int) bool { return ts[i].CreatedAt.Before(ts[j].CreatedAt) })
 	return backend.OrEmpty(ts), nil
 }
 
-// RevokeToken stops a token from working on its next request. Admin only.
+// RevokeToken stops a token from working on its next request: a person's own tokens, or any
+// token for an admin. Another person's token is NOT_FOUND to a member.
 func (s *Hub) RevokeToken(ctx context.Context, id string) error {
-	if _, err := backend.RequireAdmin(ctx, "revoke tokens"); err != nil {
+	a, err := backend.RequirePerson(ctx, "revoke tokens")
+	if err != nil {
 		return err
 	}
 	id = strings.TrimSpace(id)
 	if id == "" {
 		return backend.Invalid("id", "a token id is required")
 	}
-	err := s.store.RevokeToken(ctx, id, s.clock())
+	if !a.SeesAll() {
+		mine, err := s.ListTokens(ctx)
+		if err != nil {
+			return err
+		}
+		full, err := ownTokenID(mine, id)
+		if err != nil {
+			return err
+		}
+		id = full
+	}
+	err = s.store.RevokeToken(ctx, id, s.clock())
 	if backend.IsNotFound(err) {
 		full, perr := backend.ResolveIDPrefix(ctx, s.store, backend.IDToken, id)
 		if perr != nil {
@@ -169,7 +219,7 @@ func (s *Hub) authenticate(ctx context.Context, secret string, kind backend.Acto
 	if err != nil {
 		return backend.Actor{}, backend.StoreErr("checking a token", err)
 	}
-	if rec.RevokedAt != nil {
+	if rec.RevokedAt != nil || rec.PersonRemoved {
 		return backend.Actor{}, backend.Errorf(backend.CodeUnauthenticated, "the token was revoked").
 			WithHint("create a new one with: agent-deck token create")
 	}
@@ -192,5 +242,32 @@ func (s *Hub) authenticate(ctx context.Context, secret string, kind backend.Acto
 	if kind != backend.ActorAgent {
 		kind = backend.ActorUser
 	}
-	return backend.Actor{TokenID: rec.ID, Scope: rec.Scope, Kind: kind, DeckID: rec.DeckID}, nil
+	if !rec.PersonRole.Valid() {
+		return backend.Actor{}, backend.Errorf(backend.CodeUnauthenticated, "the token belongs to no person").
+			WithHint("create a new one with: agent-deck token create")
+	}
+	return backend.Actor{TokenID: rec.ID, Scope: rec.Scope, Kind: kind, DeckID: rec.DeckID,
+		PersonID: rec.PersonID, PersonName: rec.Person, Role: rec.PersonRole}, nil
+}
+
+// ownTokenID resolves a member's reference to one of their own tokens: its id, or the start of
+// it as lists print it. Other people's tokens are neither matched nor named.
+func ownTokenID(mine []backend.Token, ref string) (string, error) {
+	var ids []string
+	for _, t := range mine {
+		switch {
+		case t.ID == ref:
+			return t.ID, nil
+		case len(ref) >= backend.MinIDPrefix && strings.HasPrefix(t.ID, strings.ToLower(ref)):
+			ids = append(ids, t.ID)
+		}
+	}
+	switch len(ids) {
+	case 0:
+		return "", backend.Errorf(backend.CodeNotFound, "no token %q of yours", backend.Clip(ref, 80)).
+			WithHint("list your tokens with: agent-deck token list")
+	case 1:
+		return ids[0], nil
+	}
+	return "", backend.AmbiguousIDPrefix(backend.IDToken, ref, ids)
 }

@@ -28,6 +28,8 @@ const signInCodeLen = len(SignInCodePrefix) + 43
 type SignInCode struct {
 	Code      string    `json:"code"`
 	ExpiresAt time.Time `json:"expires_at"`
+	// Person is the name of the person the code signs in.
+	Person string `json:"person,omitempty"`
 }
 
 // DashboardSession is a fresh dashboard session: Secret goes into an HttpOnly cookie and is
@@ -36,12 +38,25 @@ type DashboardSession struct {
 	backend.Token
 	Secret string `json:"-"`
 	CSRF   string `json:"csrf_token"`
+	// Role is the role of the session's person.
+	Role backend.Role `json:"role"`
 }
 
-// CreateSignInCode makes a one-time dashboard sign-in code. Admin only: the session it becomes
-// is an admin session.
+// CreateSignInCode makes a one-time dashboard sign-in code for the caller's own person.
 func (s *Hub) CreateSignInCode(ctx context.Context) (SignInCode, error) {
-	if _, err := backend.RequireAdmin(ctx, "sign in to the dashboard"); err != nil {
+	return s.CreateSignInCodeFor(ctx, "")
+}
+
+// CreateSignInCodeFor makes a one-time dashboard sign-in code that signs in a person (name or
+// id; the caller when empty). A person makes codes for themselves; an admin makes one for
+// anyone, to hand to someone without a sign-in of their own.
+func (s *Hub) CreateSignInCodeFor(ctx context.Context, person string) (SignInCode, error) {
+	a, err := backend.RequirePerson(ctx, "sign in to the dashboard")
+	if err != nil {
+		return SignInCode{}, err
+	}
+	p, err := s.tokenPerson(ctx, a, person)
+	if err != nil {
 		return SignInCode{}, err
 	}
 	code, err := backend.RandomSecret(SignInCodePrefix)
@@ -50,14 +65,14 @@ func (s *Hub) CreateSignInCode(ctx context.Context) (SignInCode, error) {
 	}
 	now := s.clock()
 	exp := now.Add(SignInCodeTTL)
-	if err := s.store.CreateSignInCode(ctx, backend.HashToken(code), now, exp); err != nil {
+	if err := s.store.CreateSignInCode(ctx, backend.HashToken(code), p.ID, now, exp); err != nil {
 		return SignInCode{}, backend.StoreErr("creating a sign-in code", err)
 	}
-	return SignInCode{Code: code, ExpiresAt: exp}, nil
+	return SignInCode{Code: code, ExpiresAt: exp, Person: p.Name}, nil
 }
 
-// StartDashboardSession exchanges a one-time sign-in code for a short-lived admin session.
-// A code works once and only before it expires.
+// StartDashboardSession exchanges a one-time sign-in code for a short-lived session of the
+// person the code was made for. A code works once and only before it expires.
 func (s *Hub) StartDashboardSession(ctx context.Context, code string) (DashboardSession, error) {
 	code = strings.TrimSpace(code)
 	if code == "" {
@@ -67,8 +82,13 @@ func (s *Hub) StartDashboardSession(ctx context.Context, code string) (Dashboard
 	now := s.clock()
 	// Only a well-formed code costs a database query; anything else is answered like an unknown one.
 	var err error = backend.Errorf(backend.CodeNotFound, "not a sign-in code")
+	var personID string
 	if strings.HasPrefix(code, SignInCodePrefix) && len(code) == signInCodeLen {
-		err = s.store.ConsumeSignInCode(ctx, backend.HashToken(code), now)
+		personID, err = s.store.ConsumeSignInCode(ctx, backend.HashToken(code), now)
+	}
+	var p backend.Person
+	if err == nil {
+		p, err = s.store.GetPerson(ctx, personID)
 	}
 	if backend.IsNotFound(err) {
 		return DashboardSession{}, backend.Errorf(backend.CodeUnauthenticated, "the sign-in code is not valid: it is unknown, used or expired").
@@ -77,20 +97,27 @@ func (s *Hub) StartDashboardSession(ctx context.Context, code string) (Dashboard
 	if err != nil {
 		return DashboardSession{}, backend.StoreErr("checking a sign-in code", err)
 	}
+	return s.startDashboardSession(ctx, p)
+}
+
+// startDashboardSession opens a dashboard session for a person: a token row of kind dashboard,
+// with the admin scope of a person's own surfaces (what it reaches is the person's role's).
+func (s *Hub) startDashboardSession(ctx context.Context, p backend.Person) (DashboardSession, error) {
 	secret, err := backend.RandomSecret(backend.TokenPrefix)
 	if err != nil {
 		return DashboardSession{}, err
 	}
+	now := s.clock()
 	exp := now.Add(DashboardSessionTTL)
 	rec := backend.TokenRecord{
 		Token: backend.Token{Name: "dashboard session", Scope: backend.ScopeAdmin, CreatedAt: now,
-			Kind: backend.TokenKindDashboard, ExpiresAt: &exp},
+			Kind: backend.TokenKindDashboard, ExpiresAt: &exp, PersonID: p.ID, Person: p.Name},
 		Hash: backend.HashToken(secret),
 	}
 	if err := s.store.CreateToken(ctx, &rec); err != nil {
 		return DashboardSession{}, backend.StoreErr("starting a dashboard session", err)
 	}
-	return DashboardSession{Token: rec.Token, Secret: secret, CSRF: DashboardCSRF(secret)}, nil
+	return DashboardSession{Token: rec.Token, Secret: secret, CSRF: DashboardCSRF(secret), Role: p.Role}, nil
 }
 
 // AuthenticateDashboard turns a dashboard session cookie into its Actor; API tokens are not

@@ -52,19 +52,19 @@ func (s *Store) PruneOAuthClients(ctx context.Context, unusedBefore time.Time, r
 func (s *Store) CreateOAuthCode(ctx context.Context, c backend.AuthCode) error {
 	_, err := s.db.Exec(ctx, `
 		WITH gone AS (DELETE FROM oauth_codes WHERE expires_at < $8::timestamptz - interval '1 day')
-		INSERT INTO oauth_codes (hash, client_id, client_name, redirect_uri, challenge, scope, resource, created_at, expires_at, deck_id)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, NULLIF($10, '')::uuid)`,
-		c.Hash, c.ClientID, c.ClientName, c.RedirectURI, c.Challenge, string(c.Scope), c.Resource, c.CreatedAt, c.ExpiresAt, c.DeckID)
+		INSERT INTO oauth_codes (hash, client_id, client_name, redirect_uri, challenge, scope, resource, created_at, expires_at, deck_id, person_id)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, NULLIF($10, '')::uuid, NULLIF($11, '')::uuid)`,
+		c.Hash, c.ClientID, c.ClientName, c.RedirectURI, c.Challenge, string(c.Scope), c.Resource, c.CreatedAt, c.ExpiresAt, c.DeckID, c.PersonID)
 	return classify("create oauth code", err)
 }
 
-const oauthCodeColumns = `client_id, client_name, redirect_uri, challenge, scope, resource, created_at, expires_at, used_at, COALESCE(token_id::text, ''), COALESCE(deck_id::text, '')`
+const oauthCodeColumns = `client_id, client_name, redirect_uri, challenge, scope, resource, created_at, expires_at, used_at, COALESCE(token_id::text, ''), COALESCE(deck_id::text, ''), COALESCE(person_id::text, '')`
 
 func scanOAuthCode(row pgx.Row, hash []byte) (backend.AuthCode, error) {
 	c := backend.AuthCode{Hash: hash}
 	var scope string
 	err := row.Scan(&c.ClientID, &c.ClientName, &c.RedirectURI, &c.Challenge, &scope, &c.Resource,
-		&c.CreatedAt, &c.ExpiresAt, &c.UsedAt, &c.TokenID, &c.DeckID)
+		&c.CreatedAt, &c.ExpiresAt, &c.UsedAt, &c.TokenID, &c.DeckID, &c.PersonID)
 	c.Scope = backend.Scope(scope)
 	return c, err
 }

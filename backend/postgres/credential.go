@@ -10,13 +10,13 @@ import (
 )
 
 const credentialColumns = `c.id, c.label, c.scheme, c.header_name, c.env_name, c.tags, c.docs_url,
-	c.sealed_secret, c.created_at, c.updated_at`
+	c.sealed_secret, c.created_at, c.updated_at, c.owner_id::text, c.personal`
 
 func scanCredential(row pgx.Row) (backend.CredentialRecord, error) {
 	var r backend.CredentialRecord
 	var scheme string
 	err := row.Scan(&r.ID, &r.Label, &scheme, &r.HeaderName, &r.EnvName, &r.Tags, &r.DocsURL,
-		&r.SealedSecret, &r.CreatedAt, &r.UpdatedAt)
+		&r.SealedSecret, &r.CreatedAt, &r.UpdatedAt, &r.OwnerID, &r.Personal)
 	r.Scheme, r.Tags, r.HasSecret = backend.AuthScheme(scheme), strs(r.Tags), len(r.SealedSecret) > 0
 	return r, err
 }
@@ -51,23 +51,35 @@ func (s *Store) CreateCredentials(ctx context.Context, rs []*backend.CredentialR
 		fillTimes(&r.CreatedAt, &r.UpdatedAt, now)
 		r.HasSecret = len(r.SealedSecret) > 0
 		rows[i] = []any{r.ID, r.Label, string(r.Scheme), r.HeaderName, r.EnvName, strs(r.Tags), r.DocsURL,
-			r.SealedSecret, r.CreatedAt, r.UpdatedAt}
+			r.SealedSecret, r.CreatedAt, r.UpdatedAt, r.Personal}
+	}
+	owners := make([]*string, len(rs))
+	for i, r := range rs {
+		owners[i] = &r.OwnerID
+	}
+	ids, err := s.copyOwners(ctx, owners)
+	if err != nil {
+		return s.runBatch(ctx, stmts) // an owner that is no UUID: the statements refuse it
+	}
+	for i := range rows {
+		rows[i] = append(rows[i], ids[i])
 	}
 	return s.copyIn(ctx, "credentials", []string{"id", "label", "scheme", "header_name", "env_name", "tags",
-		"docs_url", "sealed_secret", "created_at", "updated_at"}, rows, stmts)
+		"docs_url", "sealed_secret", "created_at", "updated_at", "personal", "owner_id"}, rows, stmts)
 }
 
 func createCredentialStmt(r *backend.CredentialRecord) stmt {
 	const q = `
 		INSERT INTO credentials (id, label, scheme, header_name, env_name, tags, docs_url, sealed_secret,
-			created_at, updated_at)
+			created_at, updated_at, owner_id, personal)
 		VALUES ($1, $2, COALESCE(NULLIF($3, ''), 'bearer'), $4, $5, $6, $7, $8,
-			COALESCE($9::timestamptz, now()), COALESCE($9::timestamptz, now()))
-		RETURNING scheme, created_at, updated_at`
+			COALESCE($9::timestamptz, now()), COALESCE($9::timestamptz, now()),
+			COALESCE(NULLIF($10, '')::uuid, ` + founderID + `), $11)
+		RETURNING scheme, created_at, updated_at, owner_id::text`
 	return stmt{op: "create credential", sql: q, args: []any{r.ID, r.Label, string(r.Scheme), r.HeaderName,
-		r.EnvName, strs(r.Tags), r.DocsURL, r.SealedSecret, nullTime(r.CreatedAt)}, scan: func(row pgx.Row) error {
+		r.EnvName, strs(r.Tags), r.DocsURL, r.SealedSecret, nullTime(r.CreatedAt), r.OwnerID, r.Personal}, scan: func(row pgx.Row) error {
 		var scheme string
-		if err := row.Scan(&scheme, &r.CreatedAt, &r.UpdatedAt); err != nil {
+		if err := row.Scan(&scheme, &r.CreatedAt, &r.UpdatedAt, &r.OwnerID); err != nil {
 			return err
 		}
 		r.Scheme, r.HasSecret = backend.AuthScheme(scheme), len(r.SealedSecret) > 0
@@ -80,12 +92,12 @@ func createCredentialStmt(r *backend.CredentialRecord) stmt {
 func (s *Store) UpdateCredential(ctx context.Context, r *backend.CredentialRecord) error {
 	const q = `
 		UPDATE credentials SET label = $2, scheme = COALESCE(NULLIF($3, ''), 'bearer'), header_name = $4,
-			env_name = $5, tags = $6, docs_url = $7, sealed_secret = $8, updated_at = now()
+			env_name = $5, tags = $6, docs_url = $7, sealed_secret = $8, personal = $9, updated_at = now()
 		WHERE id = $1
 		RETURNING scheme, created_at, updated_at`
 	var scheme string
 	err := s.db.QueryRow(ctx, q, r.ID, r.Label, string(r.Scheme), r.HeaderName, r.EnvName, strs(r.Tags),
-		r.DocsURL, r.SealedSecret).Scan(&scheme, &r.CreatedAt, &r.UpdatedAt)
+		r.DocsURL, r.SealedSecret, r.Personal).Scan(&scheme, &r.CreatedAt, &r.UpdatedAt)
 	if err != nil {
 		return rowErr("update credential", "credential", r.ID, err)
 	}

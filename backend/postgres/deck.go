@@ -8,11 +8,22 @@ import (
 	"github.com/agent-deck/agent-deck/backend"
 )
 
-const deckColumns = `d.id::text, d.name, d.created_at, d.updated_at`
+// deckColumns read a deck with its owner and who it is shared with (live people only).
+const deckColumns = `d.id::text, d.name, d.created_at, d.updated_at, d.owner_id::text,
+	COALESCE((SELECT p.name FROM people p WHERE p.id = d.owner_id), ''), d.sharing,
+	COALESCE((SELECT array_agg(p.id::text ORDER BY lower(p.name)) FROM deck_shares x JOIN people p ON p.id = x.person_id
+		WHERE x.deck_id = d.id AND p.removed_at IS NULL), '{}'),
+	COALESCE((SELECT array_agg(p.name ORDER BY lower(p.name)) FROM deck_shares x JOIN people p ON p.id = x.person_id
+		WHERE x.deck_id = d.id AND p.removed_at IS NULL), '{}')`
 
 func scanDeck(row pgx.Row) (backend.Deck, error) {
 	var d backend.Deck
-	err := row.Scan(&d.ID, &d.Name, &d.CreatedAt, &d.UpdatedAt)
+	var sharing string
+	err := row.Scan(&d.ID, &d.Name, &d.CreatedAt, &d.UpdatedAt, &d.OwnerID, &d.Owner, &sharing, &d.SharedWithIDs, &d.SharedWith)
+	d.Sharing = backend.Sharing(sharing)
+	if len(d.SharedWith) == 0 {
+		d.SharedWith, d.SharedWithIDs = nil, nil
+	}
 	return d, err
 }
 
@@ -27,16 +38,88 @@ func collectDecks(rows pgx.Rows, err error) ([]backend.Deck, error) {
 	return decks, nil
 }
 
-// CreateDeck inserts d, filling its id and timestamps when empty.
+// CreateDeck inserts d, filling its id and timestamps when empty. A deck without an owner
+// belongs to the first admin; it starts private.
 func (s *Store) CreateDeck(ctx context.Context, d *backend.Deck) error {
 	const q = `
-		INSERT INTO decks (id, name, created_at, updated_at)
-		VALUES (COALESCE($1::uuid, gen_random_uuid()), $2, COALESCE($3::timestamptz, now()),
-		        COALESCE($3::timestamptz, now()))
-		RETURNING id::text, created_at, updated_at`
-	err := s.db.QueryRow(ctx, q, nullString(d.ID), d.Name, nullTime(d.CreatedAt)).
-		Scan(&d.ID, &d.CreatedAt, &d.UpdatedAt)
+		WITH d AS (
+			INSERT INTO decks (id, name, created_at, updated_at, owner_id)
+			VALUES (COALESCE($1::uuid, gen_random_uuid()), $2, COALESCE($3::timestamptz, now()),
+			        COALESCE($3::timestamptz, now()), COALESCE(NULLIF($4, '')::uuid, ` + founderID + `))
+			RETURNING id, created_at, updated_at, owner_id, sharing)
+		SELECT d.id::text, d.created_at, d.updated_at, d.owner_id::text, p.name, d.sharing
+		FROM d JOIN people p ON p.id = d.owner_id`
+	var sharing string
+	err := s.db.QueryRow(ctx, q, nullString(d.ID), d.Name, nullTime(d.CreatedAt), d.OwnerID).
+		Scan(&d.ID, &d.CreatedAt, &d.UpdatedAt, &d.OwnerID, &d.Owner, &sharing)
+	d.Sharing = backend.Sharing(sharing)
 	return classify("create deck", err)
+}
+
+// SetDeckSharing sets who besides its owner may use the deck: sharing, and for sharing
+// "people" exactly these people; the deck's owner is changed when ownerID is set.
+func (s *Store) SetDeckSharing(ctx context.Context, deckID string, sharing backend.Sharing, people []string, ownerID string) error {
+	u := asUUID(deckID)
+	if u == "" {
+		return notFound("deck", deckID)
+	}
+	return s.transact(ctx, func(tx *Store) error {
+		tag, err := tx.db.Exec(ctx, `UPDATE decks SET sharing = $2, owner_id = COALESCE(NULLIF($3, '')::uuid, owner_id)
+			WHERE id = $1`, u, string(sharing), ownerID)
+		if err != nil {
+			return classify("share deck", err)
+		}
+		if tag.RowsAffected() == 0 {
+			return notFound("deck", deckID)
+		}
+		if _, err := tx.db.Exec(ctx, `DELETE FROM deck_shares WHERE deck_id = $1 AND NOT (person_id::text = ANY($2))`,
+			u, strs(people)); err != nil {
+			return classify("share deck", err)
+		}
+		_, err = tx.db.Exec(ctx, `INSERT INTO deck_shares (deck_id, person_id)
+			SELECT $1, p::uuid FROM unnest($2::text[]) p ON CONFLICT DO NOTHING`, u, strs(people))
+		return classify("share deck", err)
+	})
+}
+
+// PersonCards returns the cards linked to the decks a person may use (their own, those shared
+// with everyone and those shared with them), by type.
+func (s *Store) PersonCards(ctx context.Context, personID string) (backend.PersonCards, error) {
+	out := backend.PersonCards{}
+	u := asUUID(personID)
+	if u == "" {
+		return out, nil
+	}
+	// The credentials the services of those decks present count too: a person brings their own
+	// secret for them.
+	rows, err := s.db.Query(ctx, `
+		WITH usable AS (
+			SELECT d.id FROM decks d
+			WHERE d.owner_id = $1 OR d.sharing = 'everyone'
+				OR d.sharing = 'people' AND EXISTS (SELECT 1 FROM deck_shares x WHERE x.deck_id = d.id AND x.person_id = $1))
+		SELECT c.card_type, c.card_id FROM deck_cards c JOIN usable u ON u.id = c.deck_id
+		UNION
+		SELECT 'credential', s.credential_id FROM deck_cards c JOIN usable u ON u.id = c.deck_id
+			JOIN services s ON s.id = c.service_id WHERE s.credential_id IS NOT NULL
+		UNION
+		SELECT 'credential', st.credential_id FROM deck_service_settings st JOIN usable u ON u.id = st.deck_id
+			WHERE st.credential_id IS NOT NULL`, u)
+	if err != nil {
+		return nil, classify("list a person's cards", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var t, id string
+		if err := rows.Scan(&t, &id); err != nil {
+			return nil, classify("list a person's cards", err)
+		}
+		ct := backend.CardType(t)
+		if out[ct] == nil {
+			out[ct] = map[string]bool{}
+		}
+		out[ct][id] = true
+	}
+	return out, classify("list a person's cards", rows.Err())
 }
 
 // UpdateDeck renames the deck and sets its updated_at to now.

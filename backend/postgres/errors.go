@@ -22,7 +22,7 @@ import (
 var entities = map[string]string{
 	"decks": "deck", "services": "service", "credentials": "credential", "playbooks": "playbook",
 	"playbook_versions": "playbook version", "deck_cards": "deck card", "tokens": "token",
-	"mcp_sessions": "session", "exec_audit": "exec audit entry",
+	"mcp_sessions": "session", "exec_audit": "exec audit entry", "people": "person",
 }
 
 // constraintFields names the field behind each constraint whose name does not already say it
@@ -39,12 +39,13 @@ var constraintFields = map[string]string{
 	"tokens_pkey": "id", "tokens_hash_key": "hash",
 	"mcp_sessions_pkey": "id", "mcp_sessions_badge_key": "badge", "mcp_sessions_deck_id_fkey": "deck_id",
 	"exec_audit_deck_id_fkey": "deck_id", "exec_audit_token_id_fkey": "token_id",
+	"people_name_key": "name", "people_email_key": "email", "people_oidc_subject_key": "oidc_subject",
 }
 
 // referenced names what a foreign-key field points at.
 var referenced = map[string]string{
 	"credential_id": "credential", "deck_id": "deck", "card_id": "card", "playbook_id": "playbook",
-	"token_id": "token",
+	"token_id": "token", "person_id": "person", "owner_id": "person",
 }
 
 // classify turns a driver error into a *backend.Error. Errors that are already classified pass

@@ -11,12 +11,13 @@ import (
 )
 
 const playbookColumns = `p.id, p.title, p.body, p.triggers, p.exec, p.skill, p.depends_on_credential_ids,
-	p.depends_on_service_ids, p.explicit_credential_ids, p.explicit_service_ids, p.created_at, p.updated_at`
+	p.depends_on_service_ids, p.explicit_credential_ids, p.explicit_service_ids, p.created_at, p.updated_at,
+	p.owner_id::text`
 
 func scanPlaybook(row pgx.Row) (backend.Playbook, error) {
 	var p backend.Playbook
 	err := row.Scan(&p.ID, &p.Title, &p.Body, &p.Triggers, &p.Exec, &p.Skill, &p.DependsOnCredentialIDs,
-		&p.DependsOnServiceIDs, &p.ExplicitCredentialIDs, &p.ExplicitServiceIDs, &p.CreatedAt, &p.UpdatedAt)
+		&p.DependsOnServiceIDs, &p.ExplicitCredentialIDs, &p.ExplicitServiceIDs, &p.CreatedAt, &p.UpdatedAt, &p.OwnerID)
 	p.Triggers, p.DependsOnCredentialIDs, p.DependsOnServiceIDs =
 		strs(p.Triggers), strs(p.DependsOnCredentialIDs), strs(p.DependsOnServiceIDs)
 	p.ExplicitCredentialIDs, p.ExplicitServiceIDs = strs(p.ExplicitCredentialIDs), strs(p.ExplicitServiceIDs)
@@ -51,22 +52,34 @@ func (s *Store) CreatePlaybooks(ctx context.Context, ps []*backend.Playbook) err
 		rows[i] = []any{p.ID, p.Title, p.Body, strs(p.Triggers), p.Exec, p.Skill, strs(p.DependsOnCredentialIDs),
 			strs(p.DependsOnServiceIDs), strs(p.ExplicitCredentialIDs), strs(p.ExplicitServiceIDs), p.CreatedAt, p.UpdatedAt}
 	}
+	owners := make([]*string, len(ps))
+	for i, p := range ps {
+		owners[i] = &p.OwnerID
+	}
+	ids, err := s.copyOwners(ctx, owners)
+	if err != nil {
+		return s.runBatch(ctx, stmts) // an owner that is no UUID: the statements refuse it
+	}
+	for i := range rows {
+		rows[i] = append(rows[i], ids[i])
+	}
 	return s.copyIn(ctx, "playbooks", []string{"id", "title", "body", "triggers", "exec", "skill",
 		"depends_on_credential_ids", "depends_on_service_ids", "explicit_credential_ids", "explicit_service_ids",
-		"created_at", "updated_at"}, rows, stmts)
+		"created_at", "updated_at", "owner_id"}, rows, stmts)
 }
 
 func createPlaybookStmt(p *backend.Playbook) stmt {
 	const q = `
 		INSERT INTO playbooks (id, title, body, triggers, exec, skill, depends_on_credential_ids,
-			depends_on_service_ids, explicit_credential_ids, explicit_service_ids, created_at, updated_at)
+			depends_on_service_ids, explicit_credential_ids, explicit_service_ids, created_at, updated_at, owner_id)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10,
-			COALESCE($11::timestamptz, now()), COALESCE($11::timestamptz, now()))
-		RETURNING created_at, updated_at`
+			COALESCE($11::timestamptz, now()), COALESCE($11::timestamptz, now()),
+			COALESCE(NULLIF($12, '')::uuid, ` + founderID + `))
+		RETURNING created_at, updated_at, owner_id::text`
 	return stmt{op: "create playbook", sql: q, args: []any{p.ID, p.Title, p.Body, strs(p.Triggers), p.Exec, p.Skill,
 		strs(p.DependsOnCredentialIDs), strs(p.DependsOnServiceIDs),
-		strs(p.ExplicitCredentialIDs), strs(p.ExplicitServiceIDs), nullTime(p.CreatedAt)},
-		scan: func(row pgx.Row) error { return row.Scan(&p.CreatedAt, &p.UpdatedAt) }}
+		strs(p.ExplicitCredentialIDs), strs(p.ExplicitServiceIDs), nullTime(p.CreatedAt), p.OwnerID},
+		scan: func(row pgx.Row) error { return row.Scan(&p.CreatedAt, &p.UpdatedAt, &p.OwnerID) }}
 }
 
 // UpdatePlaybook writes every field and sets updated_at to now.
@@ -138,22 +151,22 @@ func (s *Store) AddPlaybookVersion(ctx context.Context, v *backend.PlaybookVersi
 		WITH seq AS (
 			UPDATE playbooks SET version_seq = version_seq + 1 WHERE id = $1 RETURNING version_seq
 		)
-		INSERT INTO playbook_versions (playbook_id, version, snapshot, actor, created_at, proposal_id)
-		SELECT $1, seq.version_seq, $2, $3, COALESCE($4::timestamptz, now()), $5::uuid FROM seq
+		INSERT INTO playbook_versions (playbook_id, version, snapshot, actor, created_at, proposal_id, person_name)
+		SELECT $1, seq.version_seq, $2, $3, COALESCE($4::timestamptz, now()), $5::uuid, $6 FROM seq
 		RETURNING version, created_at`
 	err := s.db.QueryRow(ctx, q, v.PlaybookID, v.Snapshot, string(v.Actor), nullTime(v.CreatedAt),
-		nullString(v.ProposalID)).
+		nullString(v.ProposalID), v.Person).
 		Scan(&v.Version, &v.CreatedAt)
 	return rowErr("add playbook version", "playbook", v.PlaybookID, err)
 }
 
 const versionColumns = `v.playbook_id, v.version, v.snapshot, v.actor, v.created_at,
-	COALESCE(v.proposal_id::text, '')`
+	COALESCE(v.proposal_id::text, ''), v.person_name`
 
 func scanVersion(row pgx.Row) (backend.PlaybookVersion, error) {
 	var v backend.PlaybookVersion
 	var actor string
-	err := row.Scan(&v.PlaybookID, &v.Version, &v.Snapshot, &actor, &v.CreatedAt, &v.ProposalID)
+	err := row.Scan(&v.PlaybookID, &v.Version, &v.Snapshot, &actor, &v.CreatedAt, &v.ProposalID, &v.Person)
 	v.Actor = backend.ActorKind(actor)
 	v.Snapshot.Triggers = strs(v.Snapshot.Triggers)
 	v.Snapshot.DependsOnCredentialIDs = strs(v.Snapshot.DependsOnCredentialIDs)

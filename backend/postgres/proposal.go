@@ -11,14 +11,14 @@ import (
 
 const proposalColumns = `p.id::text, p.status, p.kind, COALESCE(p.playbook_id, ''), COALESCE(p.deck_id::text, ''),
 	p.ops, p.new_playbook, p.rationale, p.evidence, p.supersedes::text[], COALESCE(p.superseded_by::text, ''),
-	p.session_id, p.client_name, p.token_id, p.reason, p.created_at, p.decided_at, p.edit`
+	p.session_id, p.client_name, p.token_id, p.reason, p.created_at, p.decided_at, p.edit, p.person_name, p.decided_by`
 
 func scanProposal(row pgx.Row) (backend.Proposal, error) {
 	var p backend.Proposal
 	var status, kind string
 	err := row.Scan(&p.ID, &status, &kind, &p.PlaybookID, &p.DeckID, &p.Ops, &p.NewPlaybook, &p.Rationale,
 		&p.Evidence, &p.Supersedes, &p.SupersededBy, &p.SessionID, &p.ClientName, &p.TokenID, &p.Reason,
-		&p.CreatedAt, &p.DecidedAt, &p.Edit)
+		&p.CreatedAt, &p.DecidedAt, &p.Edit, &p.Person, &p.DecidedBy)
 	p.Status, p.Kind = backend.ProposalStatus(status), backend.ProposalKind(kind)
 	p.Supersedes = strs(p.Supersedes)
 	if p.Ops == nil {
@@ -38,16 +38,17 @@ func (s *Store) LockPlaybook(ctx context.Context, id string) error {
 func (s *Store) CreateProposal(ctx context.Context, p *backend.Proposal) error {
 	const q = `
 		INSERT INTO playbook_proposals (status, kind, playbook_id, deck_id, ops, new_playbook, rationale,
-			evidence, supersedes, session_id, client_name, token_id, created_at, edit)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::text[]::uuid[], $10, $11, $12, COALESCE($13::timestamptz, now()), $14)
-		RETURNING id::text, created_at`
+			evidence, supersedes, session_id, client_name, token_id, created_at, edit, person_name)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::text[]::uuid[], $10, $11, $12, COALESCE($13::timestamptz, now()), $14,
+			COALESCE((SELECT x.name FROM tokens t JOIN people x ON x.id = t.person_id WHERE t.id::text = $12), ''))
+		RETURNING id::text, created_at, person_name`
 	ops := p.Ops
 	if ops == nil {
 		ops = []backend.PlaybookOp{}
 	}
 	err := s.db.QueryRow(ctx, q, string(p.Status), string(p.Kind), nullString(p.PlaybookID), nullString(p.DeckID),
 		ops, p.NewPlaybook, p.Rationale, p.Evidence, strs(p.Supersedes), p.SessionID, p.ClientName, p.TokenID,
-		nullTime(p.CreatedAt), p.Edit).Scan(&p.ID, &p.CreatedAt)
+		nullTime(p.CreatedAt), p.Edit).Scan(&p.ID, &p.CreatedAt, &p.Person)
 	return classify("create proposal", err)
 }
 
@@ -79,8 +80,8 @@ func (s *Store) ListProposals(ctx context.Context, f backend.ProposalFilter) ([]
 func (s *Store) UpdateProposal(ctx context.Context, p *backend.Proposal) error {
 	var one int
 	err := s.db.QueryRow(ctx, `UPDATE playbook_proposals SET status = $2, superseded_by = $3::uuid,
-		playbook_id = $4, reason = $5, decided_at = $6 WHERE id = $1::uuid RETURNING 1`,
-		p.ID, string(p.Status), nullString(p.SupersededBy), nullString(p.PlaybookID), p.Reason, p.DecidedAt).Scan(&one)
+		playbook_id = $4, reason = $5, decided_at = $6, decided_by = $7 WHERE id = $1::uuid RETURNING 1`,
+		p.ID, string(p.Status), nullString(p.SupersededBy), nullString(p.PlaybookID), p.Reason, p.DecidedAt, p.DecidedBy).Scan(&one)
 	return rowErr("update proposal", "proposal", p.ID, err)
 }
 

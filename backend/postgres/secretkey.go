@@ -22,6 +22,7 @@ var sealedColumns = []struct {
 	{backend.FieldServiceHeaders, sealedColumn{"services", "id::text", "sealed_headers"}},
 	{backend.FieldServiceEnv, sealedColumn{"services", "id::text", "sealed_env"}},
 	{backend.FieldServiceURLUserinfo, sealedColumn{"services", "id::text", "sealed_userinfo"}},
+	{backend.FieldPersonalSecret, sealedColumn{"credential_person_secrets", "credential_id || '/' || person_id::text", "sealed_secret"}},
 	{backend.FieldOAuthClient, sealedColumn{"service_oauth", "service_id::text", "sealed_client"}},
 	{backend.FieldOAuthToken, sealedColumn{"service_oauth", "service_id::text", "sealed_token"}},
 	{backend.FieldOAuthPending, sealedColumn{"service_oauth", "service_id::text", "sealed_pending"}},

@@ -12,17 +12,18 @@ import (
 
 const sessionColumns = `m.id, m.workspace_root, COALESCE(m.deck_id::text, ''), COALESCE(d.name, ''), m.badge,
 	m.client_name, m.profile, m.scope, m.created_at, m.last_seen_at, m.terminated_at, COALESCE(m.token_id::text, ''),
-	m.client_caps, m.log_level`
+	m.client_caps, m.log_level, COALESCE(st.person_id::text, ''), COALESCE(sp.name, '')`
 
-// sessionFrom joins the bound deck for its name.
-const sessionFrom = ` FROM mcp_sessions m LEFT JOIN decks d ON d.id = m.deck_id`
+// sessionFrom joins the bound deck for its name, and the token's person.
+const sessionFrom = ` FROM mcp_sessions m LEFT JOIN decks d ON d.id = m.deck_id
+	LEFT JOIN tokens st ON st.id = m.token_id LEFT JOIN people sp ON sp.id = st.person_id`
 
 func scanSession(row pgx.Row) (backend.MCPSession, error) {
 	var m backend.MCPSession
 	var scope string
 	var caps []string
 	err := row.Scan(&m.ID, &m.WorkspaceRoot, &m.DeckID, &m.DeckName, &m.Badge, &m.ClientName, &m.Profile,
-		&scope, &m.CreatedAt, &m.LastSeenAt, &m.TerminatedAt, &m.TokenID, &caps, &m.LogLevel)
+		&scope, &m.CreatedAt, &m.LastSeenAt, &m.TerminatedAt, &m.TokenID, &caps, &m.LogLevel, &m.PersonID, &m.Person)
 	m.Scope = backend.Scope(scope)
 	m.Caps = backend.ClientCapsOf(caps)
 	return m, err

@@ -14,27 +14,35 @@ import (
 // session shares the token row, and one write per request would serialize them on it.
 const touchGranularity = "5 seconds"
 
-const tokenColumns = `t.id::text, t.name, t.scope, t.hash, t.created_at, t.last_used_at, t.revoked_at, t.kind, t.expires_at, COALESCE(t.deck_id::text, '')`
+// tokenColumns read a token with its person (scalar subqueries, so RETURNING can use them too).
+const tokenColumns = `t.id::text, t.name, t.scope, t.hash, t.created_at, t.last_used_at, t.revoked_at, t.kind, t.expires_at,
+	COALESCE(t.deck_id::text, ''), t.person_id::text,
+	COALESCE((SELECT p.name FROM people p WHERE p.id = t.person_id), ''),
+	COALESCE((SELECT p.role FROM people p WHERE p.id = t.person_id), ''),
+	COALESCE((SELECT p.removed_at IS NOT NULL FROM people p WHERE p.id = t.person_id), true)`
 
 func scanToken(row pgx.Row) (backend.TokenRecord, error) {
 	var t backend.TokenRecord
-	var scope, kind string
-	err := row.Scan(&t.ID, &t.Name, &scope, &t.Hash, &t.CreatedAt, &t.LastUsedAt, &t.RevokedAt, &kind, &t.ExpiresAt, &t.DeckID)
+	var scope, kind, role string
+	err := row.Scan(&t.ID, &t.Name, &scope, &t.Hash, &t.CreatedAt, &t.LastUsedAt, &t.RevokedAt, &kind, &t.ExpiresAt, &t.DeckID,
+		&t.PersonID, &t.Person, &role, &t.PersonRemoved)
 	t.Scope = backend.Scope(scope)
 	t.Kind = backend.TokenKind(kind)
+	t.PersonRole = backend.Role(role)
 	return t, err
 }
 
 // CreateToken inserts the token (its sha256 hash only), filling id and created_at when empty.
+// A token without a person belongs to the first admin.
 func (s *Store) CreateToken(ctx context.Context, t *backend.TokenRecord) error {
 	const q = `
-		INSERT INTO tokens (id, name, scope, hash, created_at, kind, expires_at, deck_id)
+		INSERT INTO tokens (id, name, scope, hash, created_at, kind, expires_at, deck_id, person_id)
 		VALUES (COALESCE($1::uuid, gen_random_uuid()), $2, $3, $4, COALESCE($5::timestamptz, now()),
-			COALESCE(NULLIF($6, ''), 'token'), $7, NULLIF($8, '')::uuid)
-		RETURNING id::text, created_at, kind`
+			COALESCE(NULLIF($6, ''), 'token'), $7, NULLIF($8, '')::uuid, COALESCE(NULLIF($9, '')::uuid, ` + founderID + `))
+		RETURNING id::text, created_at, kind, person_id::text`
 	var kind string
 	err := s.db.QueryRow(ctx, q, nullString(asUUID(t.ID)), t.Name, string(t.Scope), t.Hash, nullTime(t.CreatedAt),
-		string(t.Kind), t.ExpiresAt, t.DeckID).Scan(&t.ID, &t.CreatedAt, &kind)
+		string(t.Kind), t.ExpiresAt, t.DeckID, t.PersonID).Scan(&t.ID, &t.CreatedAt, &kind, &t.PersonID)
 	t.Kind = backend.TokenKind(kind)
 	return classify("create token", err)
 }
@@ -92,24 +100,26 @@ func (s *Store) TouchToken(ctx context.Context, id string, at time.Time) error {
 	return classify("touch token", err)
 }
 
-// CreateSignInCode stores a one-time sign-in code's hash and forgets codes that expired a day ago.
-func (s *Store) CreateSignInCode(ctx context.Context, hash []byte, createdAt, expiresAt time.Time) error {
+// CreateSignInCode stores a one-time sign-in code's hash for a person (the first admin when
+// none is named) and forgets codes that expired a day ago.
+func (s *Store) CreateSignInCode(ctx context.Context, hash []byte, personID string, createdAt, expiresAt time.Time) error {
 	_, err := s.db.Exec(ctx, `
 		WITH gone AS (DELETE FROM dashboard_signin_codes WHERE expires_at < $2::timestamptz - interval '1 day')
-		INSERT INTO dashboard_signin_codes (hash, created_at, expires_at) VALUES ($1, $2, $3)`,
-		hash, createdAt, expiresAt)
+		INSERT INTO dashboard_signin_codes (hash, created_at, expires_at, person_id)
+		VALUES ($1, $2, $3, COALESCE(NULLIF($4, '')::uuid, `+founderID+`))`,
+		hash, createdAt, expiresAt, personID)
 	return classify("create sign-in code", err)
 }
 
-// ConsumeSignInCode marks the code used, once: an unknown, used or expired code is NOT_FOUND.
-func (s *Store) ConsumeSignInCode(ctx context.Context, hash []byte, at time.Time) error {
-	tag, err := s.db.Exec(ctx, `UPDATE dashboard_signin_codes SET used_at = $2
-		WHERE hash = $1 AND used_at IS NULL AND expires_at > $2`, hash, at)
-	if err != nil {
-		return classify("consume sign-in code", err)
+// ConsumeSignInCode marks the code used, once, and returns the person it signs in: an unknown,
+// used or expired code, or one of a removed person, is NOT_FOUND.
+func (s *Store) ConsumeSignInCode(ctx context.Context, hash []byte, at time.Time) (string, error) {
+	var person string
+	err := s.db.QueryRow(ctx, `UPDATE dashboard_signin_codes c SET used_at = $2
+		WHERE c.hash = $1 AND c.used_at IS NULL AND c.expires_at > $2
+		RETURNING COALESCE(c.person_id, `+founderID+`)::text`, hash, at).Scan(&person)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", backend.Errorf(backend.CodeNotFound, "sign-in code not found")
 	}
-	if tag.RowsAffected() == 0 {
-		return backend.Errorf(backend.CodeNotFound, "sign-in code not found")
-	}
-	return nil
+	return person, classify("consume sign-in code", err)
 }

@@ -15,11 +15,14 @@ import (
 // are kept only when the deck had argument capture on when the call was made.
 const insertToolCall = `
 	INSERT INTO tool_calls (at, token_id, token_name, session_id, client_name, deck_id, deck_name,
-		service_id, service_name, tool, duration_us, outcome, error_code, result_bytes, arguments)
+		service_id, service_name, tool, duration_us, outcome, error_code, result_bytes, arguments,
+		person_id, person_name)
 	SELECT $1, t.id, COALESCE(t.name, ''), $3, $4, d.id, COALESCE(d.name, $5), $6::uuid, $7, $8, $9, $10, $11, $12,
-		CASE WHEN a.capture_arguments AND $1 >= a.capture_since THEN $13::jsonb END
+		CASE WHEN a.capture_arguments AND $1 >= a.capture_since THEN $13::jsonb END,
+		t.person_id, COALESCE(p.name, '')
 	FROM (SELECT 1) AS one
 	LEFT JOIN tokens t ON t.id = $2::uuid
+	LEFT JOIN people p ON p.id = t.person_id
 	LEFT JOIN LATERAL (
 		SELECT id, name FROM decks
 		WHERE id = $14::uuid OR ($14::uuid IS NULL AND (id::text = $5 OR lower(name) = lower($5)))
@@ -43,7 +46,7 @@ func (s *Store) InsertToolCalls(ctx context.Context, calls []backend.ToolCall) e
 
 const toolCallColumns = `c.id, c.at, COALESCE(c.token_id::text, ''), c.token_name, c.session_id, c.client_name,
 	COALESCE(c.deck_id::text, ''), c.deck_name, COALESCE(c.service_id::text, ''), c.service_name, c.tool,
-	c.duration_us, c.outcome, c.error_code, c.result_bytes, c.arguments`
+	c.duration_us, c.outcome, c.error_code, c.result_bytes, c.arguments, COALESCE(c.person_id::text, ''), c.person_name`
 
 // sqlArgs numbers a query's parameters as they are added.
 type sqlArgs []any
@@ -86,6 +89,10 @@ func (s *Store) ListToolCalls(ctx context.Context, q backend.ToolCallQuery) ([]b
 	var args sqlArgs
 	sql := `SELECT ` + toolCallColumns + ` FROM tool_calls c` +
 		toolCallWhere(&args, q.Service, q.Deck, q.Token, q.Tool, q.Since, q.Until)
+	if q.Person != "" {
+		p := args.add(q.Person)
+		sql += ` AND (c.person_id::text = ` + p + ` OR lower(c.person_name) = lower(` + p + `))`
+	}
 	switch {
 	case len(q.Session) >= backend.MinIDPrefix:
 		// The id, or its start as lists print it: every session whose id starts with it.
@@ -127,7 +134,7 @@ func scanToolCall(r pgx.CollectableRow) (backend.ToolCall, error) {
 	var outcome, code string
 	var argsJSON []byte
 	err := r.Scan(&c.ID, &c.At, &c.TokenID, &c.TokenName, &c.SessionID, &c.ClientName, &c.DeckID, &c.DeckName,
-		&c.ServiceID, &c.ServiceName, &c.Tool, &us, &outcome, &code, &c.ResultBytes, &argsJSON)
+		&c.ServiceID, &c.ServiceName, &c.Tool, &us, &outcome, &code, &c.ResultBytes, &argsJSON, &c.PersonID, &c.Person)
 	c.Duration = time.Duration(us) * time.Microsecond
 	c.DurationMS = float64(us) / 1000
 	c.Outcome, c.ErrorCode = backend.CallOutcome(outcome), backend.Code(code)

@@ -1,13 +1,15 @@
 // Settings: API tokens (create, shown once; list; revoke), export and import with a dry run.
 import { api, del, get, post, seg } from '../api.js';
 import { busy, empty, field, fill, h, openDialog, toast, when } from '../ui.js';
+import { drawPeople } from './settings_people.js';
 
 export async function settingsScreen(main) {
   const tokens = h('section.panel', { 'aria-labelledby': 'tokens-title' });
   const exp = h('section.panel', { 'aria-labelledby': 'export-title' });
   const imp = h('section.panel', { 'aria-labelledby': 'import-title' });
-  fill(main, h('h1', {}, 'Settings'), tokens, exp, imp);
-  await Promise.all([drawTokens(tokens), drawExport(exp)]);
+  const people = h('section.panel', { 'aria-labelledby': 'people-title' });
+  fill(main, h('h1', {}, 'Settings'), people, tokens, exp, imp);
+  await Promise.all([drawPeople(people), drawTokens(tokens), drawExport(exp)]);
   drawImport(imp);
 }
 

@@ -2,6 +2,7 @@
 // admin token. Either way the browser ends up with an HttpOnly session cookie.
 import { exchangeCode, signInWithToken } from '../api.js';
 import { busy, errorBox, field, fill, h } from '../ui.js';
+import { oidcRefusal, oidcSignIn } from './signin_oidc.js';
 
 export async function signinScreen(main, done) {
   const code = new URLSearchParams(location.hash.slice(1)).get('code');
@@ -17,10 +18,10 @@ export async function signinScreen(main, done) {
       return renderForm(main, done, err);
     }
   }
-  return renderForm(main, done);
+  return renderForm(main, done, oidcRefusal(), await oidcSignIn());
 }
 
-function renderForm(main, done, err) {
+function renderForm(main, done, err, oidc) {
   const token = h('input', { type: 'password', name: 'token', autocomplete: 'off', required: true, spellcheck: 'false' });
   const form = h('form.stack', {
     onsubmit: async (e) => {
@@ -36,6 +37,7 @@ function renderForm(main, done, err) {
   fill(main, h('section.signin.panel', { 'aria-labelledby': 'signin-title' },
     h('h1', { id: 'signin-title' }, 'Sign in to Agent Deck'),
     err ? errorBox(err) : null,
+    oidc,
     h('p', {}, 'Run ', h('code', {}, 'agent-deck dashboard'), ' in a terminal: it opens this page signed in. Or paste an admin token:'),
     form));
   token.focus();
