@@ -138,7 +138,7 @@ func (c *conn) httpClient() *http.Client {
 		ExpectContinueTimeout: time.Second,
 	}
 	return &http.Client{Transport: statusTransport{base: tr, max: int64(c.svc.p.opts.ResultHardCap), onCut: c.bodyCut,
-		onLog: c.callLog, prop: c.svc.p.opts.Tracing.Propagator}}
+		onLog: c.callLog, prop: c.svc.p.opts.Tracing.Propagator, listen: &c.listen}}
 }
 
 // bodyCut handles a response body cut at the hard cap. A POST's answer is reported by its own
@@ -199,6 +199,13 @@ func withRecorder(ctx context.Context, r *statusRecorder) context.Context {
 
 // statusTransport records statuses and bounds every response body by the hard cap (max), so
 // no answer of a downstream is held in memory beyond it.
+// replayableKey marks a request context whose POSTs may be sent twice: reading, not acting.
+type replayableKey struct{}
+
+func withReplayable(ctx context.Context) context.Context {
+	return context.WithValue(ctx, replayableKey{}, true)
+}
+
 type statusTransport struct {
 	base  http.RoundTripper
 	max   int64
@@ -207,10 +214,20 @@ type statusTransport struct {
 	onLog func(relay backend.Relay, params json.RawMessage)
 	// prop, when set, sends the request's trace context along (tracing.go).
 	prop propagation.TextMapPropagator
+	// listen, when set, follows the Streamable HTTP GET stream: where the downstream's
+	// list_changed arrives between calls (conn.listening).
+	listen *listenState
 }
 
 func (s statusTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	req = withTraceContext(s.prop, req)
+	if req.Method == http.MethodPost && req.Context().Value(replayableKey{}) != nil {
+		// net/http sends a POST again on a new connection when a kept-alive one turns out
+		// closed (a restarted server) only if it is marked idempotent; the nil value sends no
+		// header.
+		req = req.Clone(req.Context())
+		req.Header["Idempotency-Key"] = nil
+	}
 	resp, err := s.base.RoundTrip(req)
 	if err != nil {
 		return resp, err
@@ -234,6 +251,9 @@ func (s statusTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 				s.onCut(req)
 			}
 		}}
+	}
+	if req.Method == http.MethodGet && s.listen != nil && req.Header.Get("Accept") == "text/event-stream" {
+		resp.Body = s.listen.follow(resp.StatusCode, mediaType, resp.Body)
 	}
 	if req.Method == http.MethodPost && mediaType == "text/event-stream" && s.onLog != nil {
 		if relay := backend.RelayFrom(req.Context()); relay != nil {

@@ -16,9 +16,20 @@ type toolSet struct {
 	tools     []backend.DownstreamTool
 	byName    map[string]int
 	fetchedAt time.Time
+	// epoch and conn are the service's epoch when the list was read and the connection it was
+	// read on (service.epoch): the list is current only while neither changed.
+	epoch uint64
+	conn  *conn
 
 	mu      sync.Mutex
 	schemas map[string]*compiled
+}
+
+// current reports whether a call on c may use this list: it was read on c, and c has neither
+// reconnected nor announced list_changed since. An atomic load and a comparison: the hot path
+// pays nothing more while nothing changed.
+func (ts *toolSet) current(s *service, c *conn) bool {
+	return ts.conn == c && ts.epoch == s.epoch.Load()
 }
 
 func (ts *toolSet) get(name string) (backend.DownstreamTool, bool) {
