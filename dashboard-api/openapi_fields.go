@@ -37,6 +37,7 @@ var fieldDocs = map[string]string{
 	"arguments":         "The tool's arguments: a JSON object matching its input schema",
 	"deck":              "Deck id or exact name",
 	"tools":             "Names of the tools to act on; empty means all",
+	"hashes":            "Hashes of held definitions (GET …/held shows them): approve exactly these",
 	"label":             "Unique label, case-insensitive; the env name and id derive from it",
 	"scheme":            "How the secret is sent: bearer, header (in header_name) or http_basic_user",
 	"header_name":       "HTTP header that carries the secret (scheme header)",

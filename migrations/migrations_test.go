@@ -71,7 +71,7 @@ func tables(t *testing.T, url string) []string {
 var wantTables = []string{"credentials", "dashboard_signin_codes", "deck_audit_settings", "deck_cards", "deck_sampling",
 	"deck_service_settings", "decks", "exec_audit", "feedback_signals", "mcp_badge_levels", "mcp_relay_answers", "mcp_sessions", "oauth_clients",
 	"oauth_codes", "oauth_refresh_tokens", "playbook_fetches", "playbook_proposals", "playbook_versions", "playbooks",
-	"secret_key_state", "service_oauth", "service_tool_pins", "services", "tokens", "tool_calls"}
+	"secret_key_state", "service_oauth", "service_tool_holds", "service_tool_pins", "services", "tokens", "tool_calls"}
 
 // TestUpDownUp proves every down file undoes its up file on a real database.
 func TestUpDownUp(t *testing.T) {
