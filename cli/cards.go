@@ -229,7 +229,7 @@ func serviceCommand() *cli.Command {
 		},
 		delete: func(ctx context.Context, cl *client.Client, ref string) error { return cl.DeleteService(ctx, ref) },
 		extra: []*cli.Command{serviceAddCommand(), serviceEditCommand(), serviceToolsCommand(),
-			serviceToggleCommand(true), serviceToggleCommand(false), serviceCheckCommand(), serviceApproveCommand(),
+			serviceToggleCommand(true), serviceToggleCommand(false), serviceCheckCommand(), serviceApproveCommand(), serviceOverrideCommand(),
 			serviceConnectCommand(), serviceDisconnectCommand()},
 	}.command()
 }

@@ -62,6 +62,11 @@ func (a *api) checkService(c *gin.Context) (backend.Health, error) {
 	return a.svc.CheckService(ctx(c), c.Param("service"), requestDeck(c, ""))
 }
 
+// setToolOverride sets or clears one tool's override.
+func (a *api) setToolOverride(c *gin.Context, in backend.ToolOverride) (backend.ServiceCard, error) {
+	return a.svc.SetToolOverride(ctx(c), c.Param("service"), c.Param("tool"), in)
+}
+
 // listHeldTools is the one view of a service's held tool definitions (tool pinning).
 func (a *api) listHeldTools(c *gin.Context) ([]core.HeldTool, error) {
 	return a.svc.ListHeldTools(ctx(c), c.Param("service"))

@@ -12,7 +12,7 @@ const serviceColumns = `s.id::text, s.name, s.type, s.url, s.transport, s.descri
 	s.sealed_headers, COALESCE(s.credential_id, ''), s.local_command, s.local_args, s.local_working_dir,
 	s.sealed_env, s.disabled_tools, s.timeout_seconds, s.health_status, s.health_last_error,
 	s.health_last_success_at, s.health_last_checked_at, s.health_stderr, s.created_at, s.updated_at,
-	s.sealed_userinfo, s.pin_tools, s.tools_pinned_at, s.talks_back`
+	s.sealed_userinfo, s.pin_tools, s.tools_pinned_at, s.talks_back, s.tool_overrides`
 
 func scanService(row pgx.Row) (backend.ServiceRecord, error) {
 	var r backend.ServiceRecord
@@ -21,7 +21,10 @@ func scanService(row pgx.Row) (backend.ServiceRecord, error) {
 		&r.SealedHeaders, &r.CredentialID, &r.LocalCommand, &r.LocalArgs, &r.LocalWorkingDir,
 		&r.SealedEnv, &r.DisabledTools, &r.TimeoutSeconds, &health, &r.Health.LastError,
 		&r.Health.LastSuccessAt, &r.Health.LastCheckedAt, &r.Health.Stderr, &r.CreatedAt, &r.UpdatedAt,
-		&r.SealedUserinfo, &r.PinTools, &r.ToolsPinnedAt, &r.TalksBack)
+		&r.SealedUserinfo, &r.PinTools, &r.ToolsPinnedAt, &r.TalksBack, &r.ToolOverrides)
+	if len(r.ToolOverrides) == 0 {
+		r.ToolOverrides = nil
+	}
 	r.Type, r.Transport, r.Health.Status = backend.ServiceType(typ), backend.Transport(transport), backend.HealthStatus(health)
 	r.LocalArgs, r.DisabledTools, r.PlainHeaders = strs(r.LocalArgs), strs(r.DisabledTools), strMap(r.PlainHeaders)
 	return r, err
@@ -42,7 +45,15 @@ func collectServices(rows pgx.Rows, err error) ([]backend.ServiceRecord, error) 
 func serviceArgs(r *backend.ServiceRecord) []any {
 	return []any{r.Name, string(r.Type), r.URL, string(r.Transport), r.Description, strMap(r.PlainHeaders),
 		r.SealedHeaders, nullString(r.CredentialID), r.LocalCommand, strs(r.LocalArgs), r.LocalWorkingDir,
-		r.SealedEnv, strs(r.DisabledTools), r.TimeoutSeconds, r.SealedUserinfo, r.PinTools}
+		r.SealedEnv, strs(r.DisabledTools), r.TimeoutSeconds, r.SealedUserinfo, r.PinTools, overrides(r.ToolOverrides)}
+}
+
+// overrides stores a service's tool overrides, none as an empty object.
+func overrides(m map[string]backend.ToolOverride) map[string]backend.ToolOverride {
+	if m == nil {
+		return map[string]backend.ToolOverride{}
+	}
+	return m
 }
 
 // CreateService inserts the service, filling its id and timestamps when empty. Health starts
@@ -51,10 +62,10 @@ func (s *Store) CreateService(ctx context.Context, r *backend.ServiceRecord) err
 	const q = `
 		INSERT INTO services (id, name, type, url, transport, description, headers, sealed_headers,
 			credential_id, local_command, local_args, local_working_dir, sealed_env, disabled_tools,
-			timeout_seconds, sealed_userinfo, pin_tools, health_status, created_at, updated_at)
+			timeout_seconds, sealed_userinfo, pin_tools, tool_overrides, health_status, created_at, updated_at)
 		VALUES (COALESCE($1::uuid, gen_random_uuid()), $2, $3, $4, COALESCE(NULLIF($5, ''), 'auto'), $6, $7,
-			$8, $9, $10, $11, $12, $13, $14, $15, $16, $17, COALESCE(NULLIF($18, ''), 'unknown'),
-			COALESCE($19::timestamptz, now()), COALESCE($19::timestamptz, now()))
+			$8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, COALESCE(NULLIF($19, ''), 'unknown'),
+			COALESCE($20::timestamptz, now()), COALESCE($20::timestamptz, now()))
 		RETURNING id::text, transport, health_status, created_at, updated_at`
 	args := append([]any{nullString(r.ID)}, serviceArgs(r)...)
 	args = append(args, string(r.Health.Status), nullTime(r.CreatedAt))
@@ -73,7 +84,7 @@ func (s *Store) UpdateService(ctx context.Context, r *backend.ServiceRecord) err
 		UPDATE services SET name = $2, type = $3, url = $4, transport = COALESCE(NULLIF($5, ''), 'auto'),
 			description = $6, headers = $7, sealed_headers = $8, credential_id = $9, local_command = $10,
 			local_args = $11, local_working_dir = $12, sealed_env = $13, disabled_tools = $14,
-			timeout_seconds = $15, sealed_userinfo = $16, pin_tools = $17, updated_at = now()
+			timeout_seconds = $15, sealed_userinfo = $16, pin_tools = $17, tool_overrides = $18, updated_at = now()
 		WHERE id = $1
 		RETURNING transport, created_at, updated_at`
 	id := asUUID(r.ID)

@@ -171,6 +171,12 @@ func (c *Client) ApproveServiceTools(ctx context.Context, ref string, in core.Ap
 	return out, c.Do(ctx, http.MethodPost, "/services/"+esc(ref)+"/approve", nil, in, &out)
 }
 
+// SetToolOverride sets (or, empty, clears) what agents see of one tool of a service.
+func (c *Client) SetToolOverride(ctx context.Context, ref, tool string, in backend.ToolOverride) (backend.ServiceCard, error) {
+	var out backend.ServiceCard
+	return out, c.Do(ctx, http.MethodPut, "/services/"+esc(ref)+"/tools/"+esc(tool)+"/override", nil, in, &out)
+}
+
 // ListHeldTools returns the held definitions every connection to the service saw.
 func (c *Client) ListHeldTools(ctx context.Context, ref string) ([]core.HeldTool, error) {
 	var out []core.HeldTool
