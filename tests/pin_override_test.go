@@ -1,7 +1,9 @@
 package tests
 
 import (
+	"context"
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -62,5 +64,46 @@ func TestToolOverrides(t *testing.T) {
 	runCLI(w.s.home, strings.NewReader(""), "service", "override", w.service(), "fail", "--clear").wantCode(t, 0)
 	if e := reader.fails("call_service_tool", failArgs); e.Code != string(backend.CodeForbidden) {
 		t.Fatalf("agent:read after the override was cleared: %s %s", e.Code, e.Message)
+	}
+}
+
+// TestToolOverridesPinsExportImport: export → import carries a service's tool overrides, its
+// approved pins and pin_tools: false, and the imported deck holds a tool the downstream defines
+// otherwise than the imported pin.
+func TestToolOverridesPinsExportImport(t *testing.T) {
+	w := newPinWorld(t)
+	runCLI(w.s.home, strings.NewReader(""), "service", "override", w.service(), "fail", "--read-only", "true", "--title", "Fail").wantCode(t, 0)
+	pinOff := false
+	trusting, err := w.s.svc.CreateService(w.s.adminCtx(), core.ServiceInput{Name: "trusting", Type: backend.ServiceRemote,
+		URL: startHTTPPeer(t), PinTools: &pinOff})
+	must(t, err)
+	path := t.TempDir() + "/bundle.json"
+	runCLI(w.s.home, strings.NewReader(""), "export", "-o", path).wantCode(t, 0)
+
+	dst := startMCPStack(t, mcpStackOptions{})
+	runCLI(dst.home, strings.NewReader(""), "import", path).wantCode(t, 0)
+	for _, name := range []string{w.service(), trusting.Name} {
+		src, err := w.s.svc.GetService(w.s.adminCtx(), name)
+		must(t, err)
+		got, err := dst.svc.GetService(dst.adminCtx(), name)
+		must(t, err)
+		if got.PinTools != src.PinTools || !reflect.DeepEqual(got.ToolOverrides, src.ToolOverrides) {
+			t.Errorf("%s: imported pin_tools %v overrides %+v, exported %v %+v", name, got.PinTools, got.ToolOverrides, src.PinTools, src.ToolOverrides)
+		}
+		srcPins, err := w.s.store.ToolPins(context.Background(), src.ID)
+		must(t, err)
+		gotPins, err := dst.store.ToolPins(context.Background(), got.ID)
+		must(t, err)
+		if len(srcPins) != len(gotPins) {
+			t.Fatalf("%s: %d pins exported, %d imported", name, len(srcPins), len(gotPins))
+		}
+		for i := range srcPins {
+			if srcPins[i].ToolName != gotPins[i].ToolName || srcPins[i].Hash != gotPins[i].Hash || srcPins[i].ApprovedBy != gotPins[i].ApprovedBy {
+				t.Errorf("%s: pin %d imported as %+v, exported %+v", name, i, gotPins[i], srcPins[i])
+			}
+		}
+	}
+	if n, err := w.s.store.ToolPins(context.Background(), w.f.Service.ID); err != nil || len(n) == 0 {
+		t.Fatalf("the source has no pins to carry (%v)", err)
 	}
 }

@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"encoding/json"
 	"slices"
 
 	"github.com/agent-deck/agent-deck/backend"
@@ -20,8 +21,17 @@ func (im *importer) services(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
+		pins, err := bundlePins(rec.ID, bs.Pins, path)
+		if err != nil {
+			return err
+		}
 		if err := im.svc.store.CreateService(ctx, &rec); err != nil {
 			return bundle.AtPath(backend.NameConflict(err, "service", "name", rec.Name), path)
+		}
+		if len(pins) > 0 && rec.PinTools {
+			if err := im.svc.store.ApproveToolPins(ctx, rec.ID, pins); err != nil {
+				return bundle.AtPath(backend.StoreErr("importing tool pins", err), path)
+			}
 		}
 		im.created(backend.CardService, bs.ID, rec.ID, rec.Name)
 	}
@@ -75,6 +85,21 @@ func (im *importer) serviceRecord(ctx context.Context, path string, bs bundle.Se
 	rec.CredentialID = credentialID // resolved above, without a query per service
 	rec.CreatedAt, rec.UpdatedAt = im.svc.clock(), im.svc.clock()
 	rec.DisabledTools = append([]string{}, bs.DisabledTools...)
+	rec.PinTools = bs.PinTools == nil || *bs.PinTools
+	for tool, o := range bs.ToolOverrides {
+		for field, v := range map[string]*string{"title": o.Title, "description": o.Description} {
+			if v != nil && (len(*v) > maxOverrideChars || !validText(*v)) {
+				return rec, bundle.AtPath(backend.Invalid(field, "tool %q: expected text of at most %d characters, without control characters",
+					backend.Clip(tool, 60), maxOverrideChars), path)
+			}
+		}
+		if !o.Empty() {
+			if rec.ToolOverrides == nil {
+				rec.ToolOverrides = map[string]backend.ToolOverride{}
+			}
+			rec.ToolOverrides[tool] = o
+		}
+	}
 	rec.Health = backend.Health{Status: backend.HealthUnknown}
 	return rec, nil
 }
@@ -195,4 +220,24 @@ func (im *importer) report() ImportReport {
 		im.rep.IDMap = nil
 	}
 	return im.rep
+}
+
+// bundlePins checks a bundle service's pins: each hash must be the hash of its definition, so a
+// bundle cannot pin one text while showing another.
+func bundlePins(serviceID string, in []bundle.Pin, path string) ([]backend.ToolPin, error) {
+	out := make([]backend.ToolPin, 0, len(in))
+	for i, p := range in {
+		canon, hash := canonicalTool(p.Definition)
+		var named struct {
+			Name string `json:"name"`
+		}
+		_ = json.Unmarshal(canon, &named)
+		if p.Tool == "" || named.Name != p.Tool || hash != p.Hash {
+			return nil, bundle.AtPath(backend.Invalid("pins", "pin %d (%q): its hash and name must be those of its definition", i,
+				backend.Clip(p.Tool, 60)), path)
+		}
+		out = append(out, backend.ToolPin{ServiceID: serviceID, ToolName: p.Tool, Hash: hash, Definition: canon,
+			ApprovedAt: p.ApprovedAt, ApprovedBy: p.ApprovedBy})
+	}
+	return out, nil
 }
