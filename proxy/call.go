@@ -86,6 +86,8 @@ func (p *Proxy) CallTool(ctx context.Context, t backend.Target, tool string, arg
 	var (
 		raw json.RawMessage
 		ph  phase
+		// needList, once a dial was refused, is the refusal count a list must have started at.
+		needList uint64
 	)
 	// The definition admitted must be the one the connection serves when the call goes out: a
 	// list read before a reconnect or a list_changed is read again, and the call admitted again.
@@ -96,8 +98,22 @@ func (p *Proxy) CallTool(ctx context.Context, t backend.Target, tool string, arg
 		if err != nil {
 			return backend.CallResult{}, err
 		}
+		if ts.refusals < needList {
+			// A shared read that started before this call's refused dial: it may show the
+			// server the old connections reached. Concurrent callers share reads, so this may
+			// take one more round than maxRelists alone allows.
+			if attempt < 2*maxRelists {
+				continue
+			}
+			return backend.CallResult{}, o.fail(errConnChanged, phaseCall)
+		}
 		if t.Admit != nil {
 			if err := t.Admit(td); err != nil {
+				if !refresh {
+					// Held on a cached list: the server may have changed back (a restart not
+					// yet noticed), so a hold is only given on a list read for this call.
+					continue
+				}
 				return backend.CallResult{}, err // held by the core: nothing about it reaches the server
 			}
 		}
@@ -113,6 +129,21 @@ func (p *Proxy) CallTool(ctx context.Context, t backend.Target, tool string, arg
 		sctx, endSpan := p.downstreamSpan(ctx, t, "tools/call", tool)
 		raw, ph, err = o.send(sctx, "tools/call", params, phaseCall, gate)
 		endSpan(err)
+		if errors.Is(err, errConnChanged) {
+			if attempt < maxRelists {
+				// The list is read again, by a request started after the refused dial, and
+				// the call may then open a connection of its own.
+				var rd refusedDial
+				if errors.As(err, &rd) {
+					needList = rd.n
+				} else {
+					needList = o.s.refusals.Load()
+				}
+				ctx = allowDial(ctx)
+				continue
+			}
+			return backend.CallResult{}, o.fail(err, phaseCall)
+		}
 		if errors.Is(err, errRelist) {
 			if attempt < maxRelists {
 				continue
@@ -210,6 +241,15 @@ func (o *op) tools(ctx context.Context, refresh bool) (*toolSet, error) {
 		ts, err := o.fetchTools(ctx)
 		s.mu.Lock()
 		if err == nil {
+			if s.list != nil && !sameTools(s.list, ts) {
+				// The definitions changed: calls admitted against the old ones are admitted
+				// again, even one about to go out on a connection this read opened.
+				if !s.epoch.CompareAndSwap(ts.epoch, ts.epoch+1) {
+					s.epoch.Add(1)
+				} else {
+					ts.epoch++
+				}
+			}
 			s.list = ts
 			s.toolsGen++
 		} else {
@@ -246,9 +286,10 @@ func isContextErr(err error) bool {
 // server could quote them in a description).
 func (o *op) fetchTools(ctx context.Context) (*toolSet, error) {
 	var (
-		raws  []json.RawMessage
-		epoch uint64
-		on    *conn
+		raws     []json.RawMessage
+		epoch    uint64
+		refusals uint64
+		on       *conn
 	)
 	cursor := ""
 	for page := 0; ; page++ {
@@ -258,6 +299,7 @@ func (o *op) fetchTools(ctx context.Context) (*toolSet, error) {
 		gate := func(c *conn) error {
 			if first {
 				epoch = o.s.epoch.Load()
+				refusals = o.s.refusals.Load()
 			}
 			on = c
 			return nil
@@ -269,7 +311,7 @@ func (o *op) fetchTools(ctx context.Context) (*toolSet, error) {
 		if cursor != "" {
 			params = map[string]string{"cursor": cursor}
 		}
-		res, ph, err := o.send(ctx, "tools/list", params, phaseList, gate)
+		res, ph, err := o.send(context.WithValue(ctx, listDialKey{}, true), "tools/list", params, phaseList, gate)
 		if err != nil {
 			return nil, o.fail(err, ph)
 		}
@@ -287,7 +329,7 @@ func (o *op) fetchTools(ctx context.Context) (*toolSet, error) {
 		cursor = pageRes.NextCursor
 	}
 	ts := parseTools(raws)
-	ts.epoch, ts.conn = epoch, on
+	ts.epoch, ts.conn, ts.refusals = epoch, on, refusals
 	return ts, nil
 }
 
@@ -303,10 +345,10 @@ func (o *op) send(ctx context.Context, method string, params any, ph phase, gate
 		res, err := c.request(ctx, method, params, gate)
 		c.release()
 		if err == nil {
-			o.s.succeeded()
+			o.s.succeeded(ph)
 			return res, ph, nil
 		}
-		if errors.Is(err, errRelist) {
+		if errors.Is(err, errRelist) || errors.Is(err, errConnChanged) {
 			return nil, ph, err // nothing was sent
 		}
 		if isConnFailure(err) {

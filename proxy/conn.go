@@ -200,6 +200,8 @@ func (c *conn) request(ctx context.Context, method string, params any, gate func
 		ctx = withRecorder(ctx, &rec)
 		if method != "tools/call" {
 			ctx = withReplayable(ctx) // lists and pings may go out again on a fresh TCP connection
+		} else {
+			rec.noDial.Store(true) // a call never goes out on a connection its list was not read on
 		}
 	}
 	resp, err := c.tr.SendRequest(ctx, transport.JSONRPCRequest{

@@ -129,7 +129,7 @@ func (c *conn) httpClient() *http.Client {
 	timeout := c.svc.p.opts.ConnectTimeout
 	tr := &http.Transport{
 		Proxy:                 http.ProxyFromEnvironment,
-		DialContext:           (&net.Dialer{Timeout: timeout, KeepAlive: 30 * time.Second}).DialContext,
+		DialContext:           c.dialer(&net.Dialer{Timeout: timeout, KeepAlive: 30 * time.Second}),
 		ForceAttemptHTTP2:     true,
 		MaxIdleConns:          128,
 		MaxIdleConnsPerHost:   128,
@@ -140,6 +140,58 @@ func (c *conn) httpClient() *http.Client {
 	return &http.Client{Transport: statusTransport{base: tr, max: int64(c.svc.p.opts.ResultHardCap), onCut: c.bodyCut,
 		onLog: c.callLog, prop: c.svc.p.opts.Tracing.Propagator, listen: &c.listen}}
 }
+
+// errConnChanged stops a tools/call that would have gone out on a new TCP connection: the
+// server behind the address may have restarted (and even accepted the old session) with other
+// tool definitions, so the list is read again first, and the call goes out on the connection
+// that read it.
+var errConnChanged = errors.New("the call would have needed a new connection to the server")
+
+// dialer wraps a remote service's dial. A new TCP connection may reach another server behind
+// the same address (a restart, which may even accept the old session, or another replica), and
+// a restart always means the next request dials, even when the event stream has not yet noticed
+// it. So a tools/call is not sent on a connection it dialed first (statusRecorder.noDial): the
+// dial is refused with errConnChanged (counted in service.refusals), the call reads the tool
+// list again — a list that started after the refusal, so it reads whatever server the address
+// now reaches — is admitted again, and may then dial (allowDial). The dials of other requests
+// than lists (notifications, the event stream) count as possible changes (service.epoch), so a
+// call admitted before one of them does not go out on the connection it opened. A call on a pooled connection never reaches
+// this function: the hot path pays nothing.
+func (c *conn) dialer(d *net.Dialer) func(ctx context.Context, network, addr string) (net.Conn, error) {
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		if rec, _ := ctx.Value(recorderKey{}).(*statusRecorder); rec != nil && rec.noDial.Load() {
+			if ctx.Value(allowDialKey{}) == nil {
+				return nil, refusedDial{n: c.svc.refusals.Add(1)}
+			}
+			return d.DialContext(ctx, network, addr) // admitted on a list read after its refusal
+		}
+		if ctx.Value(listDialKey{}) == nil {
+			c.svc.epoch.Add(1)
+		}
+		return d.DialContext(ctx, network, addr)
+	}
+}
+
+// refusedDial is errConnChanged with the refusal's number (service.refusals).
+type refusedDial struct{ n uint64 }
+
+func (r refusedDial) Error() string        { return errConnChanged.Error() }
+func (r refusedDial) Is(target error) bool { return target == errConnChanged }
+
+// allowDialKey marks a call already refused a dial once: it has read the list again since.
+type allowDialKey struct{}
+
+func allowDial(ctx context.Context) context.Context {
+	if ctx.Value(allowDialKey{}) != nil {
+		return ctx
+	}
+	return context.WithValue(ctx, allowDialKey{}, true)
+}
+
+// listDialKey marks a tools/list: its dial needs no count, since a list that reads other
+// definitions than the cached ones moves the epoch itself (op.tools), and one that reads the
+// same ones changes nothing.
+type listDialKey struct{}
 
 // bodyCut handles a response body cut at the hard cap. A POST's answer is reported by its own
 // request (see statusRecorder). The legacy SSE transport carries every answer on its one event
@@ -181,6 +233,9 @@ type statusRecorder struct {
 	tooLarge atomic.Bool
 	// wantScope is the scope a 403 insufficient_scope challenge asked for (step-up).
 	wantScope atomic.Pointer[string]
+	// noDial marks a tools/call until its POST is answered: that POST may go out only on a
+	// pooled connection (conn.dialer).
+	noDial atomic.Bool
 }
 
 func (r *statusRecorder) get() int { return int(r.code.Load()) }
@@ -229,10 +284,16 @@ func (s statusTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		req.Header["Idempotency-Key"] = nil
 	}
 	resp, err := s.base.RoundTrip(req)
+	rec, _ := req.Context().Value(recorderKey{}).(*statusRecorder)
+	if rec != nil && req.Method == http.MethodPost {
+		// Only the call's own POST is kept off new connections: the answers to what the
+		// downstream asks while the call runs (elicitation, sampling) share its context and
+		// may need a connection of their own.
+		rec.noDial.Store(false)
+	}
 	if err != nil {
 		return resp, err
 	}
-	rec, _ := req.Context().Value(recorderKey{}).(*statusRecorder)
 	if rec != nil {
 		rec.set(resp.StatusCode)
 		if resp.StatusCode == http.StatusForbidden {

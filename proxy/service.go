@@ -31,6 +31,9 @@ type service struct {
 	// read in and the connection it was read on; a call goes out only while both still hold
 	// (toolSet.current), so no call runs against a definition the core has not compared.
 	epoch atomic.Uint64
+	// refusals counts tools/calls refused a new TCP connection (conn.dialer): such a call goes
+	// out only after a list that started after its refusal.
+	refusals atomic.Uint64
 
 	mu       sync.Mutex
 	name     string

@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"bytes"
 	"encoding/json"
 	"sort"
 	"strings"
@@ -20,6 +21,8 @@ type toolSet struct {
 	// read on (service.epoch): the list is current only while neither changed.
 	epoch uint64
 	conn  *conn
+	// refusals is service.refusals when the list was asked for (conn.dialer).
+	refusals uint64
 
 	mu      sync.Mutex
 	schemas map[string]*compiled
@@ -30,6 +33,19 @@ type toolSet struct {
 // pays nothing more while nothing changed.
 func (ts *toolSet) current(s *service, c *conn) bool {
 	return ts.conn == c && ts.epoch == s.epoch.Load()
+}
+
+// sameTools reports whether two lists hold the same definitions, byte for byte.
+func sameTools(a, b *toolSet) bool {
+	if len(a.tools) != len(b.tools) {
+		return false
+	}
+	for i := range a.tools {
+		if !bytes.Equal(a.tools[i].Raw, b.tools[i].Raw) {
+			return false
+		}
+	}
+	return true
 }
 
 func (ts *toolSet) get(name string) (backend.DownstreamTool, bool) {
