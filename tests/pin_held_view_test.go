@@ -38,7 +38,7 @@ func TestHeldToolsOneView(t *testing.T) {
 			t.Errorf("service tools does not show %q:\n%s", want, r.stdout)
 		}
 	}
-	r = runCLI(w.s.home, strings.NewReader(""), "service", "approve", svc, "echo").wantCode(t, 0)
+	r = runCLI(w.s.home, strings.NewReader(""), "service", "approve", svc, "echo", "--yes").wantCode(t, 0)
 	if !strings.Contains(r.stdout, "Approved 1 tool of "+svc) || !strings.Contains(r.stdout, held[0].Hash) {
 		t.Fatalf("approve without a check:\n%s", r.stdout)
 	}
@@ -58,7 +58,7 @@ func TestHeldToolsOneView(t *testing.T) {
 	if len(held) != 2 {
 		t.Fatalf("want the deck's and the service's definitions held, got %+v", held)
 	}
-	r = runCLI(w.s.home, strings.NewReader(""), "service", "approve", svc, "echo")
+	r = runCLI(w.s.home, strings.NewReader(""), "service", "approve", svc, "echo", "--yes")
 	if r.code == 0 || !strings.Contains(r.stderr, "2 different definitions") || !strings.Contains(r.stderr, "--hash") {
 		t.Fatalf("approve with two held definitions: %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
@@ -68,7 +68,7 @@ func TestHeldToolsOneView(t *testing.T) {
 			deckHash = h.Hash
 		}
 	}
-	runCLI(w.s.home, strings.NewReader(""), "service", "approve", svc, "echo", "--hash", deckHash).wantCode(t, 0)
+	runCLI(w.s.home, strings.NewReader(""), "service", "approve", svc, "echo", "--hash", deckHash, "--yes").wantCode(t, 0)
 	if got := w.callEcho(); got != "" {
 		t.Fatalf("the deck's call after approving its definition answered %q", got)
 	}
