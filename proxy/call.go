@@ -22,8 +22,10 @@ import (
 const staleAfter = time.Second
 
 // maxRelists bounds how often one call reads the tool list again because the connection's
-// list changed under it, against a server that announces list_changed without end.
-const maxRelists = 3
+// list changed under it, against a server that announces list_changed without end. A cold start
+// of many concurrent calls moves the epoch several times in a burst (each connection's
+// initialize, its connect and its event stream), so the bound leaves room for that.
+const maxRelists = 8
 
 // errRelist stops a call whose tool list is not current on the connection it was about to go
 // out on; the call reads the list again and is admitted again.
