@@ -57,6 +57,20 @@ type ToolPin struct {
 	ApprovedBy string `json:"approved_by"`
 }
 
+// ToolHold is a definition of a service's tool that a connection found differing from its pin
+// (or a tool new since the first contact), as the connection saw it.
+type ToolHold struct {
+	ServiceID string `json:"service_id"`
+	ToolName  string `json:"tool_name"`
+	// Hash is the sha256 (hex) of Definition's canonical JSON: what approve pins.
+	Hash       string          `json:"hash"`
+	Definition json.RawMessage `json:"definition"`
+	// SeenOn names the connection: "service credential" or "deck credential <credential id>".
+	SeenOn    string    `json:"seen_on"`
+	FirstSeen time.Time `json:"first_seen"`
+	LastSeen  time.Time `json:"last_seen"`
+}
+
 // PlaybookInput creates a playbook. ID defaults to pb_<slug of title>. Dependencies are
 // auto-detected from the text unless AutoDetectDependencies is false; explicit ids are merged in.
 type PlaybookInput struct {

@@ -65,6 +65,11 @@ type Store interface {
 	ApproveToolPins(ctx context.Context, serviceID string, pins []ToolPin) error
 	// ClearToolPins deletes the service's pins and its first-contact mark.
 	ClearToolPins(ctx context.Context, serviceID string) error
+	// RecordToolHold notes a held definition as a connection saw it (once per definition and
+	// connection; seen again, its last_seen moves).
+	RecordToolHold(ctx context.Context, h ToolHold) error
+	// ToolHolds returns the service's recorded holds, by tool name then first seen.
+	ToolHolds(ctx context.Context, serviceID string) ([]ToolHold, error)
 
 	CreateCredential(ctx context.Context, c *CredentialRecord) error
 	// SetPersonalSecret stores a person's own sealed secret for a credential; nil deletes it

@@ -94,6 +94,9 @@ type ServiceCard struct {
 	DisabledTools   []string          `json:"disabled_tools"`
 	TimeoutSeconds  int               `json:"timeout_seconds"`
 	PinTools        bool              `json:"pin_tools"`
+	// ToolOverrides are what a person set in place of the downstream's own title, description
+	// or annotations, by tool name: agents see them, pins ignore them.
+	ToolOverrides map[string]ToolOverride `json:"tool_overrides,omitempty"`
 	// Personal says each person brings their own secret (and sign-in) for the service: a call
 	// uses the calling person's own, never another's.
 	Personal  bool      `json:"personal,omitempty"`
@@ -102,6 +105,21 @@ type ServiceCard struct {
 	UpdatedAt time.Time `json:"updated_at"`
 	// OwnerID is the person the card belongs to.
 	OwnerID string `json:"-"`
+}
+
+// ToolOverride replaces parts of a downstream tool's definition as agents see it. A nil field
+// keeps the downstream's own.
+type ToolOverride struct {
+	Title           *string `json:"title,omitempty"`
+	Description     *string `json:"description,omitempty"`
+	ReadOnlyHint    *bool   `json:"read_only_hint,omitempty"`
+	DestructiveHint *bool   `json:"destructive_hint,omitempty"`
+	OpenWorldHint   *bool   `json:"open_world_hint,omitempty"`
+}
+
+// Empty reports whether the override changes nothing.
+func (o ToolOverride) Empty() bool {
+	return o.Title == nil && o.Description == nil && o.ReadOnlyHint == nil && o.DestructiveHint == nil && o.OpenWorldHint == nil
 }
 
 // ServiceRecord is a service card as stored: secret headers and local env are sealed.

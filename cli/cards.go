@@ -236,7 +236,7 @@ func serviceCommand() *cli.Command {
 			return nil, cl.DeleteService(ctx, ref)
 		},
 		extra: []*cli.Command{serviceAddCommand(), serviceEditCommand(), serviceToolsCommand(),
-			serviceToggleCommand(true), serviceToggleCommand(false), serviceCheckCommand(), serviceApproveCommand(),
+			serviceToggleCommand(true), serviceToggleCommand(false), serviceCheckCommand(), serviceApproveCommand(), serviceOverrideCommand(),
 			serviceConnectCommand(), serviceDisconnectCommand(), serviceLimitsCommand()},
 	}.command()
 }

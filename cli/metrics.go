@@ -30,6 +30,7 @@ type metrics struct {
 	localStarts  *prometheus.CounterVec
 	localCrashes *prometheus.CounterVec
 	spills       *prometheus.CounterVec
+	toolsChanged *prometheus.CounterVec
 }
 
 func newMetrics() *metrics {
@@ -61,6 +62,7 @@ func newMetrics() *metrics {
 	m.registry.MustRegister(m.toolCalls, m.toolErrors, m.toolDuration)
 	m.localStarts = newServiceCounter("agent_deck_local_server_starts_total", "Local MCP server processes started, by service.")
 	m.localCrashes = newServiceCounter("agent_deck_local_server_crashes_total", "Local MCP server processes that exited without the deck stopping them, by service.")
+	m.toolsChanged = newServiceCounter("agent_deck_downstream_tool_list_changes_total", "notifications/tools/list_changed announced by downstream servers, by service: each makes the next call read the tool list again.")
 	m.spills = newServiceCounter("agent_deck_results_spilled_total", "Tool results too large to return inline, written to <home>/tool-results, by service.")
 	bi := ReadBuildInfo()
 	build := prometheus.NewGauge(prometheus.GaugeOpts{
@@ -68,7 +70,7 @@ func newMetrics() *metrics {
 		ConstLabels: prometheus.Labels{"version": bi.Version, "revision": bi.Revision, "go_version": bi.GoVersion},
 	})
 	build.Set(1)
-	m.registry.MustRegister(m.localStarts, m.localCrashes, m.spills, build)
+	m.registry.MustRegister(m.localStarts, m.localCrashes, m.spills, m.toolsChanged, build)
 	m.registry.MustRegister(m.requests, m.latency,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
@@ -84,6 +86,7 @@ func (m *metrics) proxyEvents() proxy.Events {
 		LocalStarted:  func(service string) { m.localStarts.WithLabelValues(service).Inc() },
 		LocalCrashed:  func(service string) { m.localCrashes.WithLabelValues(service).Inc() },
 		ResultSpilled: func(service string) { m.spills.WithLabelValues(service).Inc() },
+		ToolsChanged:  func(service string) { m.toolsChanged.WithLabelValues(service).Inc() },
 	}
 }
 

@@ -15,13 +15,15 @@ import (
 func serviceApproveCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "approve",
-		Usage:     "approve the current definitions of a service's held tools (changed or new since approved)",
+		Usage:     "approve the held definitions of a service's tools (changed or new since approved)",
 		ArgsUsage: "SERVICE [TOOL...]",
 		Description: "Agent Deck holds a downstream tool whose description or schema changed since it was " +
 			"approved, and a tool added after the service was first reached, until you approve it. " +
-			"Review the change first (GET /api/v1/services/SERVICE/tools shows the new and the approved " +
-			"definition); with no TOOL, every held tool is approved.",
-		Flags: []cli.Flag{yesFlag, jsonFlag},
+			"What is held is what any connection to the service saw (its own credential or a deck's): " +
+			"review it first with `agent-deck service tools SERVICE`, which shows each held definition, " +
+			"what changed and its hash. Approve pins exactly that definition; with no TOOL, every held " +
+			"tool is approved. A tool held with several definitions is approved by --hash.",
+		Flags: []cli.Flag{yesFlag, jsonFlag, &cli.StringSliceFlag{Name: "hash", Usage: "approve only the held definition with this hash (repeatable)"}},
 		Action: func(c *cli.Context) error {
 			args, err := positional(c)
 			if err != nil {
@@ -41,7 +43,7 @@ func serviceApproveCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			res, err := cl.ApproveServiceTools(c.Context, args[0], args[1:])
+			res, err := cl.ApproveServiceTools(c.Context, args[0], core.ApproveToolsInput{Tools: args[1:], Hashes: c.StringSlice("hash")})
 			if err != nil {
 				return fail(err)
 			}
@@ -66,9 +68,9 @@ func printApprovals(w io.Writer, res core.ToolApprovals) error {
 	fmt.Fprintf(w, "Approved %d %s of %s:\n", len(res.Approved), noun, res.ServiceName)
 	rows := make([][]string, len(res.Approved))
 	for i, a := range res.Approved {
-		rows[i] = []string{a.Name, a.Change}
+		rows[i] = []string{a.Name, a.Change, a.Hash}
 	}
-	if err := printTable(w, []string{"TOOL", "APPROVED CHANGE"}, rows); err != nil {
+	if err := printTable(w, []string{"TOOL", "APPROVED CHANGE", "HASH"}, rows); err != nil {
 		return err
 	}
 	if len(res.Unchanged) > 0 {

@@ -1,13 +1,16 @@
 package cli
 
 import (
+	"encoding/json"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 )
 
 func serviceToolsCommand() *cli.Command {
@@ -26,11 +29,20 @@ func serviceToolsCommand() *cli.Command {
 			if c.Bool("json") {
 				return printJSON(c.App.Writer, orEmptyList(tools))
 			}
+			// What any connection saw held (admin only: it shows the unapproved text).
+			held, herr := cl.ListHeldTools(c.Context, ref)
+			heldNames := map[string]bool{}
+			for _, h := range held {
+				heldNames[h.Name] = true
+			}
 			rows := make([][]string, len(tools))
 			for i, t := range tools {
-				rows[i] = []string{t.Name, yesNo(t.Enabled), yesNo(t.Held)}
+				rows[i] = []string{t.Name, yesNo(t.Enabled), yesNo(t.Held || heldNames[t.Name])}
 			}
-			return printTable(c.App.Writer, []string{"TOOL", "ENABLED", "HELD"}, rows)
+			if err := printTable(c.App.Writer, []string{"TOOL", "ENABLED", "HELD"}, rows); err != nil || herr != nil || len(held) == 0 {
+				return err
+			}
+			return printHeld(c.App.Writer, ref, held)
 		},
 	}
 }
@@ -137,4 +149,40 @@ func serviceCheckCommand() *cli.Command {
 			return nil
 		},
 	}
+}
+
+// printHeld shows each held definition: what changed, where it was seen, its hash, and the
+// command that approves exactly it.
+func printHeld(w io.Writer, ref string, held []core.HeldTool) error {
+	fmt.Fprintf(w, "\nHeld definitions (approve one with: agent-deck service approve %s TOOL --hash HASH):\n", ref)
+	for _, h := range held {
+		fmt.Fprintf(w, "\n%s  %s\n  hash:    %s\n  seen on: %s (last %s)\n", h.Name, h.Change, h.Hash,
+			strings.Join(h.SeenOn, ", "), h.LastSeen.UTC().Format("2006-01-02 15:04:05Z"))
+		for _, line := range heldDiff(h) {
+			fmt.Fprintf(w, "  %s\n", line)
+		}
+	}
+	return nil
+}
+
+// heldDiff is the approved and the held text of what people read: description, title and
+// annotations, then the input schema when it differs.
+func heldDiff(h core.HeldTool) []string {
+	var oldT, newT map[string]json.RawMessage
+	_ = json.Unmarshal(h.Approved, &oldT)
+	_ = json.Unmarshal(h.Definition, &newT)
+	var out []string
+	for _, k := range []string{"title", "description", "annotations", "inputSchema", "outputSchema"} {
+		o, n := string(oldT[k]), string(newT[k])
+		if o == n {
+			continue
+		}
+		if o != "" {
+			out = append(out, "- "+k+": "+o)
+		}
+		if n != "" {
+			out = append(out, "+ "+k+": "+n)
+		}
+	}
+	return out
 }

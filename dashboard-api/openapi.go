@@ -18,6 +18,7 @@ import (
 var pathParamDocs = map[string]map[string]any{
 	"deck":       {"description": "deck id or exact name", "schema": map[string]any{"type": "string"}},
 	"service":    {"description": "service id or name", "schema": map[string]any{"type": "string"}},
+	"tool":       {"description": "name of one of the service's downstream tools", "schema": map[string]any{"type": "string"}},
 	"credential": {"description": "credential id (cred_…) or label", "schema": map[string]any{"type": "string"}},
 	"playbook":   {"description": "playbook id (pb_…) or title", "schema": map[string]any{"type": "string"}},
 	"card_type": {"description": "card type", "schema": map[string]any{"type": "string",

@@ -14,6 +14,10 @@ var routeDescriptions = map[string]string{
 	"info":        "What `agent-deck status` shows about the running server: its URL, process id, home, the kind of database and the MCP profile. Never a secret; any token may read it.",
 	"metrics":     "The server's metrics in the Prometheus text format (requests, tool calls, sessions, downstream health); any token may read them.",
 
+	// Tool pins and overrides.
+	"listHeldTools":   "One view of what is held across every connection to the service (its own credential, each deck's credential, every replica): each held definition with its hash, what changed against the approved pin (old and new description, schema, annotations) and which connection saw it. Approve exactly one with POST /services/{service}/approve and its hash. Admin tokens only.",
+	"setToolOverride": "Sets what agents see of one downstream tool in place of its own title, description and annotations (readOnlyHint, destructiveHint, openWorldHint); an agent:read token may call a tool whose override says readOnlyHint: true. Pins keep comparing the downstream's own definition, so an override never hides a change. An empty object clears it. Admin tokens only.",
+
 	// Decks.
 	"listDecks":    "Every deck the caller's person may use (an admin: every deck; a member: their own and those shared with them), ordered by name (case-insensitive), with its id, owner, sharing and timestamps; the cards are in GET /decks/{deck}/snapshot.",
 	"createDeck":   "Creates an empty deck with a unique name (case-insensitive). Link cards to it with POST /decks/{deck}/cards; agents bind to it by name or id.",

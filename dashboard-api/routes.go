@@ -84,7 +84,9 @@ func (a *api) routes() []route {
 			withHeaders(deckHeader).withDocs(nil, callResultDoc),
 		noBody(http.MethodPost, v1+"/services/:service/check", "Reach the service now and refresh its health; agent tokens name a deck that links the service", a.checkService).
 			withQuery(deckQuery).withHeaders(deckHeader),
-		withBody(http.MethodPost, v1+"/services/:service/approve", "Approve the current definitions of held tools (those named, or all); admin", http.StatusOK, a.approveServiceTools).adminOnly(),
+		withBody(http.MethodPost, v1+"/services/:service/approve", "Approve held definitions, exactly as GET /services/{service}/held shows them (those named, or with the given hashes, or all); admin", http.StatusOK, a.approveServiceTools).adminOnly(),
+		withBody(http.MethodPut, v1+"/services/:service/tools/:tool/override", "Set what agents see of one tool instead of the downstream's own title, description and annotations (readOnlyHint, destructiveHint, openWorldHint); an empty object clears it; pins still compare the downstream's own definition; admin", http.StatusOK, a.setToolOverride).adminOnly(),
+		list(v1+"/services/:service/held", "The held tool definitions every connection to the service saw (service or deck credential), each with its hash, what changed and the approved definition; admin", a.listHeldTools, "hash").adminOnly(),
 
 		list(v1+"/credentials", "List credential metadata (never values)", a.listCredentials, "id"),
 		withBody(http.MethodPost, v1+"/credentials", "Create a credential with its secret; admin", http.StatusCreated, a.createCredential).adminOnly(),

@@ -171,6 +171,8 @@ func cardSteps(ok, created, downstream []int) []step {
 			map[string]any{"tool_name": "echo", "arguments": map[string]any{"text": "hi"}}, downstream, nil},
 		{"check service", "POST", "/api/v1/services/Echo/check", nil, downstream, nil},
 		{"approve service tools", "POST", "/api/v1/services/Echo/approve", map[string]any{"tools": []string{}}, downstream, nil},
+		{"held service tools", "GET", "/api/v1/services/Echo/held", nil, downstream, nil},
+		{"override a tool", "PUT", "/api/v1/services/Echo/tools/echo/override", map[string]any{}, ok, nil},
 		{"create playbook", "POST", "/api/v1/playbooks",
 			map[string]any{"title": "Deploy", "body": "Push with cred_github.", "triggers": []string{"ship it"}}, created,
 			func(t *testing.T, r response, _ map[string]string) {

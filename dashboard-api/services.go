@@ -62,6 +62,16 @@ func (a *api) checkService(c *gin.Context) (backend.Health, error) {
 	return a.svc.CheckService(ctx(c), c.Param("service"), requestDeck(c, ""))
 }
 
+// setToolOverride sets or clears one tool's override.
+func (a *api) setToolOverride(c *gin.Context, in backend.ToolOverride) (backend.ServiceCard, error) {
+	return a.svc.SetToolOverride(ctx(c), c.Param("service"), c.Param("tool"), in)
+}
+
+// listHeldTools is the one view of a service's held tool definitions (tool pinning).
+func (a *api) listHeldTools(c *gin.Context) ([]core.HeldTool, error) {
+	return a.svc.ListHeldTools(ctx(c), c.Param("service"))
+}
+
 // approveServiceTools pins the current definitions of held downstream tools (tool pinning).
 func (a *api) approveServiceTools(c *gin.Context, in core.ApproveToolsInput) (core.ToolApprovals, error) {
 	return a.svc.ApproveServiceTools(ctx(c), c.Param("service"), in)

@@ -21,6 +21,16 @@ import (
 // the tool may have appeared on a server that does not announce list changes.
 const staleAfter = time.Second
 
+// maxRelists bounds how often one call reads the tool list again because the connection's
+// list changed under it, against a server that announces list_changed without end. A cold start
+// of many concurrent calls moves the epoch several times in a burst (each connection's
+// initialize, its connect and its event stream), so the bound leaves room for that.
+const maxRelists = 8
+
+// errRelist stops a call whose tool list is not current on the connection it was about to go
+// out on; the call reads the list again and is admitted again.
+var errRelist = errors.New("the tool list changed before the call was sent")
+
 // maxToolPages bounds tools/list pagination against a server that never stops.
 const maxToolPages = 100
 
@@ -77,33 +87,88 @@ func (p *Proxy) CallTool(ctx context.Context, t backend.Target, tool string, arg
 	if aerr != nil {
 		return backend.CallResult{}, aerr
 	}
-	td, ts, err := o.resolveTool(ctx, tool)
-	if err != nil {
-		return backend.CallResult{}, err
-	}
-	if t.Admit != nil {
-		if err := t.Admit(td); err != nil {
-			return backend.CallResult{}, err // held by the core: nothing about it reaches the server
-		}
-	}
-	if err := ts.validateArgs(td, args); err != nil {
-		return backend.CallResult{}, err
-	}
-
 	params := callParams{Name: tool, Arguments: args}
 	defer p.withProgress(ctx, &params)()
-	sctx, endSpan := p.downstreamSpan(ctx, t, "tools/call", tool)
-	raw, ph, err := o.send(sctx, "tools/call", params, phaseCall)
-	endSpan(err)
-	if err != nil {
-		var rpc *rpcError
-		if errors.As(err, &rpc) && (rpc.code == -32601 || rpc.code == -32602) {
-			o.s.toolsChanged() // the server may no longer have the tool: refetch before the next call
+	var (
+		raw json.RawMessage
+		ph  phase
+		// needList, once a dial was refused, is the refusal count a list must have started at.
+		needList uint64
+	)
+	// The definition admitted must be the one the connection serves when the call goes out: a
+	// list read before a reconnect or a list_changed is read again, and the call admitted again.
+	for attempt := 0; ; attempt++ {
+		// A connection that cannot hear list_changed now reads the list for this call.
+		refresh := attempt > 0 || o.s.deaf()
+		td, ts, err := o.resolveTool(ctx, tool, refresh)
+		if err != nil {
+			return backend.CallResult{}, err
 		}
-		if ph == phaseCall && errors.Is(context.Cause(ctx), errCallTimeout) {
-			err = errors.Join(errCallTimeout, err)
+		if ts.refusals < needList {
+			// A shared read that started before this call's refused dial: it may show the
+			// server the old connections reached. Concurrent callers share reads, so this may
+			// take one more round than maxRelists alone allows.
+			if attempt < 2*maxRelists {
+				continue
+			}
+			return backend.CallResult{}, o.fail(errConnChanged, phaseCall)
 		}
-		return backend.CallResult{}, o.fail(err, ph)
+		if t.Admit != nil {
+			if err := t.Admit(td); err != nil {
+				if !refresh {
+					// Held on a cached list: the server may have changed back (a restart not
+					// yet noticed), so a hold is only given on a list read for this call.
+					continue
+				}
+				return backend.CallResult{}, err // held by the core: nothing about it reaches the server
+			}
+		}
+		if err := ts.validateArgs(td, args); err != nil {
+			return backend.CallResult{}, err
+		}
+		gate := func(c *conn) error {
+			if !ts.current(o.s, c) || (!refresh && c.deaf()) {
+				return errRelist
+			}
+			return nil
+		}
+		sctx, endSpan := p.downstreamSpan(ctx, t, "tools/call", tool)
+		raw, ph, err = o.send(sctx, "tools/call", params, phaseCall, gate)
+		endSpan(err)
+		if errors.Is(err, errConnChanged) {
+			if attempt < maxRelists {
+				// The list is read again, by a request started after the refused dial, and
+				// the call may then open a connection of its own.
+				var rd dialRefused
+				if errors.As(err, &rd) {
+					needList = rd.n
+				} else {
+					needList = o.s.refusals.Load()
+				}
+				ctx = allowDial(ctx)
+				continue
+			}
+			return backend.CallResult{}, o.fail(err, phaseCall)
+		}
+		if errors.Is(err, errRelist) {
+			if attempt < maxRelists {
+				continue
+			}
+			return backend.CallResult{}, backend.Errorf(backend.CodeDownstreamError,
+				"the tool list of %s changed %d times while the call to %s was prepared; it was not sent", t.ServiceName, attempt+1, quote(tool)).
+				WithDetail("service_id", t.ServiceID).WithHint("try the call again")
+		}
+		if err != nil {
+			var rpc *rpcError
+			if errors.As(err, &rpc) && (rpc.code == -32601 || rpc.code == -32602) {
+				o.s.toolsChanged() // the server may no longer have the tool: refetch before the next call
+			}
+			if ph == phaseCall && errors.Is(context.Cause(ctx), errCallTimeout) {
+				err = errors.Join(errCallTimeout, err)
+			}
+			return backend.CallResult{}, o.fail(err, ph)
+		}
+		break
 	}
 
 	out, isError := passResult(o.scrub.JSON(raw))
@@ -117,14 +182,15 @@ func (p *Proxy) CallTool(ctx context.Context, t backend.Target, tool string, arg
 	return backend.CallResult{Raw: out, IsError: isError}, nil
 }
 
-// resolveTool finds an enabled tool by name in the (fresh) tool list.
-func (o *op) resolveTool(ctx context.Context, name string) (backend.DownstreamTool, *toolSet, error) {
-	ts, err := o.tools(ctx, false)
+// resolveTool finds an enabled tool by name in the (fresh) tool list; refresh reads the list
+// again first.
+func (o *op) resolveTool(ctx context.Context, name string, refresh bool) (backend.DownstreamTool, *toolSet, error) {
+	ts, err := o.tools(ctx, refresh)
 	if err != nil {
 		return backend.DownstreamTool{}, nil, err
 	}
 	td, ok := ts.get(name)
-	if !ok && time.Since(ts.fetchedAt) > staleAfter {
+	if !ok && !refresh && time.Since(ts.fetchedAt) > staleAfter {
 		if ts, err = o.tools(ctx, true); err != nil {
 			return backend.DownstreamTool{}, nil, err
 		}
@@ -152,7 +218,7 @@ func (o *op) tools(ctx context.Context, refresh bool) (*toolSet, error) {
 	for {
 		s.mu.Lock()
 		ts := s.list
-		if !refresh && ts != nil && !s.stale && time.Since(ts.fetchedAt) < s.p.opts.ToolsTTL && !s.newerConnLocked(ts) {
+		if !refresh && ts != nil && !s.stale && ts.epoch == s.epoch.Load() && time.Since(ts.fetchedAt) < s.p.opts.ToolsTTL && !s.newerConnLocked(ts) {
 			s.mu.Unlock()
 			return ts, nil
 		}
@@ -181,6 +247,15 @@ func (o *op) tools(ctx context.Context, refresh bool) (*toolSet, error) {
 		ts, err := o.fetchTools(ctx)
 		s.mu.Lock()
 		if err == nil {
+			if s.list != nil && !sameTools(s.list, ts) {
+				// The definitions changed: calls admitted against the old ones are admitted
+				// again, even one about to go out on a connection this read opened.
+				if !s.epoch.CompareAndSwap(ts.epoch, ts.epoch+1) {
+					s.epoch.Add(1)
+				} else {
+					ts.epoch++
+				}
+			}
 			s.list = ts
 			s.toolsGen++
 		} else {
@@ -216,9 +291,25 @@ func isContextErr(err error) bool {
 // fetchTools reads every page of tools/list raw, masked of the service's secrets (a hostile
 // server could quote them in a description).
 func (o *op) fetchTools(ctx context.Context) (*toolSet, error) {
-	var raws []json.RawMessage
+	var (
+		raws     []json.RawMessage
+		epoch    uint64
+		refusals uint64
+		on       *conn
+	)
 	cursor := ""
 	for page := 0; ; page++ {
+		first := page == 0
+		// The epoch is taken on the connection, before the first page is asked for: a
+		// list_changed or a reconnect from then on makes this list not current.
+		gate := func(c *conn) error {
+			if first {
+				epoch = o.s.epoch.Load()
+				refusals = o.s.refusals.Load()
+			}
+			on = c
+			return nil
+		}
 		if page == maxToolPages {
 			return nil, o.fail(fmt.Errorf("tools/list: more than %d pages", maxToolPages), phaseList)
 		}
@@ -226,7 +317,7 @@ func (o *op) fetchTools(ctx context.Context) (*toolSet, error) {
 		if cursor != "" {
 			params = map[string]string{"cursor": cursor}
 		}
-		res, ph, err := o.send(ctx, "tools/list", params, phaseList)
+		res, ph, err := o.send(context.WithValue(ctx, listDialKey{}, true), "tools/list", params, phaseList, gate)
 		if err != nil {
 			return nil, o.fail(err, ph)
 		}
@@ -243,23 +334,28 @@ func (o *op) fetchTools(ctx context.Context) (*toolSet, error) {
 		}
 		cursor = pageRes.NextCursor
 	}
-	return parseTools(raws), nil
+	ts := parseTools(raws)
+	ts.epoch, ts.conn, ts.refusals = epoch, on, refusals
+	return ts, nil
 }
 
 // send sends one request on the service's connection and returns its raw result, or the error
 // and the phase it belongs to. When the downstream forgot the session (it restarted), the
 // request was not processed, so it is sent once more on a new session.
-func (o *op) send(ctx context.Context, method string, params any, ph phase) (json.RawMessage, phase, error) {
+func (o *op) send(ctx context.Context, method string, params any, ph phase, gate func(*conn) error) (json.RawMessage, phase, error) {
 	for attempt := 0; ; attempt++ {
 		c, err := o.s.connFor(ctx, o.t, o.fp, o.force)
 		if err != nil {
 			return nil, phaseConnect, err
 		}
-		res, err := c.request(ctx, method, params)
+		res, err := c.request(ctx, method, params, gate)
 		c.release()
 		if err == nil {
-			o.s.succeeded()
+			o.s.succeeded(ph)
 			return res, ph, nil
+		}
+		if errors.Is(err, errRelist) || errors.Is(err, errConnChanged) {
+			return nil, ph, err // nothing was sent
 		}
 		if isConnFailure(err) {
 			o.s.reportDead(c, err)

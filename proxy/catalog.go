@@ -49,7 +49,7 @@ func (p *Proxy) Forward(ctx context.Context, t backend.Target, method string, pa
 		return nil, notOffered(t, method)
 	}
 	sctx, endSpan := p.downstreamSpan(ctx, t, method, "")
-	raw, ph, err := o.send(sctx, method, body, phaseCall)
+	raw, ph, err := o.send(sctx, method, body, phaseCall, nil)
 	endSpan(err)
 	var rpc *rpcError
 	if errors.As(err, &rpc) && rpc.code == codeMethodNotFound {

@@ -55,6 +55,10 @@ type conn struct {
 
 	openedAt time.Time // set before ready closes; read only once ready
 
+	// listen follows the Streamable HTTP GET stream, on which the downstream announces
+	// list_changed between calls (listen.go).
+	listen listenState
+
 	// cut holds the ids of stdio answers cut off at the hard cap; streamCut is set when the
 	// legacy SSE event stream was.
 	cut       cutIDs
@@ -76,6 +80,7 @@ func newConn(s *service, t backend.Target, fp string) *conn {
 		ctx: ctx, cancel: cancel,
 		ready: make(chan struct{}), dead: make(chan struct{}),
 	}
+	c.listen.epoch = &s.epoch
 	c.lastUsed.Store(time.Now().UnixNano())
 	return c
 }
@@ -100,6 +105,7 @@ func (c *conn) open(t backend.Target) {
 		return
 	}
 	c.openedAt = time.Now()
+	c.svc.epoch.Add(1) // a new session may serve other definitions: lists read before it are not current
 	c.svc.p.log.Debug("downstream connected", "service_id", c.svc.id, "transport", c.kind)
 }
 
@@ -185,8 +191,9 @@ func (c *conn) release() {
 	c.inflight.Add(-1)
 }
 
-// request sends one JSON-RPC request and returns its raw result.
-func (c *conn) request(ctx context.Context, method string, params any) (json.RawMessage, error) {
+// request sends one JSON-RPC request and returns its raw result. gate, when set, runs last
+// before the request is written (after a call's turn on the floor): its error stops the request.
+func (c *conn) request(ctx context.Context, method string, params any, gate func(*conn) error) (json.RawMessage, error) {
 	idText := "adk-" + strconv.FormatInt(c.ids.Add(1), 10)
 	id := mcp.NewRequestId(idText)
 	if method == "tools/call" {
@@ -198,9 +205,19 @@ func (c *conn) request(ctx context.Context, method string, params any) (json.Raw
 		defer leave()
 		c.beforeCall(ctx, r)
 	}
+	if gate != nil {
+		if err := gate(c); err != nil {
+			return nil, err
+		}
+	}
 	var rec statusRecorder
 	if !c.local {
 		ctx = withRecorder(ctx, &rec)
+		if method != "tools/call" {
+			ctx = withReplayable(ctx) // lists and pings may go out again on a fresh TCP connection
+		} else {
+			rec.noDial.Store(true) // a call never goes out on a connection its list was not read on
+		}
 	} else if tk := ticketFrom(ctx); tk != nil {
 		c.waiting.Store(quote(idText), tk)
 		defer c.waiting.Delete(quote(idText))

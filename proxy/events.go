@@ -9,6 +9,14 @@ type Events struct {
 	LocalCrashed func(service string)
 	// ResultSpilled: a result too large to return inline was written to a file.
 	ResultSpilled func(service string)
+	// ToolsChanged: a downstream announced notifications/tools/list_changed.
+	ToolsChanged func(service string)
+}
+
+func (e Events) toolsChanged(service string) {
+	if e.ToolsChanged != nil {
+		e.ToolsChanged(service)
+	}
 }
 
 func (e Events) localStarted(service string) {

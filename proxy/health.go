@@ -14,7 +14,7 @@ import (
 // repeated timeouts count, and the in-memory status (health and cached tools) read without I/O.
 
 // succeeded records a request the downstream answered.
-func (s *service) succeeded() {
+func (s *service) succeeded(ph phase) {
 	s.lastSuccess.Store(time.Now().UnixNano())
 	if s.clean.Load() {
 		return
@@ -22,7 +22,14 @@ func (s *service) succeeded() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.failures = 0
-	s.timeouts = 0
+	if ph == phaseCall {
+		// Only a call ends a run of call timeouts: a list read between them (a call that
+		// needed a new connection reads the list first) says nothing about slow calls.
+		s.timeouts = 0
+	}
+	if s.timeouts > 0 {
+		return
+	}
 	s.lastErr = nil
 	s.health.Status = backend.HealthHealthy
 	s.health.LastError = ""

@@ -258,7 +258,7 @@ func (c *conn) beforeCall(ctx context.Context, r backend.Relay) {
 		if c.floor.rootsOf() == party {
 			// A ping answered after the roots were given means the downstream has read them
 			// before it reads the call.
-			_, _ = c.request(ctx, string(mcp.MethodPing), nil)
+			_, _ = c.request(ctx, string(mcp.MethodPing), nil, nil)
 		}
 	case <-t.C:
 		c.floor.rootsIgnored(rootsLazyAfter)
@@ -282,5 +282,5 @@ func (c *conn) raiseLevel(ctx context.Context, level string) {
 			break
 		}
 	}
-	_, _ = c.request(ctx, string(mcp.MethodSetLogLevel), map[string]any{"level": level})
+	_, _ = c.request(ctx, string(mcp.MethodSetLogLevel), map[string]any{"level": level}, nil)
 }

@@ -136,9 +136,62 @@ func (c *conn) httpClient(hosts backend.HostPolicy) *http.Client {
 		TLSHandshakeTimeout:   timeout,
 		ExpectContinueTimeout: time.Second,
 	})
+	tr.DialContext = c.dialer(tr.DialContext)
 	return &http.Client{Transport: statusTransport{base: tr, max: int64(c.svc.p.opts.ResultHardCap), onCut: c.bodyCut,
-		onLog: c.callLog, prop: c.svc.p.opts.Tracing.Propagator, budget: c.svc.p.budget}}
+		onLog: c.callLog, prop: c.svc.p.opts.Tracing.Propagator, budget: c.svc.p.budget, listen: &c.listen}}
 }
+
+// errConnChanged stops a tools/call that would have gone out on a new TCP connection: the
+// server behind the address may have restarted (and even accepted the old session) with other
+// tool definitions, so the list is read again first, and the call goes out on the connection
+// that read it.
+var errConnChanged = errors.New("the call would have needed a new connection to the server")
+
+// dialer wraps a remote service's dial. A new TCP connection may reach another server behind
+// the same address (a restart, which may even accept the old session, or another replica), and
+// a restart always means the next request dials, even when the event stream has not yet noticed
+// it. So a tools/call is not sent on a connection it dialed first (statusRecorder.noDial): the
+// dial is refused with errConnChanged (counted in service.refusals), the call reads the tool
+// list again — a list that started after the refusal, so it reads whatever server the address
+// now reaches — is admitted again, and may then dial (allowDial). The dials of other requests
+// than lists (notifications, the event stream) count as possible changes (service.epoch), so a
+// call admitted before one of them does not go out on the connection it opened. A call on a pooled connection never reaches
+// this function: the hot path pays nothing.
+func (c *conn) dialer(dial func(ctx context.Context, network, addr string) (net.Conn, error)) func(ctx context.Context, network, addr string) (net.Conn, error) {
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		if rec, _ := ctx.Value(recorderKey{}).(*statusRecorder); rec != nil && rec.noDial.Load() {
+			if ctx.Value(allowDialKey{}) == nil {
+				return nil, dialRefused{n: c.svc.refusals.Add(1)}
+			}
+			return dial(ctx, network, addr) // admitted on a list read after its refusal
+		}
+		if ctx.Value(listDialKey{}) == nil {
+			c.svc.epoch.Add(1)
+		}
+		return dial(ctx, network, addr)
+	}
+}
+
+// dialRefused is errConnChanged with the refusal's number (service.refusals).
+type dialRefused struct{ n uint64 }
+
+func (r dialRefused) Error() string        { return errConnChanged.Error() }
+func (r dialRefused) Is(target error) bool { return target == errConnChanged }
+
+// allowDialKey marks a call already refused a dial once: it has read the list again since.
+type allowDialKey struct{}
+
+func allowDial(ctx context.Context) context.Context {
+	if ctx.Value(allowDialKey{}) != nil {
+		return ctx
+	}
+	return context.WithValue(ctx, allowDialKey{}, true)
+}
+
+// listDialKey marks a tools/list: its dial needs no count, since a list that reads other
+// definitions than the cached ones moves the epoch itself (op.tools), and one that reads the
+// same ones changes nothing.
+type listDialKey struct{}
 
 // bodyCut handles a response body cut at the hard cap. A POST's answer is reported by its own
 // request (see statusRecorder). The legacy SSE transport carries every answer on its one event
@@ -180,6 +233,9 @@ type statusRecorder struct {
 	tooLarge atomic.Bool
 	// wantScope is the scope a 403 insufficient_scope challenge asked for (step-up).
 	wantScope atomic.Pointer[string]
+	// noDial marks a tools/call until its POST is answered: that POST may go out only on a
+	// pooled connection (conn.dialer).
+	noDial atomic.Bool
 }
 
 func (r *statusRecorder) get() int { return int(r.code.Load()) }
@@ -198,6 +254,13 @@ func withRecorder(ctx context.Context, r *statusRecorder) context.Context {
 
 // statusTransport records statuses and bounds every response body by the hard cap (max), so
 // no answer of a downstream is held in memory beyond it.
+// replayableKey marks a request context whose POSTs may be sent twice: reading, not acting.
+type replayableKey struct{}
+
+func withReplayable(ctx context.Context) context.Context {
+	return context.WithValue(ctx, replayableKey{}, true)
+}
+
 type statusTransport struct {
 	base  http.RoundTripper
 	max   int64
@@ -209,15 +272,31 @@ type statusTransport struct {
 	// budget bounds the answers held at once: a body charges the ticket of the call it answers
 	// (in the request's context), else a ticket of its own (budget.go).
 	budget *budget
+	// listen, when set, follows the Streamable HTTP GET stream: where the downstream's
+	// list_changed arrives between calls (conn.listening).
+	listen *listenState
 }
 
 func (s statusTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	req = withTraceContext(s.prop, req)
+	if req.Method == http.MethodPost && req.Context().Value(replayableKey{}) != nil {
+		// net/http sends a POST again on a new connection when a kept-alive one turns out
+		// closed (a restarted server) only if it is marked idempotent; the nil value sends no
+		// header.
+		req = req.Clone(req.Context())
+		req.Header["Idempotency-Key"] = nil
+	}
 	resp, err := s.base.RoundTrip(req)
+	rec, _ := req.Context().Value(recorderKey{}).(*statusRecorder)
+	if rec != nil && req.Method == http.MethodPost {
+		// Only the call's own POST is kept off new connections: the answers to what the
+		// downstream asks while the call runs (elicitation, sampling) share its context and
+		// may need a connection of their own.
+		rec.noDial.Store(false)
+	}
 	if err != nil {
 		return resp, err
 	}
-	rec, _ := req.Context().Value(recorderKey{}).(*statusRecorder)
 	if rec != nil {
 		rec.set(resp.StatusCode)
 		if resp.StatusCode == http.StatusForbidden {
@@ -240,6 +319,9 @@ func (s statusTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			body.tk, body.own = s.budget.ticket(), true
 		}
 		resp.Body = body
+	}
+	if req.Method == http.MethodGet && s.listen != nil && req.Header.Get("Accept") == "text/event-stream" {
+		resp.Body = s.listen.follow(resp.StatusCode, mediaType, resp.Body)
 	}
 	if req.Method == http.MethodPost && mediaType == "text/event-stream" && s.onLog != nil {
 		if relay := backend.RelayFrom(req.Context()); relay != nil {

@@ -26,6 +26,14 @@ type service struct {
 	// talksBack is set once the downstream sent a request the floor could not attribute at
 	// once, or asked for roots: from then on its calls take turns by session (floor.go).
 	talksBack atomic.Bool
+	// epoch counts what may have changed the downstream's tool definitions: a connection
+	// opened, or the downstream announced list_changed. A tool list remembers the epoch it was
+	// read in and the connection it was read on; a call goes out only while both still hold
+	// (toolSet.current), so no call runs against a definition the core has not compared.
+	epoch atomic.Uint64
+	// refusals counts tools/calls refused a new TCP connection (conn.dialer): such a call goes
+	// out only after a list that started after its refusal.
+	refusals atomic.Uint64
 
 	mu       sync.Mutex
 	name     string
@@ -100,13 +108,16 @@ func allIn(names []string, set map[string]bool) bool {
 
 // toolsChanged marks the cached list stale (the downstream sent list_changed).
 func (s *service) toolsChanged() {
+	s.epoch.Add(1)
 	s.mu.Lock()
 	s.stale = true
+	name := s.name
 	s.mu.Unlock()
 	s.p.log.Debug("downstream tool list changed", "service_id", s.id)
 	if fn := s.p.opts.ToolsChanged; fn != nil {
 		fn(s.id)
 	}
+	s.p.opts.Events.toolsChanged(name)
 }
 
 // newerConnLocked reports whether the connection opened after ts was fetched: a new session

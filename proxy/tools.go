@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"bytes"
 	"encoding/json"
 	"sort"
 	"strings"
@@ -16,9 +17,35 @@ type toolSet struct {
 	tools     []backend.DownstreamTool
 	byName    map[string]int
 	fetchedAt time.Time
+	// epoch and conn are the service's epoch when the list was read and the connection it was
+	// read on (service.epoch): the list is current only while neither changed.
+	epoch uint64
+	conn  *conn
+	// refusals is service.refusals when the list was asked for (conn.dialer).
+	refusals uint64
 
 	mu      sync.Mutex
 	schemas map[string]*compiled
+}
+
+// current reports whether a call on c may use this list: it was read on c, and c has neither
+// reconnected nor announced list_changed since. An atomic load and a comparison: the hot path
+// pays nothing more while nothing changed.
+func (ts *toolSet) current(s *service, c *conn) bool {
+	return ts.conn == c && ts.epoch == s.epoch.Load()
+}
+
+// sameTools reports whether two lists hold the same definitions, byte for byte.
+func sameTools(a, b *toolSet) bool {
+	if len(a.tools) != len(b.tools) {
+		return false
+	}
+	for i := range a.tools {
+		if !bytes.Equal(a.tools[i].Raw, b.tools[i].Raw) {
+			return false
+		}
+	}
+	return true
 }
 
 func (ts *toolSet) get(name string) (backend.DownstreamTool, bool) {

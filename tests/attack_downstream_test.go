@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -95,6 +96,69 @@ func TestAttacksDownstream(t *testing.T) {
 			if err := json.Unmarshal([]byte(r.stdout), &again); err != nil || len(again.Approved) != 0 ||
 				!slices.Contains(again.Unchanged, "echo") {
 				t.Errorf("approving again: %v %s", err, r.stdout)
+			}
+		}},
+		{"rug pull: a restarted server serves a changed tool on a connection that slept through the restart", func(t *testing.T) {
+			w := newRugWorld(t, false)
+			w.rug.restart(poisonedEcho)
+			got := w.callEcho()
+			if got == string(backend.CodeDownstreamUnreachable) {
+				got = w.callEcho() // the cut kept-alive connection refused the first; nothing was sent
+			}
+			if got != string(backend.CodeToolChanged) || w.rug.reached.Load() != 0 {
+				t.Fatalf("first call after the restart: %q, %d calls reached the changed tool", got, w.rug.reached.Load())
+			}
+		}},
+		{"rug pull: a changed tool is served only to a deck's own credential, where the admin does not look", func(t *testing.T) {
+			w := newRugWorld(t, true)
+			poison := poisonedEcho
+			w.rug.deckDesc.Store(&poison)
+			w.changeWhileIdle(t, echoDescription)
+			if got := w.callEcho(); got != string(backend.CodeToolChanged) {
+				t.Fatalf("the deck's call: %q, want TOOL_CHANGED", got)
+			}
+			if held := w.held(t); len(held) != 1 || held[0].SeenOn[0] != "deck credential "+w.f.Cred.ID {
+				t.Fatalf("the admin's view of holds: %+v", held)
+			}
+		}},
+		{"rug pull: an agent token overrides a tool as read-only or approves it through the held view", func(t *testing.T) {
+			w := newPinWorld(t)
+			status, body := w.rest(t, w.agentTok, http.MethodPut, "/api/v1/services/"+w.f.Service.ID+"/tools/fail/override",
+				map[string]any{"read_only_hint": true})
+			if status != http.StatusForbidden {
+				t.Fatalf("agent override over REST: %d %s, want 403", status, body)
+			}
+			if status, body := w.rest(t, w.agentTok, http.MethodGet, "/api/v1/services/"+w.f.Service.ID+"/held", nil); status != http.StatusForbidden {
+				t.Fatalf("agent reads the unapproved text over REST: %d %s, want 403", status, body)
+			}
+			for _, name := range w.agent.toolNames() {
+				if strings.Contains(name, "override") || strings.Contains(name, "held") {
+					t.Errorf("MCP offers agents %s", name)
+				}
+			}
+		}},
+		{"rug pull: an override hides a downstream change from the pin", func(t *testing.T) {
+			w := newPinWorld(t)
+			runCLI(w.s.home, strings.NewReader(""), "service", "override", w.service(), "echo", "--description", "Returns its arguments.").wantCode(t, 0)
+			w.peerTool(t, "mutate", map[string]any{"tool": "echo", "description": poisonedEcho})
+			w.waitHeld(t, "echo")
+			w.wantHeldCall(t, "description changed")
+		}},
+		{"rug pull: a bundle pins one definition while showing another", func(t *testing.T) {
+			w := newPinWorld(t)
+			path := t.TempDir() + "/bundle.json"
+			runCLI(w.s.home, strings.NewReader(""), "export", "-o", path).wantCode(t, 0)
+			raw, err := os.ReadFile(path)
+			must(t, err)
+			forged := strings.Replace(string(raw), `"description": "Returns its arguments."`, `"description": "`+poisonedEcho+`"`, 1)
+			if forged == string(raw) {
+				t.Fatalf("the export holds no pin of echo to forge:\n%s", raw)
+			}
+			must(t, os.WriteFile(path, []byte(forged), 0o600))
+			dst := startMCPStack(t, mcpStackOptions{})
+			r := runCLI(dst.home, strings.NewReader(""), "import", path)
+			if r.code == 0 || !strings.Contains(r.stderr, "hash") {
+				t.Fatalf("forged pin imported: %d\n%s%s", r.code, r.stdout, r.stderr)
 			}
 		}},
 		{"rug pull: an agent turns pinning off to let a changed tool through", func(t *testing.T) {

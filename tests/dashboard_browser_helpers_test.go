@@ -254,6 +254,13 @@ func (b *dashBrowser) typeInto(sel, text string) {
 		chromedp.SendKeys(chromedp.CSS(sel), text, chromedp.NodeVisible))
 }
 
+// selectValue picks an option of a select and tells the page it changed.
+func (b *dashBrowser) selectValue(sel, value string) {
+	b.t.Helper()
+	b.do("choosing "+value+" in "+sel, chromedp.SetValue(chromedp.CSS(sel), value),
+		chromedp.Evaluate[chromedp.Void](`document.querySelector(`+js(sel)+`).dispatchEvent(new Event('change'))`))
+}
+
 // visit goes to a screen of the signed-in dashboard and waits for its heading.
 func (b *dashBrowser) visit(hash, heading string) {
 	b.t.Helper()

@@ -9,6 +9,7 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -22,6 +23,10 @@ import (
 // gets progress, log messages, elicitation and sampling requests from the Go test peer and from
 // server-everything through /mcp, with sampling allowed on the deck. A call whose downstream
 // says nothing is answered as plain JSON; one it talks back during, as an SSE stream.
+// server-everything offers its sampling and elicitation tools only to clients declaring those
+// capabilities; its tools are first pinned by a call made with no agent session at all, and still
+// none is held as new (capability-aware pins: every connection declares every capability a
+// session may have).
 func TestProxyFaithfulTypeScript(t *testing.T) {
 	s, services := startFaithfulDeck(t)
 	mods := mcpNodeModules(t)
@@ -44,6 +49,10 @@ func TestProxyFaithfulTypeScript(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// First contact without any session: a plain admin call pins server-everything's tools.
+	if _, err := s.svc.CallServiceTool(ctx, every.ID, core.CallInput{ToolName: "echo", Arguments: []byte(`{"message":"first"}`)}); err != nil {
+		t.Fatalf("first contact: %v", err)
+	}
 	script, err := filepath.Abs(filepath.Join("testdata", "mcp", "ts_faithful.mjs"))
 	if err != nil {
 		t.Fatal(err)
@@ -61,6 +70,26 @@ func TestProxyFaithfulTypeScript(t *testing.T) {
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("TypeScript client output lacks %q:\n%s", want, out)
+		}
+	}
+	held, err := s.svc.ListHeldTools(ctx, every.ID)
+	if err != nil || len(held) != 0 {
+		t.Errorf("server-everything holds %v (%v), want none: its capability-conditional tools are not new", held, err)
+	}
+	tools, err := s.svc.ListServiceTools(ctx, every.ID, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tl := range tools {
+		names = append(names, tl.Name)
+		if tl.Held {
+			t.Errorf("server-everything's %s is held: %s", tl.Name, tl.HeldReason)
+		}
+	}
+	for _, want := range []string{"trigger-sampling-request", "trigger-elicitation-request"} {
+		if !slices.Contains(names, want) {
+			t.Errorf("server-everything does not list %s to the deck: %v", want, names)
 		}
 	}
 	// The client declared sampling and elicitation: a call the downstream answers without talking

@@ -18,7 +18,7 @@ import (
 // refusalVerbs are the verbs a refusal's "may not …" may start with. A what that starts with
 // anything else reads as a description ("may not a one-time dashboard sign-in code"); add the
 // verb here when a new refusal needs one.
-var refusalVerbs = []string{"accept", "add", "allow", "approve", "bind", "call", "change", "check", "choose", "complete", "connect", "create", "delete", "discard", "disconnect", "end", "export", "finish", "get", "import", "link", "list", "open", "preview", "propose", "reach", "read", "register", "reject", "remove", "rename", "reorder", "resolve", "restore", "review", "revoke", "rotate", "say", "search", "set", "sign", "subscribe", "switch", "turn", "unlink", "unsubscribe", "use", "widen"}
+var refusalVerbs = []string{"accept", "add", "allow", "approve", "bind", "call", "change", "check", "choose", "complete", "connect", "create", "delete", "discard", "disconnect", "end", "export", "finish", "get", "import", "link", "list", "open", "override", "preview", "propose", "reach", "read", "register", "reject", "remove", "rename", "reorder", "resolve", "restore", "review", "revoke", "rotate", "say", "search", "set", "sign", "subscribe", "switch", "turn", "unlink", "unsubscribe", "use", "widen"}
 
 // TestRefusalsAreSentences holds issue 27 item 11: every refusal for want of scope is one
 // sentence, `scope "X" may not <verb phrase>`, built by backend.Refuse, on every surface. The

@@ -1,6 +1,8 @@
 package bundle
 
 import (
+	"bytes"
+	"encoding/json"
 	"slices"
 	"strings"
 
@@ -10,11 +12,24 @@ import (
 func parseService(path string, v any) (Service, error) {
 	m, err := jobj(path, v, "id", "name", "type", "url", "transport", "description", "headers",
 		"secret_headers", "credential_id", "local_command", "local_args", "local_working_dir", "local_env",
-		"disabled_tools", "timeout_seconds")
+		"disabled_tools", "timeout_seconds", "pin_tools", "tool_overrides", "pins")
 	if err != nil {
 		return Service{}, err
 	}
 	var s Service
+	if v, ok := m["pin_tools"]; ok && v != nil {
+		b, isBool := v.(bool)
+		if !isBool {
+			return s, PathError(Key(path, "pin_tools"), "expected true or false, got %s", jtype(v))
+		}
+		s.PinTools = &b
+	}
+	if err := jtyped(path, m, "tool_overrides", &s.ToolOverrides); err != nil {
+		return s, err
+	}
+	if err := jtyped(path, m, "pins", &s.Pins); err != nil {
+		return s, err
+	}
 	var typ, transport string
 	for _, f := range []struct {
 		key      string
@@ -211,4 +226,22 @@ func parseDeckSettings(path string, v any) (DeckServiceSettings, error) {
 		return st, PathError(path, "allow_tools and deny_tools cannot both be set")
 	}
 	return st, nil
+}
+
+// jtyped decodes m[key] strictly into dst (unknown fields refused), naming the path on error.
+func jtyped(path string, m map[string]any, key string, dst any) error {
+	v, ok := m[key]
+	if !ok || v == nil {
+		return nil
+	}
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return PathError(Key(path, key), "unreadable value")
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(dst); err != nil {
+		return PathError(Key(path, key), "%s", jsonProblem(err))
+	}
+	return nil
 }

@@ -1,6 +1,7 @@
 package bundle
 
 import (
+	"encoding/json"
 	"time"
 
 	"github.com/agent-deck/agent-deck/backend"
@@ -44,6 +45,21 @@ type Service struct {
 	LocalEnv        []string            `json:"local_env,omitempty"`
 	DisabledTools   []string            `json:"disabled_tools,omitempty"`
 	TimeoutSeconds  int                 `json:"timeout_seconds,omitempty"`
+	// PinTools is false for a service whose tools are not pinned; absent means true.
+	PinTools *bool `json:"pin_tools,omitempty"`
+	// ToolOverrides are what agents see instead of the downstream's own text, by tool name.
+	ToolOverrides map[string]backend.ToolOverride `json:"tool_overrides,omitempty"`
+	// Pins are the approved tool definitions: an import holds a tool the server defines otherwise.
+	Pins []Pin `json:"pins,omitempty"`
+}
+
+// Pin is one approved tool definition of a bundle service.
+type Pin struct {
+	Tool       string          `json:"tool"`
+	Hash       string          `json:"hash"`
+	Definition json.RawMessage `json:"definition"`
+	ApprovedAt time.Time       `json:"approved_at"`
+	ApprovedBy string          `json:"approved_by"`
 }
 
 // BundleCredential is a credential's metadata; the secret never leaves the server.

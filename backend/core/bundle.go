@@ -163,6 +163,21 @@ func (s *exporter) exportServices(ctx context.Context, b *bundle.Bundle, kept fu
 		if len(r.PlainHeaders) > 0 {
 			bs.Headers = r.PlainHeaders
 		}
+		if !r.PinTools {
+			off := false
+			bs.PinTools = &off
+		}
+		bs.ToolOverrides = r.ToolOverrides
+		if r.PinTools && r.ToolsPinnedAt != nil {
+			pins, err := s.store.ToolPins(ctx, r.ID)
+			if err != nil {
+				return backend.StoreErr("reading tool pins", err)
+			}
+			for _, p := range pins {
+				bs.Pins = append(bs.Pins, bundle.Pin{Tool: p.ToolName, Hash: p.Hash, Definition: p.Definition,
+					ApprovedAt: p.ApprovedAt.UTC(), ApprovedBy: p.ApprovedBy})
+			}
+		}
 		bs.SecretHeaders = s.sealedNames(backend.FieldServiceHeaders, r.ID, r.SealedHeaders)
 		bs.LocalEnv = s.sealedNames(backend.FieldServiceEnv, r.ID, r.SealedEnv)
 		b.Services = append(b.Services, bs)

@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"slices"
 
@@ -12,6 +13,7 @@ import (
 func (im *importer) services(ctx context.Context) error {
 	var recs []*backend.ServiceRecord
 	var from []int // the bundle index of each record
+	var pinsOf [][]backend.ToolPin
 	for i, bs := range im.b.Services {
 		path := bundle.Index("$.services", i)
 		if id, ok := im.idx[backend.CardService].match(bs.ID, bs.Name); ok {
@@ -23,15 +25,27 @@ func (im *importer) services(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
+		pins, err := bundlePins(rec.ID, bs.Pins, path)
+		if err != nil {
+			return err
+		}
 		// Reserved now, so a later card of the bundle with the same name or id is refused here.
 		im.idx[backend.CardService].add(rec.ID, rec.Name)
-		recs, from = append(recs, &rec), append(from, i)
+		recs, from, pinsOf = append(recs, &rec), append(from, i), append(pinsOf, pins)
 	}
 	if err := im.svc.store.CreateServices(ctx, recs); err != nil {
 		i := batchIndex(err)
 		return bundle.AtPath(backend.NameConflict(err, "service", "name", recs[i].Name), bundle.Index("$.services", from[i]))
 	}
 	for j, rec := range recs {
+		if pins := pinsOf[j]; len(pins) > 0 && rec.PinTools {
+			for k := range pins {
+				pins[k].ServiceID = rec.ID
+			}
+			if err := im.svc.store.ApproveToolPins(ctx, rec.ID, pins); err != nil {
+				return bundle.AtPath(backend.StoreErr("importing tool pins", err), bundle.Index("$.services", from[j]))
+			}
+		}
 		im.created(backend.CardService, im.b.Services[from[j]].ID, rec.ID, rec.Name)
 	}
 	return nil
@@ -92,6 +106,21 @@ func (im *importer) serviceRecord(ctx context.Context, path string, bs bundle.Se
 	rec.CredentialID = credentialID // resolved above, without a query per service
 	rec.CreatedAt, rec.UpdatedAt = im.svc.clock(), im.svc.clock()
 	rec.DisabledTools = append([]string{}, bs.DisabledTools...)
+	rec.PinTools = bs.PinTools == nil || *bs.PinTools
+	for tool, o := range bs.ToolOverrides {
+		for field, v := range map[string]*string{"title": o.Title, "description": o.Description} {
+			if v != nil && (len(*v) > maxOverrideChars || !validText(*v)) {
+				return rec, bundle.AtPath(backend.Invalid(field, "tool %q: expected text of at most %d characters, without control characters",
+					backend.Clip(tool, 60), maxOverrideChars), path)
+			}
+		}
+		if !o.Empty() {
+			if rec.ToolOverrides == nil {
+				rec.ToolOverrides = map[string]backend.ToolOverride{}
+			}
+			rec.ToolOverrides[tool] = o
+		}
+	}
 	rec.Health = backend.Health{Status: backend.HealthUnknown}
 	return rec, nil
 }
@@ -220,4 +249,24 @@ func (im *importer) report() ImportReport {
 		im.rep.IDMap = nil
 	}
 	return im.rep
+}
+
+// bundlePins checks a bundle service's pins: each hash must be the hash of its definition, so a
+// bundle cannot pin one text while showing another.
+func bundlePins(serviceID string, in []bundle.Pin, path string) ([]backend.ToolPin, error) {
+	out := make([]backend.ToolPin, 0, len(in))
+	for i, p := range in {
+		canon, hash := canonicalTool(p.Definition)
+		var named struct {
+			Name string `json:"name"`
+		}
+		_ = json.Unmarshal(canon, &named)
+		if p.Tool == "" || named.Name != p.Tool || hash != p.Hash {
+			return nil, bundle.AtPath(backend.Invalid("pins", "pin %d (%q): its hash and name must be those of its definition", i,
+				backend.Clip(p.Tool, 60)), path)
+		}
+		out = append(out, backend.ToolPin{ServiceID: serviceID, ToolName: p.Tool, Hash: hash, Definition: canon,
+			ApprovedAt: p.ApprovedAt, ApprovedBy: p.ApprovedBy})
+	}
+	return out, nil
 }

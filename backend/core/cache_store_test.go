@@ -20,6 +20,7 @@ var storeReads = map[string]string{
 	"LockDeck":              "takes a row lock, writes nothing",
 	"DecksLinking":          "lookup",
 	"ToolPins":              "lookup",
+	"ToolHolds":             "lookup",
 	"TokenByHash":           "lookup",
 	"PlaybooksDependingOn":  "lookup",
 	"LinkedCards":           "lookup",
@@ -46,6 +47,7 @@ var storeReads = map[string]string{
 // unwrappedWrites are the writes invalidatingStore may leave to the embedded Store, each with
 // the reason no cached row goes stale.
 var unwrappedWrites = map[string]string{
+	"RecordToolHold":       "held definitions are read from the Store each time, never cached",
 	"TouchToken":           "the caller updates the cached token in place (caches.touchToken)",
 	"TouchSession":         "the caller updates the cached session in place (caches.touchSession)",
 	"UpdateSecretKeyState": "runs at start-up, before any request fills a cache, and re-seals values without changing them",

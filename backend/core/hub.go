@@ -78,6 +78,7 @@ type Hub struct {
 	cache *caches
 	// hashes memoizes tool-definition hashes for pinning (service_toolpins.go).
 	hashes *hashMemo
+	holds  *holdMemo
 	// oauth holds the services' sign-in states for snapshots (oauth_state.go).
 	oauth *oauthStates
 	// indexes are the tool search indexes in use (service_search.go).
@@ -108,7 +109,7 @@ func NewHub(store backend.Store, downstream backend.Downstream, sealer backend.S
 		cfg.DefaultServiceTimeout = 60 * time.Second
 	}
 	s := &Hub{store: store, downstream: downstream, sealer: sealer, secrets: sealing{sealer: sealer}, clock: clock, log: log, cfg: cfg,
-		hashes: newHashMemo(), indexes: newIndexCache()}
+		hashes: newHashMemo(), indexes: newIndexCache(), holds: &holdMemo{}}
 	// Caching is safe only with every change announced: the feed runs for the Store's
 	// lifetime, and until it listens (or whenever it stops) every read goes to the Store.
 	s.cache = newCaches()

@@ -38,16 +38,20 @@ import (
 	"github.com/agent-deck/agent-deck/backend"
 )
 
-// ApproveToolsInput names the tools to approve; none approves every held tool.
+// ApproveToolsInput names the tools to approve; none approves every held tool. Hashes, when
+// given, approve exactly those held definitions (as `service tools` shows them).
 type ApproveToolsInput struct {
-	Tools []string `json:"tools,omitempty"`
+	Tools  []string `json:"tools,omitempty"`
+	Hashes []string `json:"hashes,omitempty"`
 }
 
-// ToolApproval is one tool whose current definition an approval pinned.
+// ToolApproval is one tool whose held definition an approval pinned.
 type ToolApproval struct {
 	Name string `json:"name"`
 	// Change is what the approval accepted: "new tool" or what changed.
 	Change string `json:"change"`
+	// Hash is the definition pinned.
+	Hash string `json:"hash"`
 }
 
 // ToolApprovals reports an approval: what was pinned anew and what already matched its pin.
@@ -61,14 +65,21 @@ type ToolApprovals struct {
 // heldNew is the held reason of a tool that appeared after the first contact.
 const heldNew = "new tool, added after the service was first reached"
 
-// ApproveServiceTools pins the current definitions of the named tools (or of every held tool),
-// so calls to them go through again. Admin only: approving is the person's review.
+// ApproveServiceTools pins held definitions of the named tools (or of every held tool), so
+// calls to them go through again. What is held is the one view across every connection
+// (ListHeldTools): no prior check is needed, and what is pinned is the definition shown, by
+// hash. A tool held with several definitions (connections served different ones) is approved
+// only by naming the hash. Admin only: approving is the person's review.
 func (s *Hub) ApproveServiceTools(ctx context.Context, ref string, in ApproveToolsInput) (ToolApprovals, error) {
 	a, err := backend.RequireAdmin(ctx, "approve downstream tool definitions")
 	if err != nil {
 		return ToolApprovals{}, err
 	}
 	names, err := cleanToolNames("tools", in.Tools)
+	if err != nil {
+		return ToolApprovals{}, err
+	}
+	hashes, err := cleanHashes(in.Hashes)
 	if err != nil {
 		return ToolApprovals{}, err
 	}
@@ -83,69 +94,133 @@ func (s *Hub) ApproveServiceTools(ctx context.Context, ref string, in ApproveToo
 		return ToolApprovals{}, backend.Errorf(backend.CodeConflict, "tool pinning is off for %s: no tool is held, there is nothing to approve", rec.Name).
 			WithDetail("service_id", rec.ID).WithHint("turn pinning on with pin_tools: true to hold changed tools")
 	}
-	tools, err := s.downstream.ListTools(ctx, t)
+	listed, lerr := s.downstream.ListTools(ctx, t)
 	s.syncHealth(ctx, rec, false)
+	if lerr != nil {
+		listed = nil
+	}
+	view, err := s.pinsFor(ctx, rec, t, listed)
+	if err != nil {
+		if lerr != nil {
+			return ToolApprovals{}, lerr
+		}
+		return ToolApprovals{}, err
+	}
+	held, err := s.heldTools(ctx, rec, view, listed)
 	if err != nil {
 		return ToolApprovals{}, err
 	}
-	view, err := s.pinsFor(ctx, rec, t, tools)
-	if err != nil {
-		return ToolApprovals{}, err
+	if lerr != nil && len(held) == 0 {
+		return ToolApprovals{}, lerr
 	}
-	chosen, err := chooseTools(rec, tools, names)
-	if err != nil {
+	if err := knownTools(rec, listed, held, view, names); err != nil {
 		return ToolApprovals{}, err
 	}
 	out := ToolApprovals{ServiceID: rec.ID, ServiceName: rec.Name, Approved: []ToolApproval{}, Unchanged: []string{}}
+	byTool := map[string][]HeldTool{}
+	var order []string
+	for _, h := range held {
+		if len(names) > 0 && !slices.Contains(names, h.Name) {
+			continue
+		}
+		if len(hashes) > 0 && !slices.Contains(hashes, h.Hash) {
+			continue
+		}
+		if _, ok := byTool[h.Name]; !ok {
+			order = append(order, h.Name)
+		}
+		byTool[h.Name] = append(byTool[h.Name], h)
+	}
+	for _, h := range hashes {
+		if !slices.ContainsFunc(held, func(x HeldTool) bool { return x.Hash == h }) {
+			return ToolApprovals{}, backend.Invalid("hashes", "no held definition of %s has hash %s; agent-deck service tools %s lists the held ones",
+				rec.Name, backend.Clip(h, 70), shellQuote(rec.Name))
+		}
+	}
 	var pins []backend.ToolPin
 	by := "admin"
 	if a.TokenID != "" {
 		by += " " + a.TokenID
 	}
-	for _, tool := range chosen {
-		reason := view.heldReason(tool)
-		if reason == "" {
-			out.Unchanged = append(out.Unchanged, tool.Name)
-			continue
+	for _, name := range order {
+		defs := byTool[name]
+		if len(defs) > 1 {
+			list := make([]string, len(defs))
+			for i, d := range defs {
+				list[i] = d.Hash + " (" + d.Change + "; seen on " + strings.Join(d.SeenOn, ", ") + ")"
+			}
+			return ToolApprovals{}, backend.Errorf(backend.CodeConflict, "tool %s of %s is held with %d different definitions: %s",
+				quoteName(name), rec.Name, len(defs), strings.Join(list, "; ")).
+				WithDetail("service_id", rec.ID).WithDetail("tool", name).
+				WithHint("review them with: agent-deck service tools " + shellQuote(rec.Name) +
+					", then approve one with: agent-deck service approve " + shellQuote(rec.Name) + " " + shellQuote(name) + " --hash HASH")
 		}
-		pins = append(pins, newPin(rec.ID, tool, by, s.clock()))
-		out.Approved = append(out.Approved, ToolApproval{Name: tool.Name, Change: reason})
+		d := defs[0]
+		pins = append(pins, backend.ToolPin{ServiceID: rec.ID, ToolName: name, Hash: d.Hash, Definition: d.Definition,
+			ApprovedAt: s.clock(), ApprovedBy: by})
+		out.Approved = append(out.Approved, ToolApproval{Name: name, Change: d.Change, Hash: d.Hash})
+	}
+	for _, tool := range listed {
+		if (len(names) == 0 || slices.Contains(names, tool.Name)) && byTool[tool.Name] == nil && len(hashes) == 0 {
+			out.Unchanged = append(out.Unchanged, tool.Name)
+		}
+	}
+	for _, n := range names {
+		if byTool[n] == nil && !slices.Contains(out.Unchanged, n) && len(hashes) == 0 {
+			out.Unchanged = append(out.Unchanged, n)
+		}
 	}
 	if len(pins) > 0 {
 		if err := s.store.ApproveToolPins(ctx, rec.ID, pins); err != nil {
 			return ToolApprovals{}, backend.StoreErr("approving tool definitions", err)
 		}
+		s.holds.forget(rec.ID)
 	}
 	return out, nil
 }
 
-// chooseTools returns the named tools (all of them when none is named); a name the service does
-// not list is refused before anything is written.
-func chooseTools(rec backend.ServiceRecord, tools []backend.DownstreamTool, names []string) ([]backend.DownstreamTool, error) {
-	if len(names) == 0 {
-		return tools, nil
-	}
-	var out []backend.DownstreamTool
+// knownTools refuses, before anything is written, a name that is neither listed, held nor pinned.
+func knownTools(rec backend.ServiceRecord, listed []backend.DownstreamTool, held []HeldTool, view pinView, names []string) error {
 	for _, n := range names {
-		i := slices.IndexFunc(tools, func(t backend.DownstreamTool) bool { return t.Name == n })
-		if i < 0 {
-			known := make([]string, len(tools))
-			for j, t := range tools {
-				known[j] = t.Name
-			}
-			return nil, backend.Invalid("tools", "%s has no tool named %q; its tools: %s", rec.Name, backend.Clip(n, 60),
-				strings.Join(backend.CapList(known), ", ")).WithDetail("accepted", backend.CapList(known))
+		if slices.ContainsFunc(listed, func(t backend.DownstreamTool) bool { return t.Name == n }) ||
+			slices.ContainsFunc(held, func(h HeldTool) bool { return h.Name == n }) {
+			continue
 		}
-		out = append(out, tools[i])
+		if _, ok := view.pins[n]; ok {
+			continue
+		}
+		known := make([]string, len(listed))
+		for j, t := range listed {
+			known[j] = t.Name
+		}
+		return backend.Invalid("tools", "%s has no tool named %q; its tools: %s", rec.Name, backend.Clip(n, 60),
+			strings.Join(backend.CapList(known), ", ")).WithDetail("accepted", backend.CapList(known))
+	}
+	return nil
+}
+
+// cleanHashes checks approve's hashes: sha256 hex digests.
+func cleanHashes(in []string) ([]string, error) {
+	var out []string
+	for _, h := range in {
+		h = strings.ToLower(strings.TrimSpace(h))
+		if len(h) != 64 || strings.Trim(h, "0123456789abcdef") != "" {
+			return nil, backend.Invalid("hashes", "%q is not a definition hash: expected the 64 hex digits `service tools` shows", backend.Clip(h, 70))
+		}
+		out = append(out, h)
 	}
 	return out, nil
 }
 
-// pinView is what pinning says about one service's tools at one moment.
+// pinView is what pinning says about one service's tools at one moment, as seen on one
+// connection (seenOn).
 type pinView struct {
 	on     bool
 	pins   map[string]backend.ToolPin
 	hashes *hashMemo
+	// hold records a held definition, so every surface shows the same holds (holds.go).
+	hold   func(tool backend.DownstreamTool)
+	seenOn string
 }
 
 // pinsFor returns the service's pins, first pinning every tool when this is the first contact.
@@ -173,7 +248,9 @@ func (s *Hub) pinsFor(ctx context.Context, rec backend.ServiceRecord, t backend.
 	if err != nil {
 		return pinView{}, err
 	}
-	return pinView{on: true, pins: pins, hashes: s.hashes}, nil
+	seenOn := seenOnLabel(rec.ID, t.ConnKey)
+	return pinView{on: true, pins: pins, hashes: s.hashes, seenOn: seenOn,
+		hold: func(tool backend.DownstreamTool) { s.recordHold(rec.ID, seenOn, tool) }}, nil
 }
 
 // toolPins reads the service's pins, from this replica's cache while the change feed listens.
@@ -217,6 +294,7 @@ func (v pinView) admit(rec backend.ServiceRecord) func(backend.DownstreamTool) e
 	}
 	return func(tool backend.DownstreamTool) error {
 		if reason := v.heldReason(tool); reason != "" {
+			v.hold(tool)
 			return toolChangedError(rec, tool.Name, reason)
 		}
 		return nil
@@ -231,6 +309,9 @@ func (v pinView) markHeld(info *ToolInfo, tool backend.DownstreamTool, admin boo
 		return
 	}
 	info.Held, info.HeldReason = true, reason
+	if v.hold != nil {
+		v.hold(tool)
+	}
 	if !admin {
 		info.Tool, _ = json.Marshal(map[string]string{"name": tool.Name})
 		return

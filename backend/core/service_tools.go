@@ -23,6 +23,10 @@ type ToolInfo struct {
 	Held         bool            `json:"held,omitempty"`
 	HeldReason   string          `json:"held_reason,omitempty"`
 	ApprovedTool json.RawMessage `json:"approved_tool,omitempty"`
+	// Override is what a person set in place of the downstream's text; Tool shows it applied.
+	// Admins also get the downstream's own definition in OwnTool.
+	Override *backend.ToolOverride `json:"override,omitempty"`
+	OwnTool  json.RawMessage       `json:"own_tool,omitempty"`
 }
 
 // ToolSettingsInput disables some of a service's tools.
@@ -69,7 +73,11 @@ func (s *Hub) listServiceTools(ctx context.Context, a backend.Actor, p *callPlan
 		if a.Kind == backend.ActorAgent && !enabled {
 			continue
 		}
-		info := ToolInfo{Name: tool.Name, Enabled: enabled, Tool: tool.Raw}
+		ov, has := p.service.ToolOverrides[tool.Name]
+		info := ToolInfo{Name: tool.Name, Enabled: enabled, Tool: overridden(tool.Raw, ov, has)}
+		if has && a.IsAdmin() {
+			info.Override, info.OwnTool = &ov, tool.Raw
+		}
 		p.pins.markHeld(&info, tool, a.IsAdmin())
 		out = append(out, info)
 	}
@@ -220,22 +228,23 @@ func (s *Hub) requireReadOnlyTool(ctx context.Context, rec backend.ServiceRecord
 		s.syncHealth(ctx, rec, false)
 		return err
 	}
-	var readOnly []string
+	var readOnlyNames []string
 	found, allowed := false, false
 	for _, tool := range tools {
-		if tool.ReadOnly && tool.Enabled {
-			readOnly = append(readOnly, tool.Name)
+		ro := readOnly(rec, tool)
+		if ro && tool.Enabled {
+			readOnlyNames = append(readOnlyNames, tool.Name)
 		}
 		if tool.Name == name {
-			found, allowed = true, tool.ReadOnly
+			found, allowed = true, ro
 		}
 	}
 	if !found || allowed {
 		return nil
 	}
 	hint := "use a token with scope agent to call it"
-	if len(readOnly) > 0 {
-		hint += "; read-only tools of " + rec.Name + ": " + strings.Join(backend.CapList(readOnly), ", ")
+	if len(readOnlyNames) > 0 {
+		hint += "; read-only tools of " + rec.Name + ": " + strings.Join(backend.CapList(readOnlyNames), ", ")
 	}
 	return backend.Refuse(backend.ScopeAgentRead, fmt.Sprintf("call %s of %s, which is not annotated readOnlyHint: true (only read-only tools)",
 		name, rec.Name)).WithDetail("service_id", rec.ID).WithDetail("tool", name).WithHint(hint)

@@ -14,7 +14,7 @@ const serviceColumns = `s.id::text, s.name, s.type, s.url, s.transport, s.descri
 	s.sealed_headers, COALESCE(s.credential_id, ''), s.local_command, s.local_args, s.local_working_dir,
 	s.sealed_env, s.disabled_tools, s.timeout_seconds, s.health_status, s.health_last_error,
 	s.health_last_success_at, s.health_last_checked_at, s.health_stderr, s.created_at, s.updated_at,
-	s.sealed_userinfo, s.pin_tools, s.tools_pinned_at, s.owner_id::text, s.personal, s.talks_back, s.url_by_admin`
+	s.sealed_userinfo, s.pin_tools, s.tools_pinned_at, s.owner_id::text, s.personal, s.talks_back, s.url_by_admin, s.tool_overrides`
 
 func scanService(row pgx.Row) (backend.ServiceRecord, error) {
 	var r backend.ServiceRecord
@@ -23,7 +23,10 @@ func scanService(row pgx.Row) (backend.ServiceRecord, error) {
 		&r.SealedHeaders, &r.CredentialID, &r.LocalCommand, &r.LocalArgs, &r.LocalWorkingDir,
 		&r.SealedEnv, &r.DisabledTools, &r.TimeoutSeconds, &health, &r.Health.LastError,
 		&r.Health.LastSuccessAt, &r.Health.LastCheckedAt, &r.Health.Stderr, &r.CreatedAt, &r.UpdatedAt,
-		&r.SealedUserinfo, &r.PinTools, &r.ToolsPinnedAt, &r.OwnerID, &r.Personal, &r.TalksBack, &r.URLByAdmin)
+		&r.SealedUserinfo, &r.PinTools, &r.ToolsPinnedAt, &r.OwnerID, &r.Personal, &r.TalksBack, &r.URLByAdmin, &r.ToolOverrides)
+	if len(r.ToolOverrides) == 0 {
+		r.ToolOverrides = nil
+	}
 	r.Type, r.Transport, r.Health.Status = backend.ServiceType(typ), backend.Transport(transport), backend.HealthStatus(health)
 	r.LocalArgs, r.DisabledTools, r.PlainHeaders = strs(r.LocalArgs), strs(r.DisabledTools), strMap(r.PlainHeaders)
 	return r, err
@@ -46,7 +49,15 @@ func collectServices(rows pgx.Rows, err error) ([]backend.ServiceRecord, error) 
 func serviceArgs(r *backend.ServiceRecord) []any {
 	return []any{r.Name, string(r.Type), r.URL, string(r.Transport), r.Description, strMap(r.PlainHeaders),
 		r.SealedHeaders, nullString(r.CredentialID), r.LocalCommand, strs(r.LocalArgs), r.LocalWorkingDir,
-		r.SealedEnv, strs(r.DisabledTools), r.TimeoutSeconds, r.SealedUserinfo, r.PinTools, r.Personal, r.URLByAdmin}
+		r.SealedEnv, strs(r.DisabledTools), r.TimeoutSeconds, r.SealedUserinfo, r.PinTools, r.Personal, r.URLByAdmin, overrides(r.ToolOverrides)}
+}
+
+// overrides stores a service's tool overrides, none as an empty object.
+func overrides(m map[string]backend.ToolOverride) map[string]backend.ToolOverride {
+	if m == nil {
+		return map[string]backend.ToolOverride{}
+	}
+	return m
 }
 
 // CreateService inserts the service, filling its id and timestamps when empty. Health starts
@@ -99,7 +110,7 @@ func (s *Store) CreateServices(ctx context.Context, rs []*backend.ServiceRecord)
 	}
 	return s.copyIn(ctx, "services", []string{"id", "name", "type", "url", "transport", "description", "headers",
 		"sealed_headers", "credential_id", "local_command", "local_args", "local_working_dir", "sealed_env",
-		"disabled_tools", "timeout_seconds", "sealed_userinfo", "pin_tools", "personal", "url_by_admin", "health_status", "created_at",
+		"disabled_tools", "timeout_seconds", "sealed_userinfo", "pin_tools", "personal", "url_by_admin", "tool_overrides", "health_status", "created_at",
 		"updated_at", "owner_id"}, rows, stmts)
 }
 
@@ -107,11 +118,11 @@ func createServiceStmt(r *backend.ServiceRecord) stmt {
 	const q = `
 		INSERT INTO services (id, name, type, url, transport, description, headers, sealed_headers,
 			credential_id, local_command, local_args, local_working_dir, sealed_env, disabled_tools,
-			timeout_seconds, sealed_userinfo, pin_tools, personal, url_by_admin, health_status, created_at, updated_at, owner_id)
+			timeout_seconds, sealed_userinfo, pin_tools, personal, url_by_admin, tool_overrides, health_status, created_at, updated_at, owner_id)
 		VALUES (COALESCE($1::uuid, gen_random_uuid()), $2, $3, $4, COALESCE(NULLIF($5, ''), 'auto'), $6, $7,
-			$8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, COALESCE(NULLIF($20, ''), 'unknown'),
-			COALESCE($21::timestamptz, now()), COALESCE($21::timestamptz, now()),
-			COALESCE(NULLIF($22, '')::uuid, ` + founderID + `))
+			$8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, COALESCE(NULLIF($21, ''), 'unknown'),
+			COALESCE($22::timestamptz, now()), COALESCE($22::timestamptz, now()),
+			COALESCE(NULLIF($23, '')::uuid, ` + founderID + `))
 		RETURNING id::text, transport, health_status, created_at, updated_at, owner_id::text`
 	args := append([]any{nullString(r.ID)}, serviceArgs(r)...)
 	args = append(args, string(r.Health.Status), nullTime(r.CreatedAt), r.OwnerID)
@@ -131,7 +142,7 @@ func (s *Store) UpdateService(ctx context.Context, r *backend.ServiceRecord) err
 		UPDATE services SET name = $2, type = $3, url = $4, transport = COALESCE(NULLIF($5, ''), 'auto'),
 			description = $6, headers = $7, sealed_headers = $8, credential_id = $9, local_command = $10,
 			local_args = $11, local_working_dir = $12, sealed_env = $13, disabled_tools = $14,
-			timeout_seconds = $15, sealed_userinfo = $16, pin_tools = $17, personal = $18, url_by_admin = $19, updated_at = now()
+			timeout_seconds = $15, sealed_userinfo = $16, pin_tools = $17, personal = $18, url_by_admin = $19, tool_overrides = $20, updated_at = now()
 		WHERE id = $1
 		RETURNING transport, created_at, updated_at`
 	id := asUUID(r.ID)

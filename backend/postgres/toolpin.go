@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"encoding/json"
 
 	"github.com/jackc/pgx/v5"
 
@@ -84,6 +85,9 @@ func (s *Store) ClearToolPins(ctx context.Context, serviceID string) error {
 		if _, err := tx.db.Exec(ctx, `DELETE FROM service_tool_pins WHERE service_id = $1`, id); err != nil {
 			return classify("clear tool pins", err)
 		}
+		if _, err := tx.db.Exec(ctx, `DELETE FROM service_tool_holds WHERE service_id = $1`, id); err != nil {
+			return classify("clear tool holds", err)
+		}
 		_, err := tx.db.Exec(ctx, `UPDATE services SET tools_pinned_at = NULL
 			WHERE id = $1 AND tools_pinned_at IS NOT NULL`, id)
 		return classify("clear tool pins", err)
@@ -105,6 +109,9 @@ func (s *Store) upsertPins(ctx context.Context, serviceID string, pins []backend
 	b := &pgx.Batch{}
 	for _, p := range pins {
 		b.Queue(q, serviceID, p.ToolName, p.Hash, string(p.Definition), nullTime(p.ApprovedAt), p.ApprovedBy)
+		// A definition approved is no longer held, whichever connection saw it.
+		b.Queue(`DELETE FROM service_tool_holds WHERE service_id = $1 AND tool_name = $2 AND hash = $3`,
+			serviceID, p.ToolName, p.Hash)
 	}
 	if b.Len() == 0 {
 		return nil
@@ -113,4 +120,42 @@ func (s *Store) upsertPins(ctx context.Context, serviceID string, pins []backend
 		return classify("pin tool definitions", err)
 	}
 	return nil
+}
+
+// RecordToolHold inserts a hold, or moves its last_seen when the connection saw it before.
+func (s *Store) RecordToolHold(ctx context.Context, h backend.ToolHold) error {
+	id := asUUID(h.ServiceID)
+	if id == "" {
+		return notFound("service", h.ServiceID)
+	}
+	_, err := s.db.Exec(ctx, `INSERT INTO service_tool_holds (service_id, tool_name, hash, definition, seen_on)
+		VALUES ($1, $2, $3, $4, $5)
+		ON CONFLICT (service_id, tool_name, hash, seen_on) DO UPDATE SET last_seen = now()`,
+		id, h.ToolName, h.Hash, string(h.Definition), h.SeenOn)
+	return classify("record a held tool", err)
+}
+
+// ToolHolds returns the service's recorded holds.
+func (s *Store) ToolHolds(ctx context.Context, serviceID string) ([]backend.ToolHold, error) {
+	id := asUUID(serviceID)
+	if id == "" {
+		return nil, notFound("service", serviceID)
+	}
+	rows, err := s.db.Query(ctx, `
+		SELECT service_id::text, tool_name, hash, definition, seen_on, first_seen, last_seen
+		FROM service_tool_holds WHERE service_id = $1 ORDER BY tool_name, first_seen, seen_on`, id)
+	if err != nil {
+		return nil, classify("list tool holds", err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (backend.ToolHold, error) {
+		var h backend.ToolHold
+		var def string
+		err := r.Scan(&h.ServiceID, &h.ToolName, &h.Hash, &def, &h.SeenOn, &h.FirstSeen, &h.LastSeen)
+		h.Definition = json.RawMessage(def)
+		return h, err
+	})
+	if err != nil {
+		return nil, classify("list tool holds", err)
+	}
+	return out, nil
 }

@@ -162,9 +162,21 @@ func (c *Client) Info(ctx context.Context) (map[string]any, error) {
 
 // ApproveServiceTools pins the current definitions of a service's held tools (all when none is
 // named).
-func (c *Client) ApproveServiceTools(ctx context.Context, ref string, tools []string) (core.ToolApprovals, error) {
+func (c *Client) ApproveServiceTools(ctx context.Context, ref string, in core.ApproveToolsInput) (core.ToolApprovals, error) {
 	var out core.ToolApprovals
-	return out, c.Do(ctx, http.MethodPost, "/services/"+esc(ref)+"/approve", nil, core.ApproveToolsInput{Tools: tools}, &out)
+	return out, c.Do(ctx, http.MethodPost, "/services/"+esc(ref)+"/approve", nil, in, &out)
+}
+
+// SetToolOverride sets (or, empty, clears) what agents see of one tool of a service.
+func (c *Client) SetToolOverride(ctx context.Context, ref, tool string, in backend.ToolOverride) (backend.ServiceCard, error) {
+	var out backend.ServiceCard
+	return out, c.Do(ctx, http.MethodPut, "/services/"+esc(ref)+"/tools/"+esc(tool)+"/override", nil, in, &out)
+}
+
+// ListHeldTools returns the held definitions every connection to the service saw.
+func (c *Client) ListHeldTools(ctx context.Context, ref string) ([]core.HeldTool, error) {
+	var out []core.HeldTool
+	return out, c.Do(ctx, http.MethodGet, "/services/"+esc(ref)+"/held", nil, nil, &out)
 }
 
 // CreateService registers a downstream MCP server.

@@ -11,6 +11,8 @@ export async function serviceScreen(main, ref) {
   const authBox = svc.type === 'local-mcp' ? null : h('section.panel', { 'aria-labelledby': 'auth-title' });
   const toolsBox = h('section', { 'aria-labelledby': 'tools-title' });
   const tryBox = h('section.panel', { 'aria-labelledby': 'try-title' });
+  const heldBox = h('section.panel', { 'aria-labelledby': 'held-title' });
+  const overrideBox = h('section.panel', { 'aria-labelledby': 'override-title' });
   fill(main,
     h('p', {}, h('a', { href: '#/collection' }, '← Collection')),
     h('h1', {}, svc.name),
@@ -19,12 +21,98 @@ export async function serviceScreen(main, ref) {
     h('p.muted', { 'data-service-facts': '' }, `Timeout ${svc.timeout_seconds ? svc.timeout_seconds + ' s' : 'the server default'}`,
       ' · ', svc.pin_tools ? 'tool definitions pinned: a changed tool is held until approved' : 'tool definitions not pinned',
       ' · ', svc.credential_id ? ['credential ', h('code', {}, svc.credential_id)] : 'no credential'),
-    healthBox, authBox, toolsBox, tryBox,
+    healthBox, authBox, heldBox, toolsBox, overrideBox, tryBox,
     callCharts('Calls per tool', { service: svc.id, group_by: 'tool' }, { service: svc.name }));
   drawHealth(healthBox, svc);
   // A finished sign-in changes what the service lists: draw the screen again.
   if (authBox) await loadAuth(authBox, svc, null, () => serviceScreen(main, ref));
-  await loadTools(svc, toolsBox, tryBox);
+  const reload = async () => { await loadHeld(svc, heldBox, reload); await loadTools(svc, toolsBox, tryBox, overrideBox, reload); };
+  await reload();
+}
+
+// The one view of what is held: every definition any connection (the service's own credential
+// or a deck's) found changed or new, with what changed, where it was seen and its hash; Approve
+// pins exactly that definition.
+async function loadHeld(svc, box, reload) {
+  let held;
+  try {
+    held = await get(`/services/${seg(svc.id)}/held`);
+  } catch (err) {
+    fill(box, h('h2', { id: 'held-title' }, 'Held tools'), errorBox(err));
+    return;
+  }
+  const diff = (d) => {
+    const o = d.approved || {}; const n = d.definition || {};
+    const rows = [];
+    for (const k of ['title', 'description', 'annotations', 'inputSchema', 'outputSchema']) {
+      const a = o[k] === undefined ? '' : JSON.stringify(o[k]); const b = n[k] === undefined ? '' : JSON.stringify(n[k]);
+      if (a === b) continue;
+      rows.push(h('tr', {}, h('th', { scope: 'row' }, k), h('td.diff-old', {}, a ? h('code', {}, a) : '—'), h('td.diff-new', {}, b ? h('code', {}, b) : '—')));
+    }
+    return h('div.table-wrap', {}, h('table', {}, h('thead', {}, h('tr', {}, h('th', {}, 'Field'), h('th', {}, 'Approved'), h('th', {}, 'Held'))), h('tbody', {}, rows)));
+  };
+  const items = held.map((d) => h('article.held', { 'data-held': d.name, 'aria-label': `Held ${d.name}` },
+    h('h3', {}, h('code', {}, d.name), ' · ', d.change),
+    h('p.muted', {}, 'Seen on ', (d.seen_on || []).join(', '), ' · hash ', h('code', {}, d.hash)),
+    diff(d),
+    h('button.primary', { type: 'button', 'aria-label': `Approve this definition of ${d.name}`, onclick: async () => {
+      try {
+        await post(`/services/${seg(svc.id)}/approve`, { tools: [d.name], hashes: [d.hash] });
+        toast(`Approved ${d.name}`);
+        await reload();
+      } catch (err) { toast(err.message, true); }
+    } }, 'Approve this definition')));
+  fill(box, h('h2', { id: 'held-title' }, `Held tools (${held.length})`),
+    held.length ? h('div', {}, items) : h('p.muted', {}, svc.pin_tools === false
+      ? 'Tool pinning is off for this service: nothing is held.'
+      : 'Nothing is held: every tool matches its approved definition on every connection.'));
+}
+
+// The override editor: what agents see of one tool instead of the downstream's own title,
+// description and annotations. Pins keep comparing the downstream's own definition.
+function drawOverride(svc, tools, box, reload) {
+  const pick = h('select', { name: 'tool', 'aria-label': 'Tool to override' }, tools.map((t) => h('option', { value: t.name }, t.name)));
+  const title = h('input', { name: 'title', 'aria-label': 'Title agents see' });
+  const desc = h('textarea', { name: 'description', rows: 3, 'aria-label': 'Description agents see' });
+  const tri = (name, label) => h('select', { name, 'aria-label': label },
+    h('option', { value: '' }, 'as the server says'), h('option', { value: 'true' }, 'true'), h('option', { value: 'false' }, 'false'));
+  const ro = tri('read_only_hint', 'readOnlyHint agents see');
+  const de = tri('destructive_hint', 'destructiveHint agents see');
+  const ow = tri('open_world_hint', 'openWorldHint agents see');
+  const show = () => {
+    const o = (svc.tool_overrides || {})[pick.value] || {};
+    title.value = o.title || ''; desc.value = o.description || '';
+    for (const [el, k] of [[ro, 'read_only_hint'], [de, 'destructive_hint'], [ow, 'open_world_hint']]) el.value = o[k] === undefined ? '' : String(o[k]);
+  };
+  // The tool chosen stays chosen when the screen is drawn again after a save.
+  if (tools.some((t) => t.name === svc.overridePick)) pick.value = svc.overridePick;
+  pick.addEventListener('change', () => { svc.overridePick = pick.value; show(); });
+  show();
+  const body = () => {
+    const out = {};
+    if (title.value.trim()) out.title = title.value;
+    if (desc.value.trim()) out.description = desc.value;
+    for (const el of [ro, de, ow]) if (el.value) out[el.name] = el.value === 'true';
+    return out;
+  };
+  const save = (clear) => async (ev) => {
+    ev.preventDefault();
+    try {
+      const card = await put(`/services/${seg(svc.id)}/tools/${seg(pick.value)}/override`, clear ? {} : body());
+      svc.tool_overrides = card.tool_overrides;
+      svc.overridePick = pick.value;
+      toast(clear ? `Override of ${pick.value} cleared` : `Override of ${pick.value} saved`);
+      await reload();
+    } catch (err) { toast(err.message, true); }
+  };
+  const form = h('form', { onsubmit: save(false) },
+    field('Tool', pick), field('Title', title), field('Description', desc),
+    field('Read-only', ro), field('Destructive', de), field('Open world', ow),
+    h('p', {}, h('button.primary', { type: 'submit' }, 'Save override'), ' ',
+      h('button', { type: 'button', onclick: save(true) }, 'Clear override')));
+  fill(box, h('h2', { id: 'override-title' }, 'Override what agents see'),
+    h('p.muted', {}, 'Agents see these in place of the server\'s own text; read-only lets agent:read tokens call the tool. A tool the server changes is still held.'),
+    form);
 }
 
 function drawHealth(box, svc) {
@@ -109,7 +197,7 @@ function drawAuth(box, svc, st, link, done) {
     st.pending && link ? h('p.muted', {}, 'No window opened? ', h('a', { href: link, target: '_blank', rel: 'noopener noreferrer' }, 'Open the sign-in page')) : null);
 }
 
-async function loadTools(svc, box, tryBox) {
+async function loadTools(svc, box, tryBox, overrideBox, reload) {
   let tools;
   try {
     tools = await get(`/services/${seg(svc.id)}/tools`);
@@ -130,7 +218,7 @@ async function loadTools(svc, box, tryBox) {
       } catch (err) { sw.checked = !sw.checked; toast(err.message, true); }
     });
     const approve = t.held ? h('button', { type: 'button', onclick: async () => {
-      try { await post(`/services/${seg(svc.id)}/approve`, { tools: [t.name] }); toast(`Approved ${t.name}`); loadTools(svc, box, tryBox); } catch (err) { toast(err.message, true); }
+      try { await post(`/services/${seg(svc.id)}/approve`, { tools: [t.name] }); toast(`Approved ${t.name}`); reload(); } catch (err) { toast(err.message, true); }
     } }, 'Approve') : null;
     return h('tr', { 'data-tool': t.name }, h('td', {}, h('code', {}, t.name)), h('td', {}, def.description || ''),
       h('td', {}, t.held ? h('span.health.auth_required', {}, 'Held: ', t.held_reason || 'changed') : null, approve),
@@ -141,6 +229,7 @@ async function loadTools(svc, box, tryBox) {
       : empty('This server lists no tools. Check its health above.'));
   for (const sw of box.querySelectorAll('input[role=switch]')) sw.addEventListener('change', () => { sw.nextElementSibling.textContent = sw.checked ? 'On' : 'Off'; });
   drawTry(svc, tools, tryBox);
+  if (overrideBox) drawOverride(svc, tools, overrideBox, reload);
 }
 
 function drawTry(svc, tools, box) {
