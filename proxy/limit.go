@@ -69,6 +69,13 @@ func (b *capBody) Read(p []byte) (int, error) {
 			}
 			b.last = c
 		}
+		if b.own && b.passed > 0 {
+			// No call holds what a stream of its own carried (the legacy SSE stream, a GET
+			// stream): an event that is over is given back now, not when the next one starts,
+			// which on an idle stream could keep the charge, and the budget's privilege, for good.
+			b.tk.give(b.passed)
+			b.passed = 0
+		}
 	}
 	if b.n > b.max {
 		b.over = true
