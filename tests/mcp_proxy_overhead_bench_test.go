@@ -2,7 +2,6 @@ package tests
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -15,7 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/mark3labs/mcp-go/client"
 
 	"github.com/agent-deck/agent-deck/backend/postgres/pgtest"
@@ -307,25 +305,11 @@ func taskNanos(pid int) (int64, error) {
 // pid: the hub's share of PostgreSQL (each test database has its own backends).
 func pgBackendNanos(tb testing.TB, dbURL string) map[int]int64 {
 	tb.Helper()
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, dbURL)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	rows, err := conn.Query(ctx, `SELECT pid FROM pg_stat_activity
-		WHERE datname = current_database() AND pid <> pg_backend_pid()`)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	pids, err := pgx.CollectRows(rows, pgx.RowTo[int32])
-	if err != nil {
-		tb.Fatal(err)
-	}
+	pids := pgBackendPIDs(tb, dbURL)
 	out := make(map[int]int64, len(pids))
 	for _, pid := range pids {
-		if n, err := taskNanos(int(pid)); err == nil { // else it disconnected meanwhile
-			out[int(pid)] = n
+		if n, err := taskNanos(pid); err == nil { // else it disconnected meanwhile
+			out[pid] = n
 		}
 	}
 	return out

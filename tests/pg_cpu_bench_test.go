@@ -38,6 +38,18 @@ func (p *pgCPU) since() int64 {
 // pgBackendTicks reads utime+stime of every backend connected to the database, by pid.
 func pgBackendTicks(tb testing.TB, dbURL string) map[int]int64 {
 	tb.Helper()
+	pids := pgBackendPIDs(tb, dbURL)
+	out := make(map[int]int64, len(pids))
+	for _, pid := range pids {
+		out[pid] = processCPU(tb, pid)
+	}
+	return out
+}
+
+// pgBackendPIDs lists the pids of the PostgreSQL backends connected to the database, but the
+// one asking: the hub's share of PostgreSQL (each test database has its own backends).
+func pgBackendPIDs(tb testing.TB, dbURL string) []int {
+	tb.Helper()
 	ctx := context.Background()
 	conn, err := pgx.Connect(ctx, dbURL)
 	if err != nil {
@@ -49,13 +61,13 @@ func pgBackendTicks(tb testing.TB, dbURL string) map[int]int64 {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	pids, err := pgx.CollectRows(rows, pgx.RowTo[int32])
+	pids, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (int, error) {
+		var pid int32
+		err := row.Scan(&pid)
+		return int(pid), err
+	})
 	if err != nil {
 		tb.Fatal(err)
 	}
-	out := make(map[int]int64, len(pids))
-	for _, pid := range pids {
-		out[int(pid)] = processCPU(tb, int(pid))
-	}
-	return out
+	return pids
 }
