@@ -222,3 +222,24 @@ func orDash(s string) string {
 	}
 	return s
 }
+
+// printList prints the list fetch returns: with --json as JSON (no items as []), else as a table
+// of header with one row per item.
+func printList[T any](c *cli.Context, fetch func(*client.Client) ([]T, error), header []string, row func(T) []string) error {
+	cl, err := apiClient(c)
+	if err != nil {
+		return err
+	}
+	list, err := fetch(cl)
+	if err != nil {
+		return fail(err)
+	}
+	if c.Bool("json") {
+		return printJSON(c.App.Writer, orEmptyList(list))
+	}
+	rows := make([][]string, len(list))
+	for i, v := range list {
+		rows[i] = row(v)
+	}
+	return printTable(c.App.Writer, header, rows)
+}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/agent-deck/agent-deck/backend"
 	"github.com/agent-deck/agent-deck/backend/core"
+	"github.com/agent-deck/agent-deck/cli/client"
 )
 
 // personCommand manages the people of a team hub: who tokens, decks and cards belong to.
@@ -58,22 +59,11 @@ func personAdd(c *cli.Context) error {
 }
 
 func personList(c *cli.Context) error {
-	cl, err := apiClient(c)
-	if err != nil {
-		return err
-	}
-	list, err := cl.ListPeople(c.Context, c.Bool("removed"))
-	if err != nil {
-		return fail(err)
-	}
-	if c.Bool("json") {
-		return printJSON(c.App.Writer, orEmptyList(list))
-	}
-	rows := make([][]string, len(list))
-	for i, p := range list {
-		rows[i] = []string{p.Name, string(p.Role), dash(p.Email), dash(p.OIDCSubject), stamp(&p.CreatedAt), stamp(p.RemovedAt)}
-	}
-	return printTable(c.App.Writer, []string{"NAME", "ROLE", "EMAIL", "OIDC SUBJECT", "ADDED", "REMOVED"}, rows)
+	return printList(c, func(cl *client.Client) ([]backend.Person, error) { return cl.ListPeople(c.Context, c.Bool("removed")) },
+		[]string{"NAME", "ROLE", "EMAIL", "OIDC SUBJECT", "ADDED", "REMOVED"},
+		func(p backend.Person) []string {
+			return []string{p.Name, string(p.Role), dash(p.Email), dash(p.OIDCSubject), stamp(&p.CreatedAt), stamp(p.RemovedAt)}
+		})
 }
 
 func personEdit(c *cli.Context) error {

@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
 
+	"github.com/agent-deck/agent-deck/backend"
 	"github.com/agent-deck/agent-deck/backend/core"
 	"github.com/agent-deck/agent-deck/cli/client"
 )
@@ -37,23 +38,14 @@ func proposalCommand() *cli.Command {
 }
 
 func proposalList(c *cli.Context) error {
-	cl, err := apiClient(c)
-	if err != nil {
-		return err
-	}
-	list, err := cl.ListProposals(c.Context, c.String("status"))
-	if err != nil {
-		return fail(err)
-	}
-	if c.Bool("json") {
-		return printJSON(c.App.Writer, orEmptyList(list))
-	}
-	rows := make([][]string, len(list))
-	for i, p := range list {
-		rows[i] = []string{p.ID, string(p.Status), string(p.Kind), orDash(p.PlaybookID), clip(p.Rationale, 60),
-			orDash(p.Person), orDash(p.DecidedBy), stamp(&p.CreatedAt)}
-	}
-	return printTable(c.App.Writer, []string{"ID", "STATUS", "KIND", "PLAYBOOK", "RATIONALE", "BY", "DECIDED BY", "CREATED"}, rows)
+	return printList(c, func(cl *client.Client) ([]backend.Proposal, error) {
+		return cl.ListProposals(c.Context, c.String("status"))
+	},
+		[]string{"ID", "STATUS", "KIND", "PLAYBOOK", "RATIONALE", "BY", "DECIDED BY", "CREATED"},
+		func(p backend.Proposal) []string {
+			return []string{p.ID, string(p.Status), string(p.Kind), orDash(p.PlaybookID), clip(p.Rationale, 60),
+				orDash(p.Person), orDash(p.DecidedBy), stamp(&p.CreatedAt)}
+		})
 }
 
 func proposalShow(c *cli.Context) error {

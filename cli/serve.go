@@ -219,34 +219,22 @@ func Start(ctx context.Context, cfg ServeConfig) (srv *Server, err error) {
 
 // runAudit writes tool-call audit entries until the server closes; the closer waits for the
 // last entries to be written.
-func (s *Server) runAudit(audit *audit.Log) {
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		audit.Run(ctx)
-	}()
-	s.push("tool-call audit", func(stop context.Context) error {
-		cancel()
-		select {
-		case <-done:
-			return nil
-		case <-stop.Done():
-			return stop.Err()
-		}
-	})
-}
+func (s *Server) runAudit(audit *audit.Log) { s.runUntilClosed("tool-call audit", audit.Run) }
 
 // runLimiter reports this replica's rate limit counts to the shared buckets until the server
 // closes.
-func (s *Server) runLimiter(lim *ratelimit.Limiter) {
+func (s *Server) runLimiter(lim *ratelimit.Limiter) { s.runUntilClosed("rate limiter", lim.Run) }
+
+// runUntilClosed runs a background loop until the server closes; the closer cancels it and
+// waits for it to return (or for the close's own deadline).
+func (s *Server) runUntilClosed(name string, run func(context.Context)) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		lim.Run(ctx)
+		run(ctx)
 	}()
-	s.push("rate limiter", func(stop context.Context) error {
+	s.push(name, func(stop context.Context) error {
 		cancel()
 		select {
 		case <-done:

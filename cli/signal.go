@@ -5,6 +5,9 @@ import (
 	"strings"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/cli/client"
 )
 
 func signalsCommand() *cli.Command {
@@ -25,23 +28,12 @@ func signalCommand() *cli.Command {
 }
 
 func signalList(c *cli.Context) error {
-	cl, err := apiClient(c)
-	if err != nil {
-		return err
-	}
-	list, err := cl.ListSignals(c.Context)
-	if err != nil {
-		return fail(err)
-	}
-	if c.Bool("json") {
-		return printJSON(c.App.Writer, orEmptyList(list))
-	}
-	rows := make([][]string, len(list))
-	for i, g := range list {
-		rows[i] = []string{g.ID, string(g.Status), orDash(g.PlaybookID), orDash(g.ProposalID), clip(g.Rationale, 60),
-			stamp(&g.CreatedAt)}
-	}
-	return printTable(c.App.Writer, []string{"ID", "STATUS", "PLAYBOOK", "PROPOSAL", "RATIONALE", "CREATED"}, rows)
+	return printList(c, func(cl *client.Client) ([]backend.Signal, error) { return cl.ListSignals(c.Context) },
+		[]string{"ID", "STATUS", "PLAYBOOK", "PROPOSAL", "RATIONALE", "CREATED"},
+		func(g backend.Signal) []string {
+			return []string{g.ID, string(g.Status), orDash(g.PlaybookID), orDash(g.ProposalID), clip(g.Rationale, 60),
+				stamp(&g.CreatedAt)}
+		})
 }
 
 func signalDiscard(c *cli.Context) error {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/agent-deck/agent-deck/backend"
 	"github.com/agent-deck/agent-deck/backend/core"
+	"github.com/agent-deck/agent-deck/cli/client"
 )
 
 func tokenCommand() *cli.Command {
@@ -51,22 +52,11 @@ func tokenCreate(c *cli.Context) error {
 }
 
 func tokenList(c *cli.Context) error {
-	cl, err := apiClient(c)
-	if err != nil {
-		return err
-	}
-	list, err := cl.ListTokens(c.Context)
-	if err != nil {
-		return fail(err)
-	}
-	if c.Bool("json") {
-		return printJSON(c.App.Writer, orEmptyList(list))
-	}
-	rows := make([][]string, len(list))
-	for i, t := range list {
-		rows[i] = []string{t.ID, t.Name, string(t.Scope), t.Person, stamp(&t.CreatedAt), stamp(t.LastUsedAt), stamp(t.RevokedAt)}
-	}
-	return printTable(c.App.Writer, []string{"ID", "NAME", "SCOPE", "PERSON", "CREATED", "LAST USED", "REVOKED"}, rows)
+	return printList(c, func(cl *client.Client) ([]backend.Token, error) { return cl.ListTokens(c.Context) },
+		[]string{"ID", "NAME", "SCOPE", "PERSON", "CREATED", "LAST USED", "REVOKED"},
+		func(t backend.Token) []string {
+			return []string{t.ID, t.Name, string(t.Scope), t.Person, stamp(&t.CreatedAt), stamp(t.LastUsedAt), stamp(t.RevokedAt)}
+		})
 }
 
 func tokenRevoke(c *cli.Context) error {

@@ -2,16 +2,12 @@ package migrations_test
 
 import (
 	"context"
-	"io/fs"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
-
-	"github.com/agent-deck/agent-deck/backend/postgres/pgtest"
-	"github.com/agent-deck/agent-deck/migrations"
 )
 
 // TestPeopleUpgradeInPlace (issue 26): a single-person install from before people, with data,
@@ -20,33 +16,7 @@ import (
 func TestPeopleUpgradeInPlace(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, pgtest.NewEmptyDB(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	files, err := fs.Glob(migrations.FS, "*.up.sql")
-	if err != nil {
-		t.Fatal(err)
-	}
-	slices.Sort(files)
-	first := slices.IndexFunc(files, func(f string) bool { return strings.HasPrefix(f, "0056_") })
-	if first < 0 {
-		t.Fatalf("0056 is missing from %v", files)
-	}
-	apply := func(names []string) {
-		t.Helper()
-		for _, name := range names {
-			sql, err := fs.ReadFile(migrations.FS, name)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := conn.Exec(ctx, string(sql)); err != nil {
-				t.Fatalf("%s: %v", name, err)
-			}
-		}
-	}
-	apply(files[:first])
+	conn, rest, apply := beforeMigration(t, "0056_")
 	stamp := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	seed := []string{
 		`INSERT INTO tokens (id, name, scope, hash) VALUES
@@ -69,11 +39,10 @@ func TestPeopleUpgradeInPlace(t *testing.T) {
 			t.Fatalf("%s: %v", q, err)
 		}
 	}
-	apply(files[first:])
+	apply(rest...)
 
-	var people []string
 	rows, _ := conn.Query(ctx, `SELECT name || ':' || role || ':' || founder FROM people`)
-	people, err = pgx.CollectRows(rows, pgx.RowTo[string])
+	people, err := pgx.CollectRows(rows, pgx.RowTo[string])
 	if err != nil || !slices.Equal(people, []string{"admin:admin:true"}) {
 		t.Fatalf("people after the upgrade = %v (%v), want the one first admin", people, err)
 	}

@@ -125,21 +125,7 @@ func mcpRawOpenCaps(tb testing.TB, hc *http.Client, url, tok, caps string) strin
 	tb.Helper()
 	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18",` +
 		`"capabilities":` + caps + `,"clientInfo":{"name":"raw","version":"1"}}}`
-	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Authorization", "Bearer "+tok)
-	resp, err := hc.Do(req)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	resp.Body.Close()
-	id := resp.Header.Get("Mcp-Session-Id")
-	if resp.StatusCode != 200 || id == "" {
-		tb.Fatalf("initialize: %s", resp.Status)
-	}
-	mcpRawPost(tb, hc, url, tok, id, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-	return id
+	return mcpRawInitialize(tb, hc, url, tok, body)
 }
 
 func atoi(s string) int {

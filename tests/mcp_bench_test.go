@@ -169,7 +169,14 @@ func BenchmarkMCPBoundDeck(b *testing.B) {
 // mcpRawOpen initializes a session over plain HTTP and returns its id.
 func mcpRawOpen(tb testing.TB, hc *http.Client, url, tok string) string {
 	tb.Helper()
-	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(mcpInitializeBody))
+	return mcpRawInitialize(tb, hc, url, tok, mcpInitializeBody)
+}
+
+// mcpRawInitialize sends the initialize request body, then notifications/initialized, and
+// returns the new session's id.
+func mcpRawInitialize(tb testing.TB, hc *http.Client, url, tok, body string) string {
+	tb.Helper()
+	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	req.Header.Set("Authorization", "Bearer "+tok)

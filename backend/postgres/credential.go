@@ -107,14 +107,7 @@ func (s *Store) UpdateCredential(ctx context.Context, r *backend.CredentialRecor
 
 // DeleteCredential removes the credential and its deck links; services using it lose it.
 func (s *Store) DeleteCredential(ctx context.Context, id string) error {
-	tag, err := s.db.Exec(ctx, `DELETE FROM credentials WHERE id = $1`, id)
-	if err != nil {
-		return classify("delete credential", err)
-	}
-	if tag.RowsAffected() == 0 {
-		return notFound("credential", id)
-	}
-	return nil
+	return s.execOne(ctx, "delete credential", "credential", id, `DELETE FROM credentials WHERE id = $1`, id)
 }
 
 // GetCredential finds a credential by id or by label, case-insensitively; an id match wins.

@@ -64,19 +64,16 @@ func (s *Store) SetDeckSharing(ctx context.Context, deckID string, sharing backe
 		return notFound("deck", deckID)
 	}
 	return s.transact(ctx, func(tx *Store) error {
-		tag, err := tx.db.Exec(ctx, `UPDATE decks SET sharing = $2, owner_id = COALESCE(NULLIF($3, '')::uuid, owner_id)
-			WHERE id = $1`, u, string(sharing), ownerID)
-		if err != nil {
-			return classify("share deck", err)
-		}
-		if tag.RowsAffected() == 0 {
-			return notFound("deck", deckID)
+		if err := tx.execOne(ctx, "share deck", "deck", deckID, `UPDATE decks
+			SET sharing = $2, owner_id = COALESCE(NULLIF($3, '')::uuid, owner_id)
+			WHERE id = $1`, u, string(sharing), ownerID); err != nil {
+			return err
 		}
 		if _, err := tx.db.Exec(ctx, `DELETE FROM deck_shares WHERE deck_id = $1 AND NOT (person_id::text = ANY($2))`,
 			u, strs(people)); err != nil {
 			return classify("share deck", err)
 		}
-		_, err = tx.db.Exec(ctx, `INSERT INTO deck_shares (deck_id, person_id)
+		_, err := tx.db.Exec(ctx, `INSERT INTO deck_shares (deck_id, person_id)
 			SELECT $1, p::uuid FROM unnest($2::text[]) p ON CONFLICT DO NOTHING`, u, strs(people))
 		return classify("share deck", err)
 	})
@@ -139,14 +136,7 @@ func (s *Store) DeleteDeck(ctx context.Context, id string) error {
 	if u == "" {
 		return notFound("deck", id)
 	}
-	tag, err := s.db.Exec(ctx, `DELETE FROM decks WHERE id = $1`, u)
-	if err != nil {
-		return classify("delete deck", err)
-	}
-	if tag.RowsAffected() == 0 {
-		return notFound("deck", id)
-	}
-	return nil
+	return s.execOne(ctx, "delete deck", "deck", id, `DELETE FROM decks WHERE id = $1`, u)
 }
 
 // GetDeck finds a deck by id or by name, case-insensitively; an id match wins.

@@ -166,3 +166,15 @@ func rowErr(op, entity, ref string, err error) error {
 	}
 	return classify(op, err)
 }
+
+// execOne runs a statement that must touch the row of entity ref: touching none is NOT_FOUND.
+func (s *Store) execOne(ctx context.Context, op, entity, ref, q string, args ...any) error {
+	tag, err := s.db.Exec(ctx, q, args...)
+	if err != nil {
+		return classify(op, err)
+	}
+	if tag.RowsAffected() == 0 {
+		return notFound(entity, ref)
+	}
+	return nil
+}

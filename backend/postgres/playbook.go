@@ -98,14 +98,7 @@ func (s *Store) UpdatePlaybook(ctx context.Context, p *backend.Playbook) error {
 
 // DeletePlaybook removes the playbook, its versions and its deck links (cascade).
 func (s *Store) DeletePlaybook(ctx context.Context, id string) error {
-	tag, err := s.db.Exec(ctx, `DELETE FROM playbooks WHERE id = $1`, id)
-	if err != nil {
-		return classify("delete playbook", err)
-	}
-	if tag.RowsAffected() == 0 {
-		return notFound("playbook", id)
-	}
-	return nil
+	return s.execOne(ctx, "delete playbook", "playbook", id, `DELETE FROM playbooks WHERE id = $1`, id)
 }
 
 // GetPlaybook finds a playbook by id or by title, case-insensitively; an id match wins.

@@ -170,14 +170,8 @@ func (s *Store) UpdateServiceHealth(ctx context.Context, id string, h backend.He
 	if u == "" {
 		return notFound("service", id)
 	}
-	tag, err := s.db.Exec(ctx, q, u, string(h.Status), h.LastError, h.LastSuccessAt, h.LastCheckedAt, h.Stderr)
-	if err != nil {
-		return classify("update service health", err)
-	}
-	if tag.RowsAffected() == 0 {
-		return notFound("service", id)
-	}
-	return nil
+	return s.execOne(ctx, "update service health", "service", id, q,
+		u, string(h.Status), h.LastError, h.LastSuccessAt, h.LastCheckedAt, h.Stderr)
 }
 
 // DeleteService removes the service and its deck links (cascade).
@@ -186,14 +180,7 @@ func (s *Store) DeleteService(ctx context.Context, id string) error {
 	if u == "" {
 		return notFound("service", id)
 	}
-	tag, err := s.db.Exec(ctx, `DELETE FROM services WHERE id = $1`, u)
-	if err != nil {
-		return classify("delete service", err)
-	}
-	if tag.RowsAffected() == 0 {
-		return notFound("service", id)
-	}
-	return nil
+	return s.execOne(ctx, "delete service", "service", id, `DELETE FROM services WHERE id = $1`, u)
 }
 
 // GetService finds a service by id or by name, case-insensitively; an id match wins.

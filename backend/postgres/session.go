@@ -143,39 +143,20 @@ func (s *Store) UpdateSessionBinding(ctx context.Context, m *backend.MCPSession)
 
 // TouchSession records traffic on a live session.
 func (s *Store) TouchSession(ctx context.Context, id string, at time.Time) error {
-	tag, err := s.db.Exec(ctx, `UPDATE mcp_sessions SET last_seen_at = GREATEST(last_seen_at, $2)
-		WHERE id = $1 AND terminated_at IS NULL`, id, at)
-	if err != nil {
-		return classify("touch session", err)
-	}
-	if tag.RowsAffected() == 0 {
-		return notFound("session", id)
-	}
-	return nil
+	return s.execOne(ctx, "touch session", "session", id, `UPDATE mcp_sessions
+		SET last_seen_at = GREATEST(last_seen_at, $2) WHERE id = $1 AND terminated_at IS NULL`, id, at)
 }
 
 // SetSessionLogLevel records the level a live session's client set.
 func (s *Store) SetSessionLogLevel(ctx context.Context, id, level string) error {
-	tag, err := s.db.Exec(ctx, `UPDATE mcp_sessions SET log_level = $2 WHERE id = $1 AND terminated_at IS NULL`, id, level)
-	if err != nil {
-		return classify("set session log level", err)
-	}
-	if tag.RowsAffected() == 0 {
-		return notFound("session", id)
-	}
-	return nil
+	return s.execOne(ctx, "set session log level", "session", id,
+		`UPDATE mcp_sessions SET log_level = $2 WHERE id = $1 AND terminated_at IS NULL`, id, level)
 }
 
 // TerminateSession ends a session; terminating twice keeps the first time.
 func (s *Store) TerminateSession(ctx context.Context, id string, at time.Time) error {
-	tag, err := s.db.Exec(ctx, `UPDATE mcp_sessions SET terminated_at = COALESCE(terminated_at, $2) WHERE id = $1`, id, at)
-	if err != nil {
-		return classify("terminate session", err)
-	}
-	if tag.RowsAffected() == 0 {
-		return notFound("session", id)
-	}
-	return nil
+	return s.execOne(ctx, "terminate session", "session", id,
+		`UPDATE mcp_sessions SET terminated_at = COALESCE(terminated_at, $2) WHERE id = $1`, id, at)
 }
 
 // ListLiveSessions returns sessions not terminated and seen since the given time, oldest first.

@@ -69,14 +69,8 @@ func (s *Store) RevokeToken(ctx context.Context, id string, at time.Time) error 
 	if u == "" {
 		return notFound("token", id)
 	}
-	tag, err := s.db.Exec(ctx, `UPDATE tokens SET revoked_at = COALESCE(revoked_at, $2) WHERE id = $1`, u, at)
-	if err != nil {
-		return classify("revoke token", err)
-	}
-	if tag.RowsAffected() == 0 {
-		return notFound("token", id)
-	}
-	return nil
+	return s.execOne(ctx, "revoke token", "token", id,
+		`UPDATE tokens SET revoked_at = COALESCE(revoked_at, $2) WHERE id = $1`, u, at)
 }
 
 // TokenByHash finds a token by the sha256 of its secret, revoked or not. The hash never

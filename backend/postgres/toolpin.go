@@ -63,13 +63,9 @@ func (s *Store) ApproveToolPins(ctx context.Context, serviceID string, pins []ba
 		return notFound("service", serviceID)
 	}
 	return s.transact(ctx, func(tx *Store) error {
-		tag, err := tx.db.Exec(ctx, `UPDATE services SET tools_pinned_at = COALESCE(tools_pinned_at, now())
-			WHERE id = $1`, id)
-		if err != nil {
-			return classify("mark a service's tools pinned", err)
-		}
-		if tag.RowsAffected() == 0 {
-			return notFound("service", serviceID)
+		if err := tx.execOne(ctx, "mark a service's tools pinned", "service", serviceID,
+			`UPDATE services SET tools_pinned_at = COALESCE(tools_pinned_at, now()) WHERE id = $1`, id); err != nil {
+			return err
 		}
 		return tx.upsertPins(ctx, id, pins, true)
 	})
