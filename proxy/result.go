@@ -38,9 +38,11 @@ func objectFields(b []byte) ([]field, bool) {
 		}
 		start := i
 		end := skipString(b, i)
-		var key string
-		if err := json.Unmarshal(b[start:end], &key); err != nil {
-			return nil, false
+		key, ok := plainKey(b[start:end])
+		if !ok {
+			if err := json.Unmarshal(b[start:end], &key); err != nil {
+				return nil, false
+			}
 		}
 		i = skipWS(b, end)
 		if i >= len(b) || b[i] != ':' {
@@ -62,6 +64,21 @@ func objectFields(b []byte) ([]field, bool) {
 		i = skipWS(b, i+1)
 	}
 	return nil, false
+}
+
+// plainKey is the value of JSON string q (quotes included) when it is printable ASCII with no
+// escape, as every member name of a tool result is: what json.Unmarshal would give, without
+// its decoder.
+func plainKey(q []byte) (string, bool) {
+	if len(q) < 2 || q[len(q)-1] != '"' {
+		return "", false
+	}
+	for _, c := range q[1 : len(q)-1] {
+		if c < 0x20 || c > 0x7e || c == '\\' || c == '"' {
+			return "", false
+		}
+	}
+	return string(q[1 : len(q)-1]), true
 }
 
 func skipWS(b []byte, i int) int {
