@@ -96,3 +96,36 @@ func FuzzManageDeckCardArgs(f *testing.F) {
 		}
 	})
 }
+
+// FuzzDecodeMembers: the arguments' members are split as json.Unmarshal into a
+// map[string]json.RawMessage splits them, for any input (its seeds run with the tests).
+func FuzzDecodeMembers(f *testing.F) {
+	for _, seed := range []string{
+		`{"serviceId":"s","toolName":"echo","arguments":{"message":"hi"}}`,
+		` { "a" : [1, {"b":"}"}] , "a":"last", "\u0041":true, "é":null, "":"", "x\"y":1.5e3 } `,
+		`{"k":"\u003c\\ \" ]}"}`, "{\"\xff\":1}", `{}`, `[]`, `null`, `"x"`, `12`, `{`, `{"a":1,}`,
+		`{"a" 1}`, `{"a":1}{"b":2}`, "{\"a\":\"\t\"}",
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		want := map[string]json.RawMessage{}
+		werr := json.Unmarshal(raw, &want)
+		got := map[string]json.RawMessage{}
+		ok := decodeMembers(raw, got)
+		if ok != (werr == nil) {
+			t.Fatalf("%q: decodeMembers %v, json.Unmarshal %v", raw, ok, werr)
+		}
+		if !ok {
+			return
+		}
+		if len(got) != len(want) {
+			t.Fatalf("%q: members %q, json.Unmarshal %q", raw, got, want)
+		}
+		for k, v := range want {
+			if string(got[k]) != string(v) {
+				t.Fatalf("%q: member %q is %q, json.Unmarshal %q", raw, k, got[k], v)
+			}
+		}
+	})
+}
