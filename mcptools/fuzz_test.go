@@ -129,3 +129,37 @@ func FuzzDecodeMembers(f *testing.F) {
 		}
 	})
 }
+
+// FuzzSplitResult: a downstream's result is read as json.Unmarshal reads it (decodeResult),
+// for any input (its seeds run with the tests).
+func FuzzSplitResult(f *testing.F) {
+	for _, seed := range []string{
+		downstreamResult, `{"content":[{"type":"text","text":"a"}, 1 ,"x",[]],"isError":true}`,
+		`{"CONTENT":[{"a":1}],"IsError":null,"structuredcontent":null}`, `{"content":null}`,
+		`{"content":[1],"content":[2,3],"isError":true,"isError":null}`, `{"content":"x"}`,
+		`{"isError":"yes"}`, `{"isError":1}`, `{"content":{}}`, `null`, ` [] `, `"x"`, `{`, `{}`,
+		`{"structuredContent":{"a":1},"structuredContent":null}`, `{"\u0063ontent":[1]}`, `{"ſtructuredContent":1}`,
+		`{"content":[],"other":{"content":[9]},"isError":false}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		want, wok := decodeResult(raw)
+		got, ok := splitResult(raw)
+		if ok != wok {
+			t.Fatalf("%q: splitResult %v, decoder %v", raw, ok, wok)
+		}
+		if !ok {
+			return
+		}
+		if got.isError != want.isError || string(got.structured) != string(want.structured) ||
+			len(got.content) != len(want.content) || (got.content == nil) != (want.content == nil) {
+			t.Fatalf("%q: split %+v, decoded %+v", raw, got, want)
+		}
+		for i := range want.content {
+			if string(got.content[i]) != string(want.content[i]) {
+				t.Fatalf("%q: block %d %q, decoded %q", raw, i, got.content[i], want.content[i])
+			}
+		}
+	})
+}
