@@ -3,6 +3,7 @@ package mcptools
 import (
 	"context"
 	"encoding/json"
+	"reflect"
 	"testing"
 
 	"github.com/agent-deck/agent-deck/backend"
@@ -160,6 +161,51 @@ func FuzzSplitResult(f *testing.F) {
 			if string(got.content[i]) != string(want.content[i]) {
 				t.Fatalf("%q: block %d %q, decoded %q", raw, i, got.content[i], want.content[i])
 			}
+		}
+	})
+}
+
+// FuzzPeekMessage: a request body is read as json.Unmarshal reads it, for any input (its
+// seeds run with the tests).
+func FuzzPeekMessage(f *testing.F) {
+	for _, seed := range []string{
+		`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"call_service_tool","arguments":{"a":1},"_meta":{"progressToken":"t"}}}`,
+		`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"clientInfo":{"name":"c"},"capabilities":{"elicitation":{},"sampling":null,"roots":{"listChanged":true}}}}`,
+		`{"JSONRPC":"2.0","ID":"x","Method":"m","PARAMS":{"NAME":"n","requestid":3}}`, `{"id":"adk-1","result":{}}`,
+		`{"id":null,"error":{"code":1}}`, `{"method":null,"params":null}`, `{"method":1}`, `{"params":[]}`,
+		`{"params":{"clientInfo":"x"}}`, `{"params":{"clientInfo":{"name":2}}}`, `{"params":{"capabilities":1}}`,
+		`{"params":{"name":"a"},"params":{"arguments":{}}}`, `{"method":"a","method":"b"}`, `{"\u006dethod":"x"}`,
+		`{"méthod":"x","method":"y"}`, `{"method":"caf\u00e9 \"q\""}`, `{"params":{"task":{},"inputResponses":[],"requestState":"s"}}`,
+		`null`, `[]`, `"x"`, `{`, `{}`, ` {"id":1} `,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		var want, got peekMessage
+		wok := want.decode(raw)
+		if ok := got.read(raw); ok != wok {
+			t.Fatalf("%q: read %v, decoder %v", raw, ok, wok)
+		}
+		if wok && !reflect.DeepEqual(got, want) {
+			t.Fatalf("%q: read %+v, decoded %+v", raw, got, want)
+		}
+	})
+}
+
+// FuzzReadID: a request id is decoded as json.Unmarshal into any decodes it.
+func FuzzReadID(f *testing.F) {
+	for _, seed := range []string{`7`, `-0`, `1.5e3`, `1e400`, `12345678901234567890`, `"adk-1"`, `"a\"b"`, `"é"`, `null`, `true`, `{}`, `[1]`, ``} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		if len(raw) > 0 && !json.Valid(raw) {
+			return // ids come from a valid body
+		}
+		var want, got any
+		_ = json.Unmarshal(raw, &want)
+		readID(raw, &got)
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("%q: %#v, json.Unmarshal %#v", raw, got, want)
 		}
 	})
 }
