@@ -40,25 +40,32 @@ func CheckJSONText(raw []byte) error {
 // the decoder compares keys: after unescaping) and the key; -1 when every key is unique. Text
 // that is not JSON is left to the decoder to report.
 func duplicateKey(raw []byte) (int, string) {
-	var stack []*objectKeys // nil entries are arrays
+	// It runs on every call's arguments: the open values and the keys of the open objects live
+	// in arrays on the stack for the usual shallow, small text.
+	var stackBuf [16]openValue
+	var keysBuf [32][]byte
+	stack, keys := stackBuf[:0], keysBuf[:0]
 	for i := 0; i < len(raw); i++ {
 		switch raw[i] {
 		case '{':
-			stack = append(stack, &objectKeys{wantKey: true})
+			stack = append(stack, openValue{object: true, wantKey: true, start: len(keys)})
 		case '[':
-			stack = append(stack, nil)
+			stack = append(stack, openValue{})
 		case '}', ']':
-			if len(stack) > 0 {
-				stack = stack[:len(stack)-1]
+			if n := len(stack); n > 0 {
+				if stack[n-1].object {
+					keys = keys[:stack[n-1].start] // its keys are done with
+				}
+				stack = stack[:n-1]
 			}
 		case ',':
-			if n := len(stack); n > 0 && stack[n-1] != nil {
+			if n := len(stack); n > 0 && stack[n-1].object {
 				stack[n-1].wantKey = true
 			}
 		case '"':
 			end, escaped := stringEnd(raw, i)
-			if n := len(stack); n > 0 && stack[n-1] != nil && stack[n-1].wantKey {
-				o := stack[n-1]
+			if n := len(stack); n > 0 && stack[n-1].object && stack[n-1].wantKey {
+				o := &stack[n-1]
 				o.wantKey = false
 				key := raw[i+1 : max(end-1, i+1)]
 				if escaped {
@@ -68,7 +75,8 @@ func duplicateKey(raw []byte) (int, string) {
 					}
 					key = []byte(k)
 				}
-				if o.add(key) {
+				var seen bool
+				if keys, seen = o.add(keys, key); seen {
 					return i, string(key)
 				}
 			}
@@ -78,37 +86,39 @@ func duplicateKey(raw []byte) (int, string) {
 	return -1, ""
 }
 
-// objectKeys are the keys one object has named so far: a short list compared in place, a set
-// once the object is large.
-type objectKeys struct {
+// openValue is an object or array not yet closed. The keys an object has named so far are
+// keys[start:] of its scan (only the innermost open object adds keys, so they are the last
+// ones), compared in place, or a set once the object is large.
+type openValue struct {
+	object  bool
 	wantKey bool
-	keys    [][]byte
+	start   int
 	set     map[string]bool
 }
 
-// add records key and reports whether the object had named it already.
-func (o *objectKeys) add(key []byte) bool {
+// add records key among keys (returned) and reports whether the object had named it already.
+func (o *openValue) add(keys [][]byte, key []byte) ([][]byte, bool) {
 	if o.set != nil {
 		if o.set[string(key)] {
-			return true
+			return keys, true
 		}
 		o.set[string(key)] = true
-		return false
+		return keys, false
 	}
-	for _, k := range o.keys {
+	for _, k := range keys[o.start:] {
 		if bytes.Equal(k, key) {
-			return true
+			return keys, true
 		}
 	}
-	o.keys = append(o.keys, key)
-	if len(o.keys) > 16 {
-		o.set = make(map[string]bool, 2*len(o.keys))
-		for _, k := range o.keys {
+	keys = append(keys, key)
+	if own := keys[o.start:]; len(own) > 16 {
+		o.set = make(map[string]bool, 2*len(own))
+		for _, k := range own {
 			o.set[string(k)] = true
 		}
-		o.keys = nil
+		keys = keys[:o.start]
 	}
-	return false
+	return keys, false
 }
 
 // stringEnd returns the index just past the string starting at raw[i] == '"', and whether it

@@ -38,7 +38,7 @@ func decodeArgs(spec *ToolSpec, raw json.RawMessage) (vals map[string]any, respe
 		return nil, nil, err
 	}
 	if len(raw) > 0 && !bytes.Equal(raw, []byte("null")) {
-		if err := json.Unmarshal(raw, &fields); err != nil {
+		if !decodeMembers(raw, fields) {
 			return nil, nil, argError(spec, "", "the arguments must be a JSON object")
 		}
 	}
@@ -115,8 +115,11 @@ func otherCasing(name string) string {
 // both (the parameter's own name).
 func respell(fields map[string]json.RawMessage, has func(string) bool) (respelled []string, both string) {
 	for given := range fields {
+		if has(given) {
+			continue // spelled as the tool lists it: no other casing to build
+		}
 		name := otherCasing(given)
-		if has(given) || name == "" || !has(name) {
+		if name == "" || !has(name) {
 			continue
 		}
 		if _, dup := fields[name]; dup {
@@ -261,6 +264,85 @@ func (spec *ToolSpec) hasParam(name string) bool {
 		}
 	}
 	return false
+}
+
+// decodeMembers fills fields with the members of JSON object raw as json.Unmarshal into a
+// map[string]json.RawMessage does (names unescaped, the last of a repeated name kept, each
+// value as sent), and reports whether raw is one. It runs on every tool call: after one
+// validation the members are split in place, in one copy of raw, without the decoder.
+func decodeMembers(raw []byte, fields map[string]json.RawMessage) bool {
+	if !json.Valid(raw) {
+		return false
+	}
+	if t := bytes.TrimSpace(raw); len(t) == 0 || t[0] != '{' {
+		return string(t) == "null" // no members, as json.Unmarshal takes it
+	}
+	b := bytes.Clone(bytes.TrimSpace(raw))
+	for i := skipSpace(b, 1); i < len(b) && b[i] == '"'; {
+		end := skipJSONString(b, i)
+		name, ok := plainString(b[i:end])
+		if !ok && json.Unmarshal(b[i:end], &name) != nil {
+			return false
+		}
+		vs := skipSpace(b, skipSpace(b, end)+1) // past the colon
+		ve := skipJSONValue(b, vs)
+		fields[name] = b[vs:ve:ve]
+		i = skipSpace(b, ve)
+		if i < len(b) && b[i] == ',' {
+			i = skipSpace(b, i+1)
+		}
+	}
+	return true
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipJSONString returns the index just past the valid JSON string starting at b[i].
+func skipJSONString(b []byte, i int) int {
+	for i++; i < len(b); i++ {
+		switch b[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1
+		}
+	}
+	return len(b)
+}
+
+// skipJSONValue returns the index just past the valid JSON value starting at b[i].
+func skipJSONValue(b []byte, i int) int {
+	if i >= len(b) {
+		return i
+	}
+	switch b[i] {
+	case '"':
+		return skipJSONString(b, i)
+	case '{', '[':
+		depth := 0
+		for ; i < len(b); i++ {
+			switch b[i] {
+			case '"':
+				i = skipJSONString(b, i) - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return i + 1
+				}
+			}
+		}
+		return len(b)
+	}
+	for i < len(b) && !strings.ContainsRune(",}] \t\r\n", rune(b[i])) {
+		i++
+	}
+	return i
 }
 
 // plainString is the value of a JSON string with nothing to unescape (printable ASCII, no

@@ -3,7 +3,6 @@ package mcptools
 import (
 	"context"
 	"encoding/json"
-	"mime"
 	"net/http"
 	"strconv"
 
@@ -143,7 +142,7 @@ func (h *Handler) serveCatalog(ctx context.Context, w http.ResponseWriter, r *ht
 	if !ok || r.Method != http.MethodPost || st.session == nil || st.openErr != nil {
 		return false
 	}
-	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+	if !isJSONContentType(r.Header.Get("Content-Type")) {
 		return false
 	}
 	var msg struct {

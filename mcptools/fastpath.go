@@ -10,6 +10,7 @@ import (
 	"mime"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -67,7 +68,7 @@ func (h *Handler) serveFast(ctx context.Context, w http.ResponseWriter, r *http.
 	if fc.jsonrpc != mcp.JSONRPC_VERSION || fc.id == nil || fc.other || fc.extra {
 		return false
 	}
-	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+	if !isJSONContentType(r.Header.Get("Content-Type")) {
 		return false // the transport answers with its error
 	}
 	meta, ok := requestMeta(fc.meta)
@@ -106,6 +107,16 @@ func (h *Handler) serveFast(ctx context.Context, w http.ResponseWriter, r *http.
 		answerBuffers.Put(buf)
 	}
 	return true
+}
+
+// isJSONContentType reports whether a request's Content-Type parses (mime.ParseMediaType) as
+// application/json, without building its parameter map when it has no parameter.
+func isJSONContentType(contentType string) bool {
+	if !strings.Contains(contentType, ";") {
+		return strings.TrimSpace(strings.ToLower(contentType)) == "application/json"
+	}
+	mt, _, err := mime.ParseMediaType(contentType)
+	return err == nil && mt == "application/json"
 }
 
 // answerBuffers reuse the buffers fast-path answers are encoded into (a bound deck is ~20 KB):

@@ -272,8 +272,10 @@ func (h *Handler) toolHandler(spec ToolSpec) server.ToolHandlerFunc {
 			if p := recover(); p != nil {
 				res = errorResult(ctx, h.log, spec.Name, backend.Internal("tool "+spec.Name, fmt.Errorf("panic: %v", p)))
 			}
-			h.log.DebugContext(ctx, "tool call", "tool", spec.Name, "ms", time.Since(start).Milliseconds(),
-				"is_error", res != nil && res.IsError)
+			if h.log.Enabled(ctx, slog.LevelDebug) { // its arguments are built only when it is written
+				h.log.DebugContext(ctx, "tool call", "tool", spec.Name, "ms", time.Since(start).Milliseconds(),
+					"is_error", res != nil && res.IsError)
+			}
 		}()
 		if st := stateFrom(ctx); st != nil && st.projected && spec.Name == projectedVia {
 			// A projected tool's call: a call_service_tool whatever the profile (projected.go).

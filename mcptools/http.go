@@ -257,33 +257,9 @@ func (h *Handler) peekBody(w http.ResponseWriter, r *http.Request, st *reqState)
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	st.body = body
-	// One decode of the body gives what this endpoint and the fast path need.
-	var peek struct {
-		JSONRPC string          `json:"jsonrpc"`
-		ID      json.RawMessage `json:"id"`
-		Method  string          `json:"method"`
-		Result  json.RawMessage `json:"result"`
-		Error   json.RawMessage `json:"error"`
-		Params  struct {
-			Name       json.RawMessage `json:"name"`
-			Arguments  json.RawMessage `json:"arguments"`
-			RequestID  json.RawMessage `json:"requestId"` // of notifications/cancelled
-			ClientInfo struct {
-				Name string `json:"name"`
-			} `json:"clientInfo"`
-			Capabilities struct { // of initialize
-				Elicitation json.RawMessage `json:"elicitation"`
-				Sampling    json.RawMessage `json:"sampling"`
-				Roots       json.RawMessage `json:"roots"`
-			} `json:"capabilities"`
-			Meta json.RawMessage `json:"_meta"` // a progress token (fastpath.go)
-			// Present, these need the transport (fastpath.go).
-			Task           json.RawMessage `json:"task"`
-			InputResponses json.RawMessage `json:"inputResponses"`
-			RequestState   json.RawMessage `json:"requestState"`
-		} `json:"params"`
-	}
-	if t := bytes.TrimSpace(body); len(t) > 0 && t[0] == '{' && json.Unmarshal(t, &peek) == nil {
+	// One reading of the body gives what this endpoint and the fast path need.
+	var peek peekMessage
+	if t := bytes.TrimSpace(body); len(t) > 0 && t[0] == '{' && peek.read(t) {
 		p := &peek.Params
 		st.method, st.clientName, st.requestID = peek.Method, p.ClientInfo.Name, peek.ID
 		st.meta = p.Meta != nil
@@ -304,13 +280,13 @@ func (h *Handler) peekBody(w http.ResponseWriter, r *http.Request, st *reqState)
 			_ = json.Unmarshal(p.RequestID, &st.cancelOf)
 		}
 		if st.method == string(mcp.MethodToolsCall) {
-			_ = json.Unmarshal(p.Name, &st.toolName)
+			_ = readString(p.Name, &st.toolName)
 			// A projected tool (<service>__<tool>) becomes call_service_tool (projected.go).
 			if fastTools[st.toolName] || strings.Contains(st.toolName, "__") {
 				st.call = &fastCall{jsonrpc: peek.JSONRPC, args: p.Arguments, meta: p.Meta,
 					other: peek.Result != nil || peek.Error != nil,
 					extra: p.Task != nil || p.InputResponses != nil || p.RequestState != nil}
-				_ = json.Unmarshal(peek.ID, &st.call.id)
+				readID(peek.ID, &st.call.id)
 			}
 		}
 	}

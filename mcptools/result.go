@@ -1,11 +1,13 @@
 package mcptools
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
 	"log/slog"
+	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -107,22 +109,104 @@ func (r rawContent) MarshalJSON() ([]byte, error) { return r.raw, nil }
 // passThrough turns a downstream CallToolResult into this call's result unchanged: content
 // blocks, structuredContent and isError as the downstream sent them.
 func passThrough(res backend.CallResult) (*mcp.CallToolResult, error) {
+	wire, ok := splitResult(res.Raw)
+	if !ok {
+		return nil, backend.Errorf(backend.CodeDownstreamError, "the service returned a malformed tool result").
+			WithHint("the downstream server broke the MCP result format; try another of its tools")
+	}
+	out := &mcp.CallToolResult{Content: make([]mcp.Content, len(wire.content)),
+		IsError: wire.isError || res.IsError}
+	for i, c := range wire.content {
+		out.Content[i] = rawContent{raw: c}
+	}
+	if len(wire.structured) > 0 && string(wire.structured) != "null" {
+		out.RawStructuredContent = wire.structured
+	}
+	return out, nil
+}
+
+// resultWire is what passThrough reads of a CallToolResult.
+type resultWire struct {
+	content    []json.RawMessage
+	structured json.RawMessage
+	isError    bool
+}
+
+// splitResult reads a downstream's CallToolResult as json.Unmarshal into
+// {Content []json.RawMessage; StructuredContent json.RawMessage; IsError bool} does (names
+// matched regardless of case, the last of a repeated name kept, null leaving a field as it is,
+// any other mismatch an error), and ok is false where that fails. It runs on every proxied
+// call: after one validation the result is split in one copy, without the decoder; a member
+// name that is not plain ASCII goes to the decoder, whose matching of other scripts' letters
+// this does not repeat.
+func splitResult(raw []byte) (w resultWire, ok bool) {
+	bad := false
+	if !json.Valid(raw) {
+		return resultWire{}, false
+	}
+	b := bytes.TrimSpace(raw)
+	if string(b) == "null" {
+		return resultWire{}, true
+	}
+	if b[0] != '{' {
+		return resultWire{}, false
+	}
+	b = bytes.Clone(b)
+	for i := skipSpace(b, 1); i < len(b) && b[i] == '"'; {
+		end := skipJSONString(b, i)
+		name, plain := plainString(b[i:end])
+		if !plain {
+			return decodeResult(raw)
+		}
+		vs := skipSpace(b, skipSpace(b, end)+1) // past the colon
+		ve := skipJSONValue(b, vs)
+		v := b[vs:ve:ve]
+		switch {
+		case strings.EqualFold(name, "content"):
+			switch v[0] {
+			case 'n':
+				w.content = nil
+			case '[':
+				w.content = []json.RawMessage{} // empty, not nil, as decoded; the last array kept
+				for j := skipSpace(v, 1); j < len(v) && v[j] != ']'; {
+					e := skipJSONValue(v, j)
+					w.content = append(w.content, v[j:e:e])
+					if j = skipSpace(v, e); j < len(v) && v[j] == ',' {
+						j = skipSpace(v, j+1)
+					}
+				}
+			default:
+				bad = true
+			}
+		case strings.EqualFold(name, "structuredContent"):
+			w.structured = v
+		case strings.EqualFold(name, "isError"):
+			switch string(v) {
+			case "true":
+				w.isError = true
+			case "false":
+				w.isError = false
+			case "null":
+			default:
+				bad = true
+			}
+		}
+		if i = skipSpace(b, ve); i < len(b) && b[i] == ',' {
+			i = skipSpace(b, i+1)
+		}
+	}
+	return w, !bad
+}
+
+// decodeResult is splitResult by the decoder itself.
+func decodeResult(raw []byte) (resultWire, bool) {
 	var wire struct {
 		Content           []json.RawMessage `json:"content"`
 		StructuredContent json.RawMessage   `json:"structuredContent"`
 		IsError           bool              `json:"isError"`
 	}
-	if err := json.Unmarshal(res.Raw, &wire); err != nil {
-		return nil, backend.Errorf(backend.CodeDownstreamError, "the service returned a malformed tool result").
-			WithHint("the downstream server broke the MCP result format; try another of its tools")
+	if json.Unmarshal(raw, &wire) != nil {
+		return resultWire{}, false
 	}
-	out := &mcp.CallToolResult{Content: make([]mcp.Content, len(wire.Content)),
-		IsError: wire.IsError || res.IsError}
-	for i, c := range wire.Content {
-		out.Content[i] = rawContent{raw: c}
-	}
-	if len(wire.StructuredContent) > 0 && string(wire.StructuredContent) != "null" {
-		out.RawStructuredContent = wire.StructuredContent
-	}
-	return out, nil
+	return resultWire{content: wire.Content, structured: wire.StructuredContent, isError: wire.IsError}, true
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net/http"
 	"regexp"
 	"sync"
 )
@@ -28,10 +29,13 @@ type capBody struct {
 	rc     io.ReadCloser
 	max    int64
 	stream bool
-	onOver func()
-	ctx    context.Context
-	tk     *ticket
-	own    bool
+	// When the cap is passed, rec (when set) records it and onCut (when set) is told of req.
+	rec   *statusRecorder
+	onCut func(*http.Request)
+	req   *http.Request
+	ctx   context.Context
+	tk    *ticket
+	own   bool
 
 	n      int64
 	last   byte  // the previous byte, ignoring '\r', to find blank lines
@@ -79,7 +83,12 @@ func (b *capBody) Read(p []byte) (int, error) {
 	}
 	if b.n > b.max {
 		b.over = true
-		b.onOver()
+		if b.rec != nil {
+			b.rec.tooLarge.Store(true)
+		}
+		if b.onCut != nil {
+			b.onCut(b.req)
+		}
 		_ = b.rc.Close() // stop the download at once
 		return 0, errResultTooLarge
 	}

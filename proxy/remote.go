@@ -9,6 +9,7 @@ import (
 	"mime"
 	"net"
 	"net/http"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -305,16 +306,10 @@ func (s statusTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			}
 		}
 	}
-	mediaType, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	mediaType := mediaTypeOf(resp.Header.Get("Content-Type"))
 	if s.max > 0 {
-		body := &capBody{rc: resp.Body, max: s.max, stream: mediaType == "text/event-stream", onOver: func() {
-			if rec != nil {
-				rec.tooLarge.Store(true)
-			}
-			if s.onCut != nil {
-				s.onCut(req)
-			}
-		}, ctx: req.Context(), tk: ticketFrom(req.Context())}
+		body := &capBody{rc: resp.Body, max: s.max, stream: mediaType == "text/event-stream",
+			rec: rec, onCut: s.onCut, req: req, ctx: req.Context(), tk: ticketFrom(req.Context())}
 		if body.tk == nil && s.budget != nil {
 			body.tk, body.own = s.budget.ticket(), true
 		}
@@ -329,6 +324,19 @@ func (s statusTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 	}
 	return resp, nil
+}
+
+// mediaTypeOf is the media type of a Content-Type as mime.ParseMediaType gives it, without
+// building the parameter map for the two types every answer has.
+func mediaTypeOf(contentType string) string {
+	if !strings.Contains(contentType, ";") {
+		switch mt := strings.TrimSpace(strings.ToLower(contentType)); mt {
+		case "application/json", "text/event-stream":
+			return mt
+		}
+	}
+	mt, _, _ := mime.ParseMediaType(contentType)
+	return mt
 }
 
 func (s statusTransport) CloseIdleConnections() {

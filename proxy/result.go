@@ -23,45 +23,77 @@ type field struct {
 // objectFields splits a JSON object into its top-level members without decoding their values,
 // so a result can be edited (its _meta removed) while every other byte stays as sent.
 func objectFields(b []byte) ([]field, bool) {
-	i := skipWS(b, 0)
-	if i >= len(b) || b[i] != '{' {
+	var out []field
+	ok := eachMember(b, func(key []byte, f field) {
+		f.key = string(key)
+		out = append(out, f)
+	})
+	if !ok {
 		return nil, false
 	}
-	var out []field
+	return out, true
+}
+
+// eachMember calls fn with each top-level member of JSON object b, in order: its name (as
+// json.Unmarshal decodes it) and offsets (field.key left empty), and reports whether b is one.
+// It builds nothing for a name without escapes, as every member name of a tool result is.
+func eachMember(b []byte, fn func(key []byte, f field)) bool {
+	i := skipWS(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		return false
+	}
 	i = skipWS(b, i+1)
 	if i < len(b) && b[i] == '}' {
-		return out, true
+		return true
 	}
 	for i < len(b) {
 		if b[i] != '"' {
-			return nil, false
+			return false
 		}
 		start := i
 		end := skipString(b, i)
-		var key string
-		if err := json.Unmarshal(b[start:end], &key); err != nil {
-			return nil, false
+		key, ok := plainKey(b[start:end])
+		if !ok {
+			var k string
+			if err := json.Unmarshal(b[start:end], &k); err != nil {
+				return false
+			}
+			key = []byte(k)
 		}
 		i = skipWS(b, end)
 		if i >= len(b) || b[i] != ':' {
-			return nil, false
+			return false
 		}
 		vs := skipWS(b, i+1)
 		ve := skipValue(b, vs)
-		out = append(out, field{key: key, start: start, valStart: vs, valEnd: ve})
+		fn(key, field{start: start, valStart: vs, valEnd: ve})
 		i = skipWS(b, ve)
 		if i >= len(b) {
-			return nil, false
+			return false
 		}
 		if b[i] == '}' {
-			return out, true
+			return true
 		}
 		if b[i] != ',' {
-			return nil, false
+			return false
 		}
 		i = skipWS(b, i+1)
 	}
-	return nil, false
+	return false
+}
+
+// plainKey is the value of JSON string q (quotes included) when it is printable ASCII with no
+// escape: the bytes between its quotes, what json.Unmarshal would give, without its decoder.
+func plainKey(q []byte) ([]byte, bool) {
+	if len(q) < 2 || q[len(q)-1] != '"' {
+		return nil, false
+	}
+	for _, c := range q[1 : len(q)-1] {
+		if c < 0x20 || c > 0x7e || c == '\\' || c == '"' {
+			return nil, false
+		}
+	}
+	return q[1 : len(q)-1], true
 }
 
 func skipWS(b []byte, i int) int {
@@ -118,22 +150,22 @@ func skipValue(b []byte, i int) int {
 // passResult removes the downstream's top-level _meta from a CallToolResult and reports its
 // isError flag; every other member is kept byte for byte.
 func passResult(raw []byte) ([]byte, bool) {
-	fields, ok := objectFields(raw)
-	if !ok {
-		return raw, false
-	}
 	isError, hasMeta := false, false
-	for _, f := range fields {
-		switch f.key {
+	ok := eachMember(raw, func(key []byte, f field) {
+		switch string(key) {
 		case "isError":
 			isError = string(raw[f.valStart:f.valEnd]) == "true"
 		case "_meta":
 			hasMeta = true
 		}
+	})
+	if !ok {
+		return raw, false
 	}
 	if !hasMeta {
 		return raw, isError
 	}
+	fields, _ := objectFields(raw)
 	out := make([]byte, 0, len(raw))
 	out = append(out, '{')
 	for _, f := range fields {

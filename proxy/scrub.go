@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"sort"
 	"strconv"
+	"sync"
 
 	"github.com/agent-deck/agent-deck/backend"
 	"github.com/agent-deck/agent-deck/backend/secret"
@@ -99,32 +100,49 @@ func (s *scrubber) walk(v any) any {
 // is left out on purpose: it also changes with settings that do not touch the connection
 // (disabled tools, timeout), and restarting a local server for those would lose its state.
 func fingerprint(t backend.Target) string {
-	h := sha256.New()
-	w := func(parts ...string) {
-		for _, p := range parts {
-			h.Write([]byte(p))
-			h.Write([]byte{0})
-		}
-	}
-	w(string(t.Type), t.URL, string(t.Transport), t.LocalCommand, t.LocalWorkingDir,
+	// It is computed on every call: the parts go into a reused buffer, hashed at once.
+	buf := fingerprintBuffers.Get().(*[]byte)
+	f := fingerprintWriter{b: (*buf)[:0]}
+	f.w(string(t.Type), t.URL, string(t.Transport), t.LocalCommand, t.LocalWorkingDir,
 		strconv.FormatBool(t.Hosts.AllowPrivate), strconv.FormatBool(t.Hosts.AllowMetadata))
-	w(t.LocalArgs...)
-	writeMap := func(m map[string]string) {
-		keys := make([]string, 0, len(m))
-		for k := range m {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			w(k, m[k])
-		}
-		w("|")
-	}
-	writeMap(t.Headers)
-	writeMap(t.LocalEnv)
-	w(t.Secrets...)
+	f.w(t.LocalArgs...)
+	f.writeMap(t.Headers)
+	f.writeMap(t.LocalEnv)
+	f.w(t.Secrets...)
 	if c := t.Credential; c != nil {
-		w(c.ID, string(c.Scheme), c.HeaderName, c.EnvName, c.Secret)
+		f.w(c.ID, string(c.Scheme), c.HeaderName, c.EnvName, c.Secret)
 	}
-	return hex.EncodeToString(h.Sum(nil))
+	sum := sha256.Sum256(f.b)
+	clear(f.b) // it held secrets
+	if cap(f.b) <= 64<<10 {
+		*buf = f.b[:0]
+		fingerprintBuffers.Put(buf)
+	}
+	var out [2 * sha256.Size]byte
+	hex.Encode(out[:], sum[:])
+	return string(out[:])
+}
+
+var fingerprintBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
+
+// fingerprintWriter collects the parts of a fingerprint, each followed by a zero byte.
+type fingerprintWriter struct{ b []byte }
+
+func (f *fingerprintWriter) w(parts ...string) {
+	for _, p := range parts {
+		f.b = append(f.b, p...)
+		f.b = append(f.b, 0)
+	}
+}
+
+func (f *fingerprintWriter) writeMap(m map[string]string) {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		f.w(k, m[k])
+	}
+	f.w("|")
 }

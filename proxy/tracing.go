@@ -32,6 +32,11 @@ type Tracing struct {
 // downstreamSpan starts the client span of one request to a downstream server; end records
 // its error and closes it.
 func (p *Proxy) downstreamSpan(ctx context.Context, t backend.Target, method, tool string) (context.Context, func(error)) {
+	if p.opts.Tracing.Provider == nil && p.opts.Tracing.Propagator == nil {
+		// Tracing off: a span of the no-op tracer records nothing and nothing propagates it,
+		// so its options, attributes and context are not built on every call.
+		return ctx, endNoSpan
+	}
 	ctx, span := p.tracer().Start(ctx, "downstream "+method, trace.WithSpanKind(trace.SpanKindClient),
 		trace.WithAttributes(attribute.String("agent_deck.service", t.ServiceName),
 			attribute.String("mcp.method.name", method), attribute.String("gen_ai.tool.name", tool)))
@@ -42,6 +47,8 @@ func (p *Proxy) downstreamSpan(ctx context.Context, t backend.Target, method, to
 		span.End()
 	}
 }
+
+func endNoSpan(error) {}
 
 // withTraceContext returns req carrying the trace context of its own context, as a copy: a
 // RoundTripper must not change the request it was given.

@@ -10,38 +10,50 @@ import (
 	"github.com/agent-deck/agent-deck/backend"
 )
 
-// insertToolCall resolves names at write time, off the call path: the token's name, and for a
-// REST call the deck the caller named ($5, an id or a name) when no deck id is known. Arguments
-// are kept only when the deck had argument capture on when the call was made.
-const insertToolCall = `
+// insertToolCalls writes a batch of entries in one statement, one row per element of its
+// arrays (in order), resolving names at write time, off the call path: the token's name, and
+// for a REST call the deck the caller named (an id or a name) when no deck id is known.
+// Arguments are kept only when the deck had argument capture on when the call was made. An
+// empty id or argument text is NULL.
+const insertToolCalls = `
 	INSERT INTO tool_calls (at, token_id, token_name, session_id, client_name, deck_id, deck_name,
 		service_id, service_name, tool, duration_us, outcome, error_code, result_bytes, arguments,
 		person_id, person_name)
-	SELECT $1, t.id, COALESCE(t.name, ''), $3, $4, d.id, COALESCE(d.name, $5), $6::uuid, $7, $8, $9, $10, $11, $12,
-		CASE WHEN a.capture_arguments AND $1 >= a.capture_since THEN $13::jsonb END,
+	SELECT c.at, t.id, COALESCE(t.name, ''), c.session_id, c.client_name, d.id, COALESCE(d.name, c.deck_name),
+		NULLIF(c.service_id, '')::uuid, c.service_name, c.tool, c.duration_us, c.outcome, c.error_code, c.result_bytes,
+		CASE WHEN a.capture_arguments AND c.at >= a.capture_since THEN NULLIF(c.arguments, '')::jsonb END,
 		t.person_id, COALESCE(p.name, '')
-	FROM (SELECT 1) AS one
-	LEFT JOIN tokens t ON t.id = $2::uuid
+	FROM unnest($1::timestamptz[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
+		$8::text[], $9::bigint[], $10::text[], $11::text[], $12::bigint[], $13::text[], $14::text[])
+		WITH ORDINALITY AS c(at, token_id, session_id, client_name, deck_name, service_id, service_name,
+			tool, duration_us, outcome, error_code, result_bytes, arguments, deck_id, n)
+	LEFT JOIN tokens t ON t.id = NULLIF(c.token_id, '')::uuid
 	LEFT JOIN people p ON p.id = t.person_id
 	LEFT JOIN LATERAL (
 		SELECT id, name FROM decks
-		WHERE id = $14::uuid OR ($14::uuid IS NULL AND (id::text = $5 OR lower(name) = lower($5)))
+		WHERE id = NULLIF(c.deck_id, '')::uuid
+			OR (NULLIF(c.deck_id, '') IS NULL AND (id::text = c.deck_name OR lower(name) = lower(c.deck_name)))
 		LIMIT 1) d ON true
-	LEFT JOIN deck_audit_settings a ON a.deck_id = d.id`
+	LEFT JOIN deck_audit_settings a ON a.deck_id = d.id
+	ORDER BY c.n`
 
-// InsertToolCalls writes a batch of audit entries in one round trip.
+// InsertToolCalls writes a batch of audit entries in one round trip: one statement over a
+// column of values each, not a statement per entry.
 func (s *Store) InsertToolCalls(ctx context.Context, calls []backend.ToolCall) error {
-	b := &pgx.Batch{}
-	for _, c := range calls {
-		var args any
-		if len(c.Arguments) > 0 {
-			args = string(c.Arguments)
-		}
-		b.Queue(insertToolCall, c.At, nullString(asUUID(c.TokenID)), c.SessionID, c.ClientName, c.DeckName,
-			nullString(asUUID(c.ServiceID)), c.ServiceName, c.Tool, c.Duration.Microseconds(), string(c.Outcome),
-			string(c.ErrorCode), c.ResultBytes, args, nullString(asUUID(c.DeckID)))
+	n := len(calls)
+	at, durations, sizes := make([]time.Time, n), make([]int64, n), make([]int64, n)
+	text := func() []string { return make([]string, n) }
+	tokens, sessions, clients, deckNames, services, serviceNames := text(), text(), text(), text(), text(), text()
+	tools, outcomes, codes, args, decks := text(), text(), text(), text(), text()
+	for i, c := range calls {
+		at[i], durations[i], sizes[i] = c.At, c.Duration.Microseconds(), int64(c.ResultBytes)
+		tokens[i], sessions[i], clients[i], deckNames[i] = asUUID(c.TokenID), c.SessionID, c.ClientName, c.DeckName
+		services[i], serviceNames[i], tools[i] = asUUID(c.ServiceID), c.ServiceName, c.Tool
+		outcomes[i], codes[i], args[i], decks[i] = string(c.Outcome), string(c.ErrorCode), string(c.Arguments), asUUID(c.DeckID)
 	}
-	return classify("record tool calls", s.db.SendBatch(ctx, b).Close())
+	_, err := s.db.Exec(ctx, insertToolCalls, at, tokens, sessions, clients, deckNames, services, serviceNames,
+		tools, durations, outcomes, codes, sizes, args, decks)
+	return classify("record tool calls", err)
 }
 
 const toolCallColumns = `c.id, c.at, COALESCE(c.token_id::text, ''), c.token_name, c.session_id, c.client_name,

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/agent-deck/agent-deck/backend"
 )
 
 // hasParam reports whether a connection string sets the named parameter.
@@ -47,6 +49,9 @@ func strMap(m map[string]string) map[string]string {
 // asUUID returns the canonical form of s when it is a uuid, "" otherwise. Ids of decks,
 // services and tokens are uuids; any other string can only be a name.
 func asUUID(s string) string {
+	if backend.IsUUIDText(s) && strings.ToLower(s) == s {
+		return s // already as uuid.UUID.String writes it: no parse and copy per audit entry
+	}
 	u, err := uuid.Parse(s)
 	if err != nil {
 		return ""

@@ -180,7 +180,9 @@ func (r *Redactor) Learn(serviceID string, secrets []string) {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if old, ok := r.byService[serviceID]; ok && slices.Equal(old, secrets) {
+	// A service known with these secrets, or unknown and holding none, changes nothing: the
+	// hub learns a service's secrets on every call, so only a change may rebuild the mask.
+	if old, ok := r.byService[serviceID]; ok && slices.Equal(old, secrets) || !ok && len(secrets) == 0 {
 		return
 	}
 	if len(secrets) == 0 {
