@@ -22,6 +22,10 @@ type Target struct {
 	// credential or service): the core fills in the calling person's before the target is
 	// used, under a ConnKey of that person's, and never sends it without.
 	PersonalCredential bool
+	// PersonalSignIn says the target takes the calling person's own downstream sign-in (a
+	// remote service that takes each person's own): the core fills in the person's token, when
+	// no secret of theirs is sent instead, under a ConnKey of that person's (OauthPerson).
+	PersonalSignIn bool
 
 	LocalCommand    string
 	LocalArgs       []string
@@ -55,7 +59,14 @@ type Target struct {
 	// tell whether another caller already replaced it.
 	OauthExpires time.Time
 	OauthAccess  string
+	// OauthPerson is the person whose own sign-in OauthAccess is; empty for the service's one
+	// sign-in.
+	OauthPerson string
 }
+
+// PerPerson says the target is each calling person's own: their secret or their sign-in is
+// filled in before it is used, and it is never used without.
+func (t Target) PerPerson() bool { return t.PersonalCredential || t.PersonalSignIn }
 
 // TargetCredential is a credential as presented at egress.
 type TargetCredential struct {

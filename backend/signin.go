@@ -124,12 +124,29 @@ var (
 	FieldOAuthClient  = SealedField{Table: "service_oauth", Column: "client"}
 	FieldOAuthToken   = SealedField{Table: "service_oauth", Column: "token"}
 	FieldOAuthPending = SealedField{Table: "service_oauth", Column: "pending"}
+	// A person's own sign-in to a service that takes each person's own: its row id is
+	// "<service id>/<person id>".
+	FieldPersonOAuthClient  = SealedField{Table: "service_person_oauth", Column: "client"}
+	FieldPersonOAuthToken   = SealedField{Table: "service_person_oauth", Column: "token"}
+	FieldPersonOAuthPending = SealedField{Table: "service_person_oauth", Column: "pending"}
 )
 
+// OAuthFields are the sealed fields of a sign-in record and the row id they are bound to: the
+// service's one sign-in, or a person's own (personID set).
+func OAuthFields(serviceID, personID string) (client, token, pending SealedField, row string) {
+	if personID == "" {
+		return FieldOAuthClient, FieldOAuthToken, FieldOAuthPending, serviceID
+	}
+	return FieldPersonOAuthClient, FieldPersonOAuthToken, FieldPersonOAuthPending, serviceID + "/" + personID
+}
+
 // OAuthRecord is a service's stored sign-in: sealed client, token and pending sign-in, and the
-// clear facts the surfaces show (state, expiry, scopes, a short error).
+// clear facts the surfaces show (state, expiry, scopes, a short error). A service that takes
+// each person's own (ServiceCard.Personal, or a personal credential) keeps one per person, with
+// PersonID set; any other keeps one, with PersonID empty.
 type OAuthRecord struct {
 	ServiceID     string
+	PersonID      string
 	State         OAuthState
 	SealedClient  []byte
 	SealedToken   []byte
@@ -143,18 +160,23 @@ type OAuthRecord struct {
 	UpdatedAt    time.Time
 }
 
-// OAuthStore keeps sign-ins. Every getter returns a NOT_FOUND *Error when there is no row.
+// OAuthStore keeps sign-ins, each named by its service and person ("" for the service's one
+// sign-in). Every getter returns a NOT_FOUND *Error when there is no row.
 type OAuthStore interface {
-	GetOAuth(ctx context.Context, serviceID string) (OAuthRecord, error)
-	// GetOAuthByPendingState finds the sign-in in progress whose state hashes to stateHash.
+	GetOAuth(ctx context.Context, serviceID, personID string) (OAuthRecord, error)
+	// GetOAuthByPendingState finds the sign-in in progress, the service's or a person's, whose
+	// state hashes to stateHash.
 	GetOAuthByPendingState(ctx context.Context, stateHash string) (OAuthRecord, error)
+	// PutOAuth writes r under its ServiceID and PersonID.
 	PutOAuth(ctx context.Context, r *OAuthRecord) error
-	DeleteOAuth(ctx context.Context, serviceID string) error
-	// LockOAuth runs fn with the service's sign-in row locked (FOR UPDATE) and writes what fn
+	DeleteOAuth(ctx context.Context, serviceID, personID string) error
+	// LockOAuth runs fn with the sign-in's row locked (FOR UPDATE) and writes what fn
 	// returns, so of concurrent refreshes on any replica one sends the refresh token and the
 	// others, waiting on the lock, read its result. fn returning the record unchanged writes
 	// nothing.
-	LockOAuth(ctx context.Context, serviceID string, fn func(OAuthRecord) (OAuthRecord, error)) (OAuthRecord, error)
+	LockOAuth(ctx context.Context, serviceID, personID string, fn func(OAuthRecord) (OAuthRecord, error)) (OAuthRecord, error)
+	// PersonOAuths lists the people's own sign-ins to a service.
+	PersonOAuths(ctx context.Context, serviceID string) ([]OAuthRecord, error)
 }
 
 // ConnectHint is the teaching hint of a service that needs a person to sign in.

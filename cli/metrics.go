@@ -22,7 +22,8 @@ type metrics struct {
 	registry *prometheus.Registry
 	requests *prometheus.CounterVec
 	latency  *prometheus.HistogramVec
-	// Proxied tool calls, by service name and tool name (enabled tools only, else "other").
+	// Proxied tool calls, by service name and tool name (enabled tools only, else "other"); the
+	// counts also by the person the call acted for.
 	toolCalls    *prometheus.CounterVec
 	toolErrors   *prometheus.CounterVec
 	toolDuration *prometheus.HistogramVec
@@ -48,15 +49,15 @@ func newMetrics() *metrics {
 	}
 	m.toolCalls = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "agent_deck_tool_calls_total",
-		Help: "Proxied tool calls (REST and MCP), by service, tool and outcome (ok, is_error, error); unknown services and tools count as other.",
-	}, []string{"service", "tool", "outcome"})
+		Help: "Proxied tool calls (REST and MCP), by service, tool, outcome (ok, is_error, error) and the person the call acted for (none for a token of no person); unknown services and tools count as other.",
+	}, []string{"service", "tool", "outcome", "person"})
 	m.toolErrors = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "agent_deck_tool_call_errors_total",
-		Help: "Proxied tool calls that failed with an Agent Deck error code, by service, tool and code.",
-	}, []string{"service", "tool", "code"})
+		Help: "Proxied tool calls that failed with an Agent Deck error code, by service, tool, code and person.",
+	}, []string{"service", "tool", "code", "person"})
 	m.toolDuration = prometheus.NewHistogramVec(prometheus.HistogramOpts{
 		Name:    "agent_deck_tool_call_duration_seconds",
-		Help:    "Time from a proxied tool call's arrival to its answer, by service and tool.",
+		Help:    "Time from a proxied tool call's arrival to its answer, by service and tool (not by person: the counts are, and buckets per person would multiply the series).",
 		Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60},
 	}, []string{"service", "tool"})
 	m.registry.MustRegister(m.toolCalls, m.toolErrors, m.toolDuration)
@@ -176,8 +177,13 @@ func (k toolCallSink) RecordToolCall(tc backend.ToolCall) {
 }
 
 // observeToolCall counts a call. Labels stay bounded: a service is named only once resolved,
-// a tool only when it is an enabled tool of that service, and codes come from backend's table.
+// a tool only when it is an enabled tool of that service, codes come from backend's table, and a
+// person is one an admin added (people are few; a caller cannot name one).
 func (m *metrics) observeToolCall(tc backend.ToolCall) {
+	person := tc.Person
+	if person == "" {
+		person = "none"
+	}
 	service, tool := "other", "other"
 	if tc.ServiceID != "" {
 		service = tc.ServiceName
@@ -185,9 +191,9 @@ func (m *metrics) observeToolCall(tc backend.ToolCall) {
 			tool = tc.Tool
 		}
 	}
-	m.toolCalls.WithLabelValues(service, tool, string(tc.Outcome)).Inc()
+	m.toolCalls.WithLabelValues(service, tool, string(tc.Outcome), person).Inc()
 	if tc.ErrorCode != "" {
-		m.toolErrors.WithLabelValues(service, tool, codeLabel(tc.ErrorCode)).Inc()
+		m.toolErrors.WithLabelValues(service, tool, codeLabel(tc.ErrorCode), person).Inc()
 	}
 	m.toolDuration.WithLabelValues(service, tool).Observe(tc.Duration.Seconds())
 }

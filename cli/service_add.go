@@ -44,7 +44,7 @@ func serviceFieldFlags() []cli.Flag {
 		&cli.StringFlag{Name: "credential", Usage: "credential id or label whose secret authenticates the calls"},
 		&cli.StringFlag{Name: "description", Usage: "what the service is for (agents read it)"},
 		&cli.IntFlag{Name: "timeout", Usage: "seconds a downstream call may take"},
-		&cli.BoolFlag{Name: "personal", Usage: "each person brings their own secret for the service's credential (agent-deck credential set-mine)"},
+		&cli.BoolFlag{Name: "personal", Usage: "each person brings their own secret for the service's credential (agent-deck credential set-mine) or their own OAuth sign-in (agent-deck service connect)"},
 		jsonFlag,
 	}
 }

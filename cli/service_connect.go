@@ -20,7 +20,7 @@ import (
 func serviceConnectCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "connect",
-		Usage:     "sign in to a service that needs OAuth (opens the browser and waits)",
+		Usage:     "sign in to a service that needs OAuth (your own sign-in where each person brings their own; opens the browser and waits)",
 		ArgsUsage: "NAME",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "no-open", Usage: "print the sign-in URL instead of opening the browser"},
@@ -73,7 +73,7 @@ func serviceConnectCommand() *cli.Command {
 // serviceDisconnectCommand forgets a service's tokens (revoking them where supported).
 func serviceDisconnectCommand() *cli.Command {
 	return &cli.Command{
-		Name: "disconnect", Usage: "forget a service's sign-in (revoking its tokens where the server supports it)", ArgsUsage: "NAME",
+		Name: "disconnect", Usage: "forget a service's sign-in (your own where each person brings their own; revoking its tokens where the server supports it)", ArgsUsage: "NAME",
 		Flags: []cli.Flag{yesFlag},
 		Action: func(c *cli.Context) error {
 			ref, err := oneArg(c, "service id or name")

@@ -12,13 +12,13 @@ import (
 
 var oauthCallbackDoc = map[string]any{"type": "string", "description": "A page telling the person the sign-in finished or why not."}
 
-// oauthRoutes are the routes of services that need sign-in: start and forget a sign-in (admin),
-// read its state, and the callback the authorization server sends the person's browser to.
+// oauthRoutes are the routes of services that need sign-in: start and forget a sign-in (admin;
+// any person for their own, on a service that takes each person's own), read its state, and the callback the authorization server sends the person's browser to.
 func (a *api) oauthRoutes() []route {
 	return []route{
-		withBody(http.MethodPost, v1+"/services/:service/connect", "Start signing in to a service that needs OAuth (optionally with a pre-registered client); answers the page a person opens to consent; admin", http.StatusOK, a.connectService).adminOnly(),
-		noContent(http.MethodPost, v1+"/services/:service/disconnect", "Forget a service's sign-in (revoked where the server supports it); admin", a.disconnectService).adminOnly(),
-		noBody(http.MethodGet, v1+"/services/:service/auth", "A service's sign-in state: none, connected (expiry, scopes), needs_sign_in or error", a.serviceAuth),
+		withBody(http.MethodPost, v1+"/services/:service/connect", "Start signing in to a service that needs OAuth (optionally with a pre-registered client); answers the page a person opens to consent (the caller's own sign-in, on a service that takes each person's own); admin", http.StatusOK, a.connectService).adminOnly(),
+		noContent(http.MethodPost, v1+"/services/:service/disconnect", "Forget a service's sign-in, revoked where the server supports it (the caller's own, on a service that takes each person's own); admin", a.disconnectService).adminOnly(),
+		noBody(http.MethodGet, v1+"/services/:service/auth", "A service's sign-in state (the caller's own, for a service that takes each person's own): none, connected (expiry, scopes), needs_sign_in or error", a.serviceAuth),
 		{method: http.MethodGet, path: core.OAuthCallbackPath, summary: "Where a service's authorization server sends the person back after consent",
 			op: "oauthCallback", public: true, status: http.StatusOK, responseDoc: oauthCallbackDoc, contentType: "text/html",
 			query: []queryParam{{name: "state", description: "the sign-in's state"}, {name: "code", description: "the authorization code"},

@@ -97,7 +97,7 @@ func tables(t *testing.T, url string) []string {
 	return names
 }
 
-var wantTables = []string{"credential_person_secrets", "credentials", "dashboard_signin_codes", "deck_audit_settings", "deck_cards", "deck_playbook_review", "deck_sampling", "deck_service_settings", "deck_shares", "deck_tool_projection", "decks", "exec_audit", "feedback_signals", "mcp_badge_levels", "mcp_relay_answers", "mcp_resource_subscriptions", "mcp_sessions", "mcp_token_live", "oauth_clients", "oauth_codes", "oauth_refresh_tokens", "people", "playbook_fetches", "playbook_proposals", "playbook_versions", "playbooks", "rate_buckets", "rate_inflight", "rate_limit_settings", "secret_key_state", "service_oauth", "service_tool_holds", "service_tool_pins", "services", "tokens", "tool_calls"}
+var wantTables = []string{"credential_person_secrets", "credentials", "dashboard_signin_codes", "deck_audit_settings", "deck_cards", "deck_playbook_review", "deck_sampling", "deck_service_settings", "deck_shares", "deck_tool_projection", "decks", "exec_audit", "feedback_signals", "mcp_badge_levels", "mcp_relay_answers", "mcp_resource_subscriptions", "mcp_sessions", "mcp_token_live", "oauth_clients", "oauth_codes", "oauth_refresh_tokens", "people", "playbook_fetches", "playbook_proposals", "playbook_versions", "playbooks", "rate_buckets", "rate_inflight", "rate_limit_settings", "secret_key_state", "service_oauth", "service_person_oauth", "service_tool_holds", "service_tool_pins", "services", "tokens", "tool_calls"}
 
 // TestUpDownUp proves every down file undoes its up file on a real database.
 func TestUpDownUp(t *testing.T) {

@@ -26,6 +26,7 @@ func TestAttacksMCP(t *testing.T) {
 		{"a member's agent keeps using a deck after its owner unshared it", attackMCPUnsharedDeckStaysBound},
 		{"a person without their own secret calls a personal service another person is connected to", attackMCPBorrowAnotherPersonsSecret},
 		{"a personal service lends its one OAuth sign-in to every person's calls", attackMCPPersonalServiceLendsSharedSignIn},
+		{"a person's call to a service that takes each person's own sign-in goes out with another person's", attackMCPBorrowAnotherPersonsSignIn},
 		{"a session answers another session's question to its client", attackMCPAnswerOtherSessionsQuestion},
 		{"tool arguments name a key twice and the last one silently wins", attackMCPDuplicateKeys},
 		{"agent register_playbook or update_playbook sets the exec or skill later agents run", attackMCPRegisterRunnablePlaybook},

@@ -264,9 +264,10 @@ func attackOIDCForeignCallback(t *testing.T) {
 
 // attackMCPPersonalServiceLendsSharedSignIn: a service signed in once (OAuth) is made one that
 // each person brings their own secret for. The service's own sign-in must then go out on
-// nobody's call: without a credential to hold each person's secret every call is refused; with
-// a personal header credential, alice's call carries her header and no borrowed bearer token
-// (the protected server answers 401); and the shared sign-in cannot be started again.
+// nobody's call: with no sign-in of their own every call is refused; a connect starts only the
+// caller's own sign-in, which serves no one else's calls; with a personal header credential,
+// alice's call carries her header and no borrowed bearer token (the protected server answers
+// 401).
 func attackMCPPersonalServiceLendsSharedSignIn(t *testing.T) {
 	h := startTeamHub(t, mcpStackOptions{})
 	as := newOAuthService(t, oauthas.Options{})
@@ -298,8 +299,17 @@ func attackMCPPersonalServiceLendsSharedSignIn(t *testing.T) {
 			t.Errorf("%s calls a personal service with no credential for her own secret: %+v (the shared sign-in was lent)", who, e)
 		}
 	}
-	if a := admin.Do(t, h.s.AdminToken, "POST", "/api/v1/services/notes/connect", map[string]any{}); a.Status != http.StatusBadRequest {
-		t.Errorf("one sign-in for a personal service: %d %s", a.Status, a.Body)
+	// The admin's connect is the admin's own sign-in now: it lends nothing to alice or bob.
+	var own core.OAuthConnect
+	admin.Must(t, http.StatusOK, "POST", "/api/v1/services/notes/connect", map[string]any{}, &own)
+	code, state = consentCode(t, own.AuthURL)
+	if _, err := h.s.svc.FinishOAuth(ctx, state, code, ""); err != nil {
+		t.Fatal(err)
+	}
+	for _, who := range []string{"alice", "bob"} {
+		if e := conn[who].fails("call_service_tool", echo); e.Code != "DOWNSTREAM_AUTH" {
+			t.Errorf("%s calls after the admin signed in for themselves: %+v (the admin's sign-in was lent)", who, e)
+		}
 	}
 
 	admin.Must(t, http.StatusCreated, "POST", "/api/v1/credentials", core.CredentialInput{Label: "NotesKey",
@@ -421,5 +431,60 @@ func attackCLIOtherPersonsCredential(t *testing.T) {
 				t.Errorf("bob's CLI names %q: %s %s", w, r.stdout, r.stderr)
 			}
 		}
+	}
+}
+
+// attackMCPBorrowAnotherPersonsSignIn: on a service that takes each person's own sign-in, alice
+// has signed in and her connection is warm; bob, who has not, calls the service on the same
+// deck (MCP and REST) and lists its tools: each is refused with DOWNSTREAM_AUTH naming the
+// command, and nothing reaches the service with alice's token for him.
+func attackMCPBorrowAnotherPersonsSignIn(t *testing.T) {
+	h := startPersonalOAuthHub(t)
+	h.signInByDashboard(t, "alice", "alice@downstream")
+	h.callAs(t, "alice", "alice@downstream")
+	for i := 0; i < 2; i++ {
+		e := h.sessions["bob"].fails("call_service_tool", notesEcho)
+		if e.Code != "DOWNSTREAM_AUTH" || !strings.Contains(e.Hint, "agent-deck service connect notes") {
+			t.Errorf("bob's call with no sign-in of his own: %+v", e)
+		}
+	}
+	if e := h.sessions["bob"].fails("list_service_tools", map[string]any{"serviceId": "notes"}); e.Code != "DOWNSTREAM_AUTH" {
+		t.Errorf("bob lists the tools with no sign-in of his own: %+v", e)
+	}
+	a := h.as(h.agent["bob"]).Do(t, h.agent["bob"], "POST", "/api/v1/services/notes/call",
+		core.CallInput{ToolName: "echo", Deck: "team", Arguments: []byte(`{"text":"x"}`)})
+	if code, _, _ := a.Err(); code != backend.CodeDownstreamAuth {
+		t.Errorf("bob's REST call: %d %s", a.Status, a.Body)
+	}
+	if got := h.ds.TakeUsers(); len(got) != 0 {
+		t.Errorf("bob's calls reached the service as %q", got)
+	}
+	h.callAs(t, "alice", "alice@downstream")
+}
+
+// attackRESTOverwriteAnotherPersonsSignIn: on a service that takes each person's own sign-in,
+// bob signs in (as another downstream user) after alice, then disconnects, and the admin
+// disconnects too: alice's sign-in stays hers and connected, her calls keep going out with her
+// own token, and bob's agent token may not start a sign-in at all.
+func attackRESTOverwriteAnotherPersonsSignIn(t *testing.T) {
+	h := startPersonalOAuthHub(t)
+	h.signInByCLI(t, "alice", "alice@downstream")
+	var started core.OAuthConnect
+	h.as(h.person["bob"]).Must(t, http.StatusOK, "POST", "/api/v1/services/notes/connect", map[string]any{}, &started)
+	browse(t, oauthas.AsUser(started.AuthURL, "mallory@downstream"))
+	h.callAs(t, "alice", "alice@downstream")
+	h.callAs(t, "bob", "mallory@downstream")
+	if a := h.as(h.agent["bob"]).Do(t, h.agent["bob"], "POST", "/api/v1/services/notes/connect", map[string]any{}); a.Status != http.StatusForbidden {
+		t.Errorf("bob's agent token starts a sign-in: %d %s", a.Status, a.Body)
+	}
+	for _, who := range []string{"bob", "admin"} {
+		h.as(h.person[who]).Must(t, http.StatusNoContent, "POST", "/api/v1/services/notes/disconnect", nil, nil)
+	}
+	if st := h.ownSignInStatus(t, "alice"); st.State != backend.OAuthStateConnected {
+		t.Errorf("alice's sign-in after bob's and the admin's disconnects: %+v", st)
+	}
+	h.callAs(t, "alice", "alice@downstream")
+	if e := h.sessions["bob"].fails("call_service_tool", notesEcho); e.Code != "DOWNSTREAM_AUTH" {
+		t.Errorf("bob's call after his disconnect: %+v", e)
 	}
 }

@@ -28,6 +28,7 @@ func TestAttacksREST(t *testing.T) {
 		{"a member's tokens read, change, link and call another person's private deck and cards", attackRESTOtherPersonsDeck},
 		{"a member's tokens read, use for exec or set their own secret for a credential on another person's deck", attackRESTOtherPersonsCredential},
 		{"a member re-shares or deletes a deck, adds people or makes tokens for others", attackRESTMemberOverreach},
+		{"a person signs in over, or disconnects, another person's own sign-in to a service", attackRESTOverwriteAnotherPersonsSignIn},
 		{"a member's dashboard session reads or deletes another person's deck", attackDashboardOtherPersonsDeck},
 		{"a browser is sent to the OpenID Connect callback with someone else's sign-in", attackOIDCForeignCallback},
 		{"a body names a key twice and the last one silently wins", attackRESTDuplicateKeys},

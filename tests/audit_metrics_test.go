@@ -122,13 +122,13 @@ func TestAuditMetrics(t *testing.T) {
 	text := waitMetric(t, s, `agent_deck_http_requests_total{method="GET",status="200",surface="mcp"}`, 1)
 	bi := cli.ReadBuildInfo()
 	series := map[string]float64{
-		`agent_deck_tool_calls_total{outcome="ok",service="dev-peer",tool="echo"}`:                                        2,
-		`agent_deck_tool_calls_total{outcome="is_error",service="dev-peer",tool="fail"}`:                                  1,
-		`agent_deck_tool_calls_total{outcome="error",service="dev-peer",tool="other"}`:                                    1,
-		`agent_deck_tool_calls_total{outcome="error",service="other",tool="other"}`:                                       1,
-		`agent_deck_tool_call_errors_total{code="NOT_FOUND",service="dev-peer",tool="other"}`:                             1,
+		`agent_deck_tool_calls_total{outcome="ok",person="admin",service="dev-peer",tool="echo"}`:                         2,
+		`agent_deck_tool_calls_total{outcome="is_error",person="admin",service="dev-peer",tool="fail"}`:                   1,
+		`agent_deck_tool_calls_total{outcome="error",person="admin",service="dev-peer",tool="other"}`:                     1,
+		`agent_deck_tool_calls_total{outcome="error",person="admin",service="other",tool="other"}`:                        1,
+		`agent_deck_tool_call_errors_total{code="NOT_FOUND",person="admin",service="dev-peer",tool="other"}`:              1,
 		`agent_deck_tool_call_duration_seconds_count{service="dev-peer",tool="echo"}`:                                     2,
-		`agent_deck_tool_calls_total{outcome="ok",service="local",tool="pid"}`:                                            1,
+		`agent_deck_tool_calls_total{outcome="ok",person="admin",service="local",tool="pid"}`:                             1,
 		`agent_deck_local_server_starts_total{service="local"}`:                                                           1,
 		`agent_deck_local_server_crashes_total{service="local"}`:                                                          1,
 		`agent_deck_results_spilled_total{service="dev-peer"}`:                                                            1,

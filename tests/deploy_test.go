@@ -5,10 +5,12 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -17,6 +19,7 @@ import (
 	"github.com/compose-spec/compose-go/v2/types"
 	"github.com/moby/buildkit/frontend/dockerfile/instructions"
 	"github.com/moby/buildkit/frontend/dockerfile/parser"
+	"golang.org/x/sys/unix"
 
 	"github.com/agent-deck/agent-deck/backend/postgres/pgtest"
 )
@@ -176,9 +179,12 @@ func TestComposeFile(t *testing.T) {
 	}
 }
 
-// TestContainerImage builds the image with podman and runs it against the test's PostgreSQL.
-// It skips, saying why, where podman is missing, cannot fetch the base images (no registry
-// reachable) or cannot start containers.
+// TestContainerImage builds the image with podman and runs it against the test's PostgreSQL:
+// it answers /readyz and /healthz, and its process runs as the image's unprivileged user. With
+// the Dockerfile's base images at hand (pulled, or already present) it builds the Dockerfile
+// itself. Without a registry it builds the Dockerfile's runtime stage on scratch instead, with
+// the static binary built here in place of the build stage's and the nonroot home distroless
+// brings. It skips, saying why, where podman is missing or cannot start containers.
 func TestContainerImage(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a container image")
@@ -196,41 +202,153 @@ func TestContainerImage(t *testing.T) {
 		err := cmd.Run()
 		return out.String(), err
 	}
+	tag := "localhost/agent-deck-test:" + randHex(4)
+	build := []string{"build", "-t", tag, "-f", filepath.Join("..", "Dockerfile"), ".."}
 	for _, image := range []string{"docker.io/library/golang:1.26.8-bookworm", "gcr.io/distroless/static-debian12:nonroot"} {
-		if _, err := run(2*time.Minute, "image", "exists", image); err == nil {
+		if _, err := run(time.Minute, "image", "exists", image); err == nil {
 			continue
 		}
-		if out, err := run(2*time.Minute, "pull", "--quiet", image); err != nil {
-			t.Skipf("podman cannot fetch the base image %s (%v): %s", image, err, lastLine(out))
+		if out, err := run(time.Minute, "pull", "--quiet", image); err != nil {
+			t.Logf("podman cannot fetch the base image %s (%v): %s; building the runtime stage on scratch", image, err, lastLine(out))
+			build = []string{"build", "-t", tag, scratchContext(t)}
+			break
 		}
 	}
-	tag := "localhost/agent-deck-test:" + randHex(4)
-	if out, err := run(20*time.Minute, "build", "-t", tag, "-f", filepath.Join("..", "Dockerfile"), ".."); err != nil {
-		t.Fatalf("podman build: %v\n%s", err, out)
+	if out, err := run(20*time.Minute, build...); err != nil {
+		t.Fatalf("podman %s: %v\n%s", strings.Join(build, " "), err, out)
 	}
 	t.Cleanup(func() { _, _ = run(time.Minute, "rmi", "-f", tag) })
+
+	dbURL := pgtest.NewDB(t)
 	name := "agent-deck-test-" + randHex(4)
-	out, err := run(2*time.Minute, "run", "-d", "--name", name, "--network", "host",
-		"-e", "AGENT_DECK_DATABASE_URL="+pgtest.NewDB(t), "-e", "AGENT_DECK_ADDR=127.0.0.1:0", tag)
+	args := []string{"run", "-d", "--name", name, "--network", "host",
+		"--ulimit", "nofile=" + rlimit(unix.RLIMIT_NOFILE, 65536), "--ulimit", "nproc=" + rlimit(unix.RLIMIT_NPROC, 4096),
+		"-e", "AGENT_DECK_DATABASE_URL=" + dbURL, "-e", "AGENT_DECK_ADDR=127.0.0.1:0"}
+	if u, err := url.Parse(dbURL); err == nil && strings.HasPrefix(u.Query().Get("host"), "/") {
+		// The database's Unix socket, reached by the image's user: its directories (this test
+		// binary's cluster's own) let others pass through, and the socket lets anyone connect.
+		sock := u.Query().Get("host")
+		args = append(args, "-v", sock+":"+sock)
+		for dir := sock; strings.Contains(dir, "agent-deck-pgtest-"); dir = filepath.Dir(dir) {
+			if fi, err := os.Stat(dir); err == nil {
+				_ = os.Chmod(dir, fi.Mode().Perm()|0o001)
+			}
+		}
+	}
+	out, err := run(2*time.Minute, append(args, tag)...)
+	if err != nil && strings.Contains(out, "cgroups in hybrid mode not supported") {
+		// crun refuses a host whose cgroup v2 hierarchy holds a controller next to v1 ones; runc runs there.
+		if _, lerr := exec.LookPath("runc"); lerr == nil {
+			t.Logf("crun cannot run here (%s); running with runc", lastLine(out))
+			_, _ = run(time.Minute, "rm", "-f", name)
+			out, err = run(2*time.Minute, append([]string{"--runtime", "runc"}, append(args, tag)...)...)
+		}
+	}
 	if err != nil {
 		t.Skipf("podman cannot start containers here (%v): %s", err, lastLine(out))
 	}
 	t.Cleanup(func() { _, _ = run(time.Minute, "rm", "-f", name) })
-	deadline := time.Now().Add(time.Minute)
-	for time.Now().Before(deadline) {
+	base := ""
+	for deadline := time.Now().Add(time.Minute); base == "" && time.Now().Before(deadline); {
 		logs, _ := run(time.Minute, "logs", name)
 		if i := strings.Index(logs, `"url":"http://`); i >= 0 {
-			url := strings.SplitN(logs[i+7:], `"`, 2)[0]
-			resp, err := http.Get(url + "/readyz")
-			if err == nil && resp.StatusCode == http.StatusOK {
+			u := strings.SplitN(logs[i+7:], `"`, 2)[0]
+			if resp, err := http.Get(u + "/readyz"); err == nil {
 				resp.Body.Close()
-				return
+				if resp.StatusCode == http.StatusOK {
+					base = u
+				}
 			}
 		}
-		time.Sleep(200 * time.Millisecond)
+		if base == "" {
+			time.Sleep(200 * time.Millisecond)
+		}
 	}
-	logs, _ := run(time.Minute, "logs", name)
-	t.Fatalf("the container did not become ready:\n%s", logs)
+	if base == "" {
+		logs, _ := run(time.Minute, "logs", name)
+		t.Fatalf("the container did not become ready:\n%s", logs)
+	}
+	resp, err := http.Get(base + "/healthz")
+	if err != nil {
+		t.Fatalf("GET /healthz: %v", err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("GET /healthz: %d", resp.StatusCode)
+	}
+	pid, err := run(time.Minute, "inspect", "--format", "{{.State.Pid}}", name)
+	if err != nil {
+		t.Fatalf("podman inspect: %v %s", err, pid)
+	}
+	status, err := os.ReadFile("/proc/" + strings.TrimSpace(pid) + "/status")
+	if err != nil {
+		t.Fatalf("reading the container process's status: %v", err)
+	}
+	for _, line := range strings.Split(string(status), "\n") {
+		if ids, ok := strings.CutPrefix(line, "Uid:"); ok {
+			if f := strings.Fields(ids); len(f) == 0 || slices.Contains(f, "0") || f[0] != "65532" {
+				t.Errorf("the container's process runs as uids %q, want 65532 (the image's nonroot user), never 0", f)
+			}
+			return
+		}
+	}
+	t.Fatalf("no Uid line in the container process's status:\n%s", status)
+}
+
+// scratchContext is a build context for the Dockerfile's runtime stage on scratch: the
+// Dockerfile's last stage as written, from scratch instead of distroless, with a static binary
+// built here in place of the build stage's, and the nonroot home and /tmp distroless brings.
+func scratchContext(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	// Built as the tests are (no -trimpath), so that the build cache serves it.
+	cmd := exec.Command("go", "build", "-o", filepath.Join(dir, "agent-deck"), "./cmd/agent-deck")
+	cmd.Dir, cmd.Env = "..", append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("building the static binary: %v\n%s", err, out)
+	}
+	for _, d := range []string{"home/.agent-deck", "tmp"} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Chmod(filepath.Join(dir, "tmp"), 0o1777); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(filepath.Join("..", "Dockerfile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(raw)
+	last := strings.LastIndex(text, "\nFROM ")
+	if last < 0 {
+		t.Fatal("the Dockerfile has no runtime stage")
+	}
+	stage := text[last+1:]
+	for old, repl := range map[string]string{
+		"FROM ${RUNTIME_IMAGE}\n":            "FROM scratch\nCOPY --chown=65532:65532 home /home/nonroot\nCOPY tmp /tmp\n",
+		"COPY --from=build /out/agent-deck ": "COPY agent-deck ",
+	} {
+		if !strings.Contains(stage, old) {
+			t.Fatalf("the Dockerfile's runtime stage has no %q:\n%s", strings.TrimSpace(old), stage)
+		}
+		stage = strings.Replace(stage, old, repl, 1)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "Containerfile"), []byte(stage), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// rlimit is a limit a container gets, want or the host's hard limit if lower: podman's defaults
+// are above the hard limits some hosts give, and without CAP_SYS_RESOURCE the runtime may not
+// raise them.
+func rlimit(resource int, want uint64) string {
+	var lim unix.Rlimit
+	if unix.Getrlimit(resource, &lim) == nil && lim.Max < want {
+		want = lim.Max
+	}
+	return strconv.FormatUint(want, 10) + ":" + strconv.FormatUint(want, 10)
 }
 
 func lastLine(s string) string {

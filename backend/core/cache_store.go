@@ -196,11 +196,11 @@ func (s *invalidatingStore) PutOAuth(ctx context.Context, r *backend.OAuthRecord
 	return s.after(s.Store.PutOAuth(ctx, r), "services", r.ServiceID)
 }
 
-func (s *invalidatingStore) DeleteOAuth(ctx context.Context, serviceID string) error {
-	return s.after(s.Store.DeleteOAuth(ctx, serviceID), "services", serviceID)
+func (s *invalidatingStore) DeleteOAuth(ctx context.Context, serviceID, personID string) error {
+	return s.after(s.Store.DeleteOAuth(ctx, serviceID, personID), "services", serviceID)
 }
 
-func (s *invalidatingStore) LockOAuth(ctx context.Context, serviceID string, fn func(backend.OAuthRecord) (backend.OAuthRecord, error)) (backend.OAuthRecord, error) {
-	r, err := s.Store.LockOAuth(ctx, serviceID, fn)
+func (s *invalidatingStore) LockOAuth(ctx context.Context, serviceID, personID string, fn func(backend.OAuthRecord) (backend.OAuthRecord, error)) (backend.OAuthRecord, error) {
+	r, err := s.Store.LockOAuth(ctx, serviceID, personID, fn)
 	return r, s.after(err, "services", serviceID)
 }

@@ -42,6 +42,7 @@ var storeReads = map[string]string{
 	"PersonCards":            "lookup",
 	"PersonalSecret":         "lookup",
 	"PersonalSecretIDs":      "lookup",
+	"PersonOAuths":           "lookup",
 }
 
 // unwrappedWrites are the writes invalidatingStore may leave to the embedded Store, each with

@@ -131,20 +131,27 @@ func (s *Hub) serviceSecrets(ctx context.Context, rec backend.ServiceRecord) []s
 	return append(out, s.signInSecrets(ctx, rec.ID)...)
 }
 
-// signInSecrets are the tokens and client secret of a service's sign-in, if it has one.
+// signInSecrets are the tokens and client secret of a service's sign-in, and of every person's
+// own sign-in to it.
 func (s *Hub) signInSecrets(ctx context.Context, serviceID string) []string {
-	r, err := s.store.GetOAuth(ctx, serviceID)
-	if err != nil {
-		return nil
+	var recs []backend.OAuthRecord
+	if r, err := s.store.GetOAuth(ctx, serviceID, ""); err == nil {
+		recs = append(recs, r)
+	}
+	if own, err := s.store.PersonOAuths(ctx, serviceID); err == nil {
+		recs = append(recs, own...)
 	}
 	var out []string
-	var tok backend.OAuthToken
-	if len(r.SealedToken) > 0 && s.secrets.openJSON(backend.FieldOAuthToken, serviceID, r.SealedToken, &tok) == nil {
-		out = append(out, tok.AccessToken, tok.RefreshToken)
-	}
-	var c backend.ServiceOAuthClient
-	if len(r.SealedClient) > 0 && s.secrets.openJSON(backend.FieldOAuthClient, serviceID, r.SealedClient, &c) == nil {
-		out = append(out, c.Secret)
+	for _, r := range recs {
+		clientField, tokenField, _, row := backend.OAuthFields(r.ServiceID, r.PersonID)
+		var tok backend.OAuthToken
+		if len(r.SealedToken) > 0 && s.secrets.openJSON(tokenField, row, r.SealedToken, &tok) == nil {
+			out = append(out, tok.AccessToken, tok.RefreshToken)
+		}
+		var c backend.ServiceOAuthClient
+		if len(r.SealedClient) > 0 && s.secrets.openJSON(clientField, row, r.SealedClient, &c) == nil {
+			out = append(out, c.Secret)
+		}
 	}
 	return out
 }

@@ -207,12 +207,13 @@ func (s *Hub) buildPlan(ctx context.Context, d backend.Deck, links []backend.Car
 	if p.target, err = s.scopedTarget(ctx, p.rules, rec, t); err != nil {
 		return p, err
 	}
-	if p.target.PersonalCredential {
+	if p.target.PerPerson() {
 		a, _ := backend.ActorFrom(ctx)
 		if p.target, err = s.personTarget(ctx, a, rec, p.target); err != nil {
 			return p, err
 		}
 		p.personal = true
+		p.renewBy = backend.OAuthToken{ExpiresAt: p.target.OauthExpires}.RenewBy()
 	}
 	if p.pins, err = s.pinsFor(ctx, rec, p.target, nil); err != nil {
 		return p, err
@@ -269,7 +270,7 @@ func (s *Hub) call(ctx context.Context, p *callPlan, in CallInput) (backend.Call
 		res, err = s.downstream.CallTool(ctx, renewed, in.ToolName, in.Arguments)
 	}
 	if err != nil {
-		err = s.signIn().stepUpOAuth(ctx, p.service, err)
+		err = s.signIn().stepUpOAuth(ctx, p.service, t.OauthPerson, err)
 	}
 	s.syncHealth(ctx, p.service, false)
 	return res, err
@@ -330,11 +331,14 @@ func (s *Hub) CallServiceTool(ctx context.Context, ref string, in CallInput) (re
 	return s.call(ctx, p, in)
 }
 
-// sendable refuses a target that takes a person's own secret but holds none: nothing goes out
-// without it.
+// sendable refuses a target that takes a person's own secret or sign-in but holds neither:
+// nothing goes out without it.
 func sendable(t backend.Target) error {
 	if t.PersonalCredential && (t.Credential == nil || t.Credential.Secret == "") {
 		return backend.Internal("sending a call", errors.New("a personal target without the person's secret"))
+	}
+	if t.PersonalSignIn && !t.PersonalCredential && (t.OauthAccess == "" || t.OauthPerson == "") {
+		return backend.Internal("sending a call", errors.New("a personal target without the person's sign-in"))
 	}
 	return nil
 }

@@ -36,7 +36,7 @@ func (s *Hub) startCallAudit(ctx context.Context, a backend.Actor, sessionID, se
 	}
 	now := s.clock()
 	tc := backend.ToolCall{At: now, TokenID: a.TokenID, SessionID: auditText(sessionID), ServiceName: auditText(serviceRef),
-		Tool: auditText(in.ToolName), DeckName: auditText(strings.TrimSpace(in.Deck))}
+		Tool: auditText(in.ToolName), DeckName: auditText(strings.TrimSpace(in.Deck)), PersonID: a.PersonID, Person: a.PersonName}
 	if sess, ok := ctx.Value(sessionKey{}).(backend.MCPSession); ok && sess.ID == sessionID && sessionID != "" {
 		tc.ClientName, tc.DeckID, tc.DeckName = sess.ClientName, sess.DeckID, sess.DeckName
 	}

@@ -84,23 +84,25 @@ func (s *Hub) egressTarget(ctx context.Context, rec backend.ServiceRecord) (back
 		// A rotated secret must reach the live connection: the credential's change time is part
 		// of the revision, so the proxy reconnects.
 		t.Revision += "|" + cred.ID + "@" + cred.updatedAt
-	} else if rec.Personal {
+	} else if rec.Personal && rec.Type != backend.ServiceRemote {
 		return backend.Target{}, personalWithoutCredential(ctx, rec)
 	}
 	t.Secrets = targetSecrets(t, sealedHeaders, userinfo)
-	if t.PersonalCredential {
-		// Each person brings their own: the service's one sign-in is nobody's to lend.
+	if t.PersonalCredential || rec.Personal {
+		// Each person brings their own: the service's one sign-in is nobody's to lend. A remote
+		// service takes the person's own sign-in (personTarget).
+		t.PersonalSignIn = rec.Type == backend.ServiceRemote
 		return t, nil
 	}
-	if err := s.signIn().addOAuthBearer(ctx, rec, &t); err != nil {
+	if _, err := s.signIn().addOAuthBearer(ctx, rec, "", &t); err != nil {
 		return backend.Target{}, err
 	}
 	return t, nil
 }
 
-// personalWithoutCredential refuses a call to a service that takes each person's own secret
-// but links no credential to hold it: there is nothing of the caller's to send, and the
-// service's own sign-in or headers are not theirs.
+// personalWithoutCredential refuses a call to a local service that takes each person's own
+// secret but links no credential to hold it: there is nothing of the caller's to send, and the
+// service's own env is not theirs.
 func personalWithoutCredential(ctx context.Context, rec backend.ServiceRecord) error {
 	return backend.Errorf(backend.CodeDownstreamAuth,
 		"service %s takes each person's own secret, but links no credential to hold it", backend.QuoteClip(rec.Name)).

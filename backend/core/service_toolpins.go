@@ -84,7 +84,7 @@ func (s *Hub) ApproveServiceTools(ctx context.Context, ref string, in ApproveToo
 		return ToolApprovals{}, err
 	}
 	rec, t, err := s.serviceTarget(ctx, ref)
-	if err == nil && t.PersonalCredential {
+	if err == nil && t.PerPerson() {
 		t, err = s.personTarget(ctx, a, rec, t)
 	}
 	if err != nil {

@@ -182,7 +182,7 @@ func (s *Hub) CheckService(ctx context.Context, ref, deck string) (backend.Healt
 		s.saveHealth(ctx, rec.ID, h)
 		return h, nil
 	}
-	if err == nil && t.PersonalCredential {
+	if err == nil && t.PerPerson() {
 		// A personal service is checked with the caller's own secret, as their calls go.
 		t, err = s.personTarget(ctx, a, rec, t)
 	}

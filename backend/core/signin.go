@@ -102,29 +102,28 @@ type OAuthConnectInput struct {
 
 // ConnectService starts signing Agent Deck in to a remote service: discovery, registration when
 // needed, and the authorization URL a person opens. redirectURI is the deck server's own
-// callback (OAuthCallbackPath). Admin only: the tokens act for whoever consents.
+// callback (OAuthCallbackPath). The service's one sign-in is an admin's to start: its tokens act
+// for whoever consents, on everyone's calls. A service that takes each person's own is signed in
+// to by each person for themselves: the sign-in started is the caller's own, and only ever
+// serves the caller's calls.
 func (s *Hub) ConnectService(ctx context.Context, ref, redirectURI string, in OAuthConnectInput) (OAuthConnect, error) {
-	if _, err := backend.RequireAdmin(ctx, "connect a service"); err != nil {
+	rec, owner, err := s.signInOf(ctx, ref, "connect a service")
+	if err != nil {
 		return OAuthConnect{}, err
 	}
 	flow, err := s.signIn().oauthFlow()
 	if err != nil {
 		return OAuthConnect{}, err
 	}
-	rec, err := backend.ServiceByRef(ctx, s.store, ref)
-	if err != nil {
-		return OAuthConnect{}, err
-	}
 	if rec.Type != backend.ServiceRemote || rec.URL == "" {
 		return OAuthConnect{}, backend.Errorf(backend.CodeInvalidArgument, "service %q is not a remote server; only remote servers sign in", rec.Name)
 	}
-	if err := s.refuseSharedSignIn(ctx, rec); err != nil {
-		return OAuthConnect{}, err
-	}
-	prev, err := s.store.GetOAuth(ctx, rec.ID)
+	prev, err := s.store.GetOAuth(ctx, rec.ID, owner)
 	if err != nil && !backend.IsNotFound(err) {
 		return OAuthConnect{}, backend.StoreErr("reading a sign-in", err)
 	}
+	prev.ServiceID, prev.PersonID = rec.ID, owner
+	clientField, _, pendingField, row := backend.OAuthFields(rec.ID, owner)
 	var client backend.ServiceOAuthClient
 	if in.ClientID != "" {
 		client, err = preRegistered(in)
@@ -132,7 +131,7 @@ func (s *Hub) ConnectService(ctx context.Context, ref, redirectURI string, in OA
 			return OAuthConnect{}, err
 		}
 	} else if len(prev.SealedClient) > 0 {
-		if err := s.secrets.openJSON(backend.FieldOAuthClient, rec.ID, prev.SealedClient, &client); err != nil {
+		if err := s.secrets.openJSON(clientField, row, prev.SealedClient, &client); err != nil {
 			return OAuthConnect{}, err
 		}
 	}
@@ -145,14 +144,13 @@ func (s *Hub) ConnectService(ctx context.Context, ref, redirectURI string, in OA
 	}
 	p.StepUps = stepUps
 	next := prev
-	next.ServiceID = rec.ID
 	if next.State == "" {
 		next.State = backend.OAuthStateNeedsSignIn
 	}
-	if next.SealedClient, err = s.secrets.sealJSON(backend.FieldOAuthClient, rec.ID, p.Client); err != nil {
+	if next.SealedClient, err = s.secrets.sealJSON(clientField, row, p.Client); err != nil {
 		return OAuthConnect{}, err
 	}
-	if next.SealedPending, err = s.secrets.sealJSON(backend.FieldOAuthPending, rec.ID, p); err != nil {
+	if next.SealedPending, err = s.secrets.sealJSON(pendingField, row, p); err != nil {
 		return OAuthConnect{}, err
 	}
 	next.PendingState, next.PendingUntil = hashState(p.State), s.clock().Add(oauthPendingTTL)
@@ -182,8 +180,9 @@ func (s *Hub) FinishOAuth(ctx context.Context, state, code, oauthError string) (
 	if err != nil {
 		return OAuthConnect{}, backend.StoreErr("reading a sign-in", err)
 	}
+	_, _, pendingField, row := backend.OAuthFields(r.ServiceID, r.PersonID)
 	var p backend.OAuthPending
-	if err := s.secrets.openJSON(backend.FieldOAuthPending, r.ServiceID, r.SealedPending, &p); err != nil {
+	if err := s.secrets.openJSON(pendingField, row, r.SealedPending, &p); err != nil {
 		return OAuthConnect{}, err
 	}
 	if subtle.ConstantTimeCompare([]byte(p.State), []byte(state)) != 1 || !s.clock().Before(r.PendingUntil) {
@@ -211,7 +210,7 @@ func (s *Hub) FinishOAuth(ctx context.Context, state, code, oauthError string) (
 		return done, err
 	}
 	if p.StepUps > 0 { // kept, so that the retry limit holds across sign-ins
-		if r.SealedPending, err = s.secrets.sealJSON(backend.FieldOAuthPending, r.ServiceID, backend.OAuthPending{ServiceID: r.ServiceID, StepUps: p.StepUps}); err != nil {
+		if r.SealedPending, err = s.secrets.sealJSON(pendingField, row, backend.OAuthPending{ServiceID: r.ServiceID, StepUps: p.StepUps}); err != nil {
 			return done, err
 		}
 	}
@@ -221,7 +220,9 @@ func (s *Hub) FinishOAuth(ctx context.Context, state, code, oauthError string) (
 	// Connections and restart backoff from before the sign-in (each connect was refused) must
 	// not hold up the first call that now can succeed.
 	s.forget(svc.ID)
-	s.checkAfterSignIn(ctx, svc.ID)
+	if r.PersonID == "" { // a person's own sign-in is checked by their own calls
+		s.checkAfterSignIn(ctx, svc.ID)
+	}
 	return done, nil
 }
 
@@ -241,16 +242,14 @@ func (s *Hub) checkAfterSignIn(ctx context.Context, id string) {
 }
 
 // DisconnectService forgets the service's tokens and registration, revoking them first where the
-// authorization server offers revocation.
+// authorization server offers revocation: the service's one sign-in (admin), or, for a service
+// that takes each person's own, the caller's own and no one else's.
 func (s *Hub) DisconnectService(ctx context.Context, ref string) error {
-	if _, err := backend.RequireAdmin(ctx, "disconnect a service"); err != nil {
-		return err
-	}
-	rec, err := backend.ServiceByRef(ctx, s.store, ref)
+	rec, owner, err := s.signInOf(ctx, ref, "disconnect a service")
 	if err != nil {
 		return err
 	}
-	r, err := s.store.GetOAuth(ctx, rec.ID)
+	r, err := s.store.GetOAuth(ctx, rec.ID, owner)
 	if backend.IsNotFound(err) {
 		return nil
 	}
@@ -258,35 +257,48 @@ func (s *Hub) DisconnectService(ctx context.Context, ref string) error {
 		return backend.StoreErr("reading a sign-in", err)
 	}
 	if flow, ferr := s.signIn().oauthFlow(); ferr == nil && len(r.SealedToken) > 0 {
+		clientField, tokenField, _, row := backend.OAuthFields(r.ServiceID, r.PersonID)
 		var c backend.ServiceOAuthClient
 		var t backend.OAuthToken
-		if s.secrets.openJSON(backend.FieldOAuthClient, rec.ID, r.SealedClient, &c) == nil && s.secrets.openJSON(backend.FieldOAuthToken, rec.ID, r.SealedToken, &t) == nil {
+		if s.secrets.openJSON(clientField, row, r.SealedClient, &c) == nil && s.secrets.openJSON(tokenField, row, r.SealedToken, &t) == nil {
 			if err := flow.Revoke(ctx, s.oauthService(rec), c, t); err != nil {
 				s.log.Warn("service token revocation failed; forgetting the tokens anyway", "service_id", rec.ID, "err", oauthLogErr(err))
 			}
 		}
 	}
-	if err := s.signIn().deleteOAuth(ctx, rec.ID); err != nil {
+	if err := s.signIn().deleteOAuth(ctx, rec.ID, owner); err != nil {
 		return backend.StoreErr("forgetting a sign-in", err)
 	}
 	s.forget(rec.ID) // no live connection keeps sending the forgotten token
 	return nil
 }
 
-// ServiceOAuthStatus is the service's sign-in state; none when it never started one.
+// ServiceOAuthStatus is the service's sign-in state; none when it never started one. Of a
+// service that takes each person's own, it is the caller's own sign-in.
 func (s *Hub) ServiceOAuthStatus(ctx context.Context, ref string) (OAuthStatus, error) {
-	if _, err := backend.RequireRead(ctx, "read services"); err != nil {
+	a, err := backend.RequireRead(ctx, "read services")
+	if err != nil {
 		return OAuthStatus{}, err
 	}
 	rec, err := backend.ServiceByRef(ctx, s.store, ref)
 	if err != nil {
 		return OAuthStatus{}, err
 	}
-	return s.signIn().oauthStatus(ctx, rec.ID)
+	personal, err := s.personalService(ctx, rec)
+	if err != nil {
+		return OAuthStatus{}, err
+	}
+	if !personal {
+		return s.signIn().oauthStatus(ctx, rec.ID, "")
+	}
+	if a.PersonID == "" {
+		return OAuthStatus{State: backend.OAuthStateNone}, nil
+	}
+	return s.signIn().oauthStatus(ctx, rec.ID, a.PersonID)
 }
 
-func (s signIn) oauthStatus(ctx context.Context, serviceID string) (OAuthStatus, error) {
-	r, err := s.h.store.GetOAuth(ctx, serviceID)
+func (s signIn) oauthStatus(ctx context.Context, serviceID, personID string) (OAuthStatus, error) {
+	r, err := s.h.store.GetOAuth(ctx, serviceID, personID)
 	if backend.IsNotFound(err) {
 		return OAuthStatus{State: backend.OAuthStateNone}, nil
 	}
@@ -303,10 +315,11 @@ func (s signIn) oauthStatus(ctx context.Context, serviceID string) (OAuthStatus,
 }
 
 // oauthBearer is the token set whose access token is sent to the service, refreshed first when it is about to
-// expire; empty when the service has no sign-in. The refresh runs under the row lock: of replicas
-// refreshing at once, one sends the refresh token and the others use its result.
-func (s signIn) oauthBearer(ctx context.Context, rec backend.ServiceRecord) (backend.OAuthToken, error) {
-	r, err := s.h.store.GetOAuth(ctx, rec.ID)
+// expire; empty when the sign-in (the service's, or the person's own when personID is set) was
+// never started. The refresh runs under the row lock: of replicas refreshing at once, one sends
+// the refresh token and the others use its result.
+func (s signIn) oauthBearer(ctx context.Context, rec backend.ServiceRecord, personID string) (backend.OAuthToken, error) {
+	r, err := s.h.store.GetOAuth(ctx, rec.ID, personID)
 	if backend.IsNotFound(err) {
 		return backend.OAuthToken{}, nil
 	}
@@ -314,55 +327,68 @@ func (s signIn) oauthBearer(ctx context.Context, rec backend.ServiceRecord) (bac
 		return backend.OAuthToken{}, backend.StoreErr("reading a sign-in", err)
 	}
 	if r.State != backend.OAuthStateConnected || len(r.SealedToken) == 0 {
-		return backend.OAuthToken{}, s.needsSignIn(rec.Name)
+		return backend.OAuthToken{}, s.needsSignIn(ctx, rec, personID)
 	}
+	_, tokenField, _, row := backend.OAuthFields(rec.ID, personID)
 	var tok backend.OAuthToken
-	if err := s.h.secrets.openJSON(backend.FieldOAuthToken, rec.ID, r.SealedToken, &tok); err != nil {
+	if err := s.h.secrets.openJSON(tokenField, row, r.SealedToken, &tok); err != nil {
 		return backend.OAuthToken{}, err
 	}
 	if !tok.NeedsRefresh(s.h.clock()) {
 		return tok, nil
 	}
-	return s.refreshOAuth(ctx, rec, "")
+	return s.refreshOAuth(ctx, rec, personID, "")
 }
 
 // renewOAuthAfterRefusal refreshes the token of a service that refused it (the server revoked
 // or expired it early) and returns the target with the new one, once; ok is false when err is
-// not such a refusal or no new token could be had.
+// not such a refusal or no new token could be had. A target carrying a person's own sign-in is
+// renewed with that person's, for the same caller.
 func (s signIn) renewOAuthAfterRefusal(ctx context.Context, rec backend.ServiceRecord, t backend.Target, err error) (backend.Target, bool) {
 	if t.OauthAccess == "" || backend.ErrorCode(err) != backend.CodeDownstreamAuth || wantsScope(err) {
 		return backend.Target{}, false // a refusal for want of scope is a step-up, not an expired token
 	}
-	if _, err := s.refreshOAuth(ctx, rec, t.OauthAccess); err != nil {
+	if _, err := s.refreshOAuth(ctx, rec, t.OauthPerson, t.OauthAccess); err != nil {
 		return backend.Target{}, false
 	}
 	renewed, err := s.h.target(ctx, rec)
 	if err != nil {
 		return backend.Target{}, false
 	}
+	if t.OauthPerson != "" {
+		a, _ := backend.ActorFrom(ctx)
+		if a.PersonID != t.OauthPerson {
+			return backend.Target{}, false
+		}
+		if renewed, err = s.h.personTarget(ctx, a, rec, renewed); err != nil || renewed.OauthPerson != t.OauthPerson {
+			return backend.Target{}, false
+		}
+	}
 	renewed.Admit = t.Admit
 	return renewed, true
 }
 
-// refreshOAuth refreshes the service's token under the row lock. A token another caller
-// refreshed while this one waited is used as it is. With refused set (the access token a
-// service refused), a token that looks valid is refreshed too, unless it is no longer that one.
-func (s signIn) refreshOAuth(ctx context.Context, rec backend.ServiceRecord, refused string) (backend.OAuthToken, error) {
+// refreshOAuth refreshes the token of the service's sign-in (or of the person's own, personID
+// set) under its row lock. A token another caller refreshed while this one waited is used as it
+// is. With refused set (the access token a service refused), a token that looks valid is
+// refreshed too, unless it is no longer that one.
+func (s signIn) refreshOAuth(ctx context.Context, rec backend.ServiceRecord, personID, refused string) (backend.OAuthToken, error) {
 	flow, err := s.oauthFlow()
 	if err != nil {
 		return backend.OAuthToken{}, err
 	}
+	clientField, tokenField, _, row := backend.OAuthFields(rec.ID, personID)
 	var out backend.OAuthToken
-	_, err = s.lockOAuth(ctx, rec.ID, func(r backend.OAuthRecord) (backend.OAuthRecord, error) {
+	_, err = s.lockOAuth(ctx, rec.ID, personID, func(r backend.OAuthRecord) (backend.OAuthRecord, error) {
 		if r.State != backend.OAuthStateConnected {
-			return r, s.needsSignIn(rec.Name)
+			return r, s.needsSignIn(ctx, rec, personID)
 		}
 		var tok backend.OAuthToken
 		var c backend.ServiceOAuthClient
-		if err := s.h.secrets.openJSON(backend.FieldOAuthToken, rec.ID, r.SealedToken, &tok); err != nil {
+		if err := s.h.secrets.openJSON(tokenField, row, r.SealedToken, &tok); err != nil {
 			return r, err
 		}
-		if err := s.h.secrets.openJSON(backend.FieldOAuthClient, rec.ID, r.SealedClient, &c); err != nil {
+		if err := s.h.secrets.openJSON(clientField, row, r.SealedClient, &c); err != nil {
 			return r, err
 		}
 		if refused != "" && tok.AccessToken != refused || refused == "" && !tok.NeedsRefresh(s.h.clock()) {
@@ -371,7 +397,7 @@ func (s signIn) refreshOAuth(ctx context.Context, rec backend.ServiceRecord, ref
 		}
 		next, err := flow.Refresh(ctx, s.h.oauthService(rec), c, tok)
 		if err != nil {
-			s.h.log.Warn("service token refresh failed", "service_id", rec.ID, "err", oauthLogErr(err))
+			s.h.log.Warn("service token refresh failed", "service_id", rec.ID, "person_id", personID, "err", oauthLogErr(err))
 			r.State, r.LastError, r.SealedToken = backend.OAuthStateNeedsSignIn, "refresh failed", nil
 			return r, nil
 		}
@@ -382,14 +408,15 @@ func (s signIn) refreshOAuth(ctx context.Context, rec backend.ServiceRecord, ref
 		return backend.OAuthToken{}, err
 	}
 	if out.AccessToken == "" {
-		return backend.OAuthToken{}, s.needsSignIn(rec.Name)
+		return backend.OAuthToken{}, s.needsSignIn(ctx, rec, personID)
 	}
 	return out, nil
 }
 
 // setToken seals tok into r and marks it connected.
 func (s signIn) setToken(r *backend.OAuthRecord, tok backend.OAuthToken) error {
-	sealed, err := s.h.secrets.sealJSON(backend.FieldOAuthToken, r.ServiceID, tok)
+	_, tokenField, _, row := backend.OAuthFields(r.ServiceID, r.PersonID)
+	sealed, err := s.h.secrets.sealJSON(tokenField, row, tok)
 	if err != nil {
 		return err
 	}
@@ -397,8 +424,23 @@ func (s signIn) setToken(r *backend.OAuthRecord, tok backend.OAuthToken) error {
 	return nil
 }
 
-func (s signIn) needsSignIn(name string) *backend.Error {
-	return backend.Errorf(backend.CodeDownstreamAuth, "service %q needs a person to sign in", name).WithHint(backend.ConnectHint(name))
+// needsSignIn is the refusal of a call whose sign-in is missing or lapsed: the service's one
+// sign-in, or the calling person's own (personID set), which only they can make.
+func (s signIn) needsSignIn(ctx context.Context, rec backend.ServiceRecord, personID string) *backend.Error {
+	if personID == "" {
+		return backend.Errorf(backend.CodeDownstreamAuth, "service %q needs a person to sign in", rec.Name).WithHint(backend.ConnectHint(rec.Name))
+	}
+	return ownSignInMissing(ctx, rec, "your own sign-in needs renewing")
+}
+
+// ownSignInMissing refuses a call to a service that takes each person's own sign-in when the
+// caller has none that works: never another person's, never a shared one.
+func ownSignInMissing(ctx context.Context, rec backend.ServiceRecord, why string) *backend.Error {
+	return backend.Errorf(backend.CodeDownstreamAuth, "service %s takes each person's own sign-in, and %s",
+		backend.QuoteClip(rec.Name), why).
+		WithDetail("service_id", rec.ID).
+		WithHint(backend.InWordsOf(ctx, "sign in with your own account: agent-deck service connect "+rec.Name,
+			"ask your person to sign in with their own account: agent-deck service connect "+rec.Name))
 }
 
 // asOAuthError keeps a failed flow step's code and safe message and adds the connect hint.
@@ -419,23 +461,24 @@ func hashState(state string) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// addOAuthBearer sends the service's OAuth access token, when it has a sign-in and no
-// Authorization header of its own, and counts the token among the service's secrets.
-func (s signIn) addOAuthBearer(ctx context.Context, rec backend.ServiceRecord, t *backend.Target) error {
+// addOAuthBearer sends the service's OAuth access token (or the person's own, personID set),
+// when it has a sign-in and no Authorization header of its own, and counts the token among the
+// service's secrets. ok says a token was added.
+func (s signIn) addOAuthBearer(ctx context.Context, rec backend.ServiceRecord, personID string, t *backend.Target) (ok bool, err error) {
 	if rec.Type != backend.ServiceRemote {
-		return nil
+		return false, nil
 	}
-	tok, err := s.oauthBearer(ctx, rec)
+	tok, err := s.oauthBearer(ctx, rec, personID)
 	if err != nil || tok.AccessToken == "" {
-		return err
+		return false, err
 	}
 	if _, set := lookupFold(t.Headers, "Authorization"); !set {
 		t.Headers["Authorization"] = "Bearer " + tok.AccessToken
 	}
-	t.OauthExpires, t.OauthAccess = tok.ExpiresAt, tok.AccessToken
-	t.Secrets = append(t.Secrets, tok.AccessToken)
+	t.OauthExpires, t.OauthAccess, t.OauthPerson = tok.ExpiresAt, tok.AccessToken, personID
+	t.Secrets = append(slices.Clone(t.Secrets), tok.AccessToken)
 	slices.Sort(t.Secrets)
-	return nil
+	return true, nil
 }
 
 // oauthLogErr is what a log line says of a failed sign-in step: its classified message (which
@@ -462,27 +505,46 @@ type signIn struct{ h *Hub }
 
 func (s *Hub) signIn() signIn { return signIn{s} }
 
-// refuseSharedSignIn refuses the one sign-in of a service that takes each person's own secret:
-// its tokens would act for whoever consented, on every person's calls. Each person brings an
-// access token of their own instead, as their secret for the service's credential.
-func (s *Hub) refuseSharedSignIn(ctx context.Context, rec backend.ServiceRecord) error {
-	personal := rec.Personal
-	cred := rec.CredentialID
-	if !personal && cred != "" {
-		c, err := s.store.GetCredential(ctx, cred)
-		if err != nil && !backend.IsNotFound(err) {
-			return backend.StoreErr("reading a credential", err)
-		}
-		personal = err == nil && c.Personal
+// personalService reports whether a service takes each person's own secret and sign-in: it says
+// so itself, or its credential does.
+func (s *Hub) personalService(ctx context.Context, rec backend.ServiceRecord) (bool, error) {
+	if rec.Personal || rec.CredentialID == "" {
+		return rec.Personal, nil
+	}
+	c, err := s.store.GetCredential(ctx, rec.CredentialID)
+	if backend.IsNotFound(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, backend.StoreErr("reading a credential", err)
+	}
+	return c.Personal, nil
+}
+
+// signInOf resolves the service a sign-in use case (connect, disconnect) is for and whose
+// sign-in it touches: the caller's own (owner, their person id) on a service that takes each
+// person's own, which any person may do for themselves; else the service's one sign-in (owner
+// empty), which is an admin's. No request names another person: no one signs in over, or
+// forgets, anyone else's sign-in.
+func (s *Hub) signInOf(ctx context.Context, ref, what string) (rec backend.ServiceRecord, owner string, err error) {
+	a, err := backend.RequirePerson(ctx, what)
+	if err != nil {
+		return rec, "", err
+	}
+	if rec, err = backend.ServiceByRef(ctx, s.store, ref); err != nil {
+		return rec, "", err
+	}
+	personal, err := s.personalService(ctx, rec)
+	if err != nil {
+		return rec, "", err
 	}
 	if !personal {
-		return nil
+		_, err := backend.RequireAdmin(ctx, what)
+		return rec, "", err
 	}
-	hint := "each person sets their own access token with: agent-deck credential set-mine CREDENTIAL"
-	if cred != "" {
-		hint = "each person sets their own access token with: agent-deck credential set-mine " + cred
+	if a.PersonID == "" {
+		return rec, "", backend.Errorf(backend.CodeForbidden, "service %s takes each person's own sign-in, and this token acts for no person",
+			backend.QuoteClip(rec.Name)).WithHint("use a token of your own: agent-deck token create NAME --scope admin")
 	}
-	return backend.Errorf(backend.CodeInvalidArgument,
-		"service %s takes each person's own secret; one sign-in for everyone would lend its tokens to every person's calls", backend.QuoteClip(rec.Name)).
-		WithDetail("service_id", rec.ID).WithHint(hint)
+	return rec, a.PersonID, nil
 }

@@ -12,8 +12,8 @@ import (
 type oauthWrites struct{ backend.Store }
 
 func (oauthWrites) PutOAuth(context.Context, *backend.OAuthRecord) error { return nil }
-func (oauthWrites) DeleteOAuth(context.Context, string) error            { return nil }
-func (oauthWrites) LockOAuth(_ context.Context, _ string, fn func(backend.OAuthRecord) (backend.OAuthRecord, error)) (backend.OAuthRecord, error) {
+func (oauthWrites) DeleteOAuth(context.Context, string, string) error    { return nil }
+func (oauthWrites) LockOAuth(_ context.Context, _, _ string, fn func(backend.OAuthRecord) (backend.OAuthRecord, error)) (backend.OAuthRecord, error) {
 	return fn(backend.OAuthRecord{})
 }
 
@@ -28,9 +28,9 @@ func TestSignInDropsCachedTarget(t *testing.T) {
 		write func(backend.Store) error
 	}{
 		{"sign-in", func(s backend.Store) error { return s.PutOAuth(ctx, &backend.OAuthRecord{ServiceID: "svc"}) }},
-		{"disconnect", func(s backend.Store) error { return s.DeleteOAuth(ctx, "svc") }},
+		{"disconnect", func(s backend.Store) error { return s.DeleteOAuth(ctx, "svc", "") }},
 		{"refresh", func(s backend.Store) error {
-			_, err := s.LockOAuth(ctx, "svc", func(r backend.OAuthRecord) (backend.OAuthRecord, error) { return r, nil })
+			_, err := s.LockOAuth(ctx, "svc", "", func(r backend.OAuthRecord) (backend.OAuthRecord, error) { return r, nil })
 			return err
 		}},
 	} {

@@ -70,7 +70,7 @@ func (s signIn) loadOAuthStates(ctx context.Context, recs []backend.ServiceRecor
 		if s.h.oauth.known(recs[i].ID) {
 			continue
 		}
-		r, err := s.h.store.GetOAuth(ctx, recs[i].ID)
+		r, err := s.h.store.GetOAuth(ctx, recs[i].ID, "")
 		switch {
 		case backend.IsNotFound(err):
 			s.h.oauth.note(recs[i].ID, backend.OAuthStateNone)
@@ -80,9 +80,12 @@ func (s signIn) loadOAuthStates(ctx context.Context, recs []backend.ServiceRecor
 	}
 }
 
+// A person's own sign-in is not the service's state that snapshots show: only the service's one
+// sign-in is noted.
+
 func (s signIn) putOAuth(ctx context.Context, r *backend.OAuthRecord) error {
 	err := s.h.store.PutOAuth(ctx, r)
-	if err == nil {
+	if err == nil && r.PersonID == "" {
 		s.h.oauth.note(r.ServiceID, r.State)
 	}
 	return err
@@ -97,17 +100,17 @@ func (s signIn) recordFailure(ctx context.Context, r *backend.OAuthRecord) {
 	}
 }
 
-func (s signIn) deleteOAuth(ctx context.Context, serviceID string) error {
-	err := s.h.store.DeleteOAuth(ctx, serviceID)
-	if err == nil {
+func (s signIn) deleteOAuth(ctx context.Context, serviceID, personID string) error {
+	err := s.h.store.DeleteOAuth(ctx, serviceID, personID)
+	if err == nil && personID == "" {
 		s.h.oauth.note(serviceID, backend.OAuthStateNone)
 	}
 	return err
 }
 
-func (s signIn) lockOAuth(ctx context.Context, serviceID string, fn func(backend.OAuthRecord) (backend.OAuthRecord, error)) (backend.OAuthRecord, error) {
-	r, err := s.h.store.LockOAuth(ctx, serviceID, fn)
-	if r.ServiceID != "" {
+func (s signIn) lockOAuth(ctx context.Context, serviceID, personID string, fn func(backend.OAuthRecord) (backend.OAuthRecord, error)) (backend.OAuthRecord, error) {
+	r, err := s.h.store.LockOAuth(ctx, serviceID, personID, fn)
+	if r.ServiceID != "" && personID == "" {
 		s.h.oauth.note(serviceID, r.State)
 	}
 	return r, err

@@ -13,8 +13,9 @@ import (
 // sign-in becomes needs_sign_in with the union of the granted and the asked scopes remembered,
 // so the next connect asks for all of them. A service that asks for scope it was already
 // granted, or that asked MaxOAuthStepUps times in a row, is not sent to consent again: the
-// error then says so.
-func (s signIn) stepUpOAuth(ctx context.Context, rec backend.ServiceRecord, err error) error {
+// error then says so. personID names the person whose own sign-in the refused call carried
+// ("" for the service's one sign-in).
+func (s signIn) stepUpOAuth(ctx context.Context, rec backend.ServiceRecord, personID string, err error) error {
 	var e *backend.Error
 	if !errors.As(err, &e) || e.Code != backend.CodeDownstreamAuth || rec.Type != backend.ServiceRemote {
 		return err
@@ -24,13 +25,14 @@ func (s signIn) stepUpOAuth(ctx context.Context, rec backend.ServiceRecord, err 
 		return err
 	}
 	limit := false
-	_, lerr := s.lockOAuth(ctx, rec.ID, func(r backend.OAuthRecord) (backend.OAuthRecord, error) {
+	_, _, pendingField, row := backend.OAuthFields(rec.ID, personID)
+	_, lerr := s.lockOAuth(ctx, rec.ID, personID, func(r backend.OAuthRecord) (backend.OAuthRecord, error) {
 		if r.State != backend.OAuthStateConnected {
 			return r, nil
 		}
 		var prev backend.OAuthPending
 		if len(r.SealedPending) > 0 {
-			if err := s.h.secrets.openJSON(backend.FieldOAuthPending, rec.ID, r.SealedPending, &prev); err != nil {
+			if err := s.h.secrets.openJSON(pendingField, row, r.SealedPending, &prev); err != nil {
 				return r, err
 			}
 		}
@@ -44,7 +46,7 @@ func (s signIn) stepUpOAuth(ctx context.Context, rec backend.ServiceRecord, err 
 			limit = true
 			return r, nil
 		}
-		sealed, err := s.h.secrets.sealJSON(backend.FieldOAuthPending, rec.ID, backend.OAuthPending{ServiceID: rec.ID, Scopes: want, StepUps: prev.StepUps + 1})
+		sealed, err := s.h.secrets.sealJSON(pendingField, row, backend.OAuthPending{ServiceID: rec.ID, Scopes: want, StepUps: prev.StepUps + 1})
 		if err != nil {
 			return r, err
 		}
@@ -69,8 +71,9 @@ func (s signIn) stepUpScopes(r backend.OAuthRecord) ([]string, int) {
 	if len(r.SealedPending) == 0 {
 		return nil, 0
 	}
+	_, _, pendingField, row := backend.OAuthFields(r.ServiceID, r.PersonID)
 	var p backend.OAuthPending
-	if s.h.secrets.openJSON(backend.FieldOAuthPending, r.ServiceID, r.SealedPending, &p) != nil {
+	if s.h.secrets.openJSON(pendingField, row, r.SealedPending, &p) != nil {
 		return nil, 0
 	}
 	return p.Scopes, p.StepUps

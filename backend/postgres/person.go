@@ -106,6 +106,10 @@ func (s *Store) RemovePerson(ctx context.Context, id string, at time.Time) (back
 			return classify("revoke the person's tokens", err)
 		}
 		out.RevokedTokens = int(tag.RowsAffected())
+		// Their own downstream sign-ins act for nobody now: forget them.
+		if _, err := tx.db.Exec(ctx, `DELETE FROM service_person_oauth WHERE person_id = $1`, u); err != nil {
+			return classify("forget the person's sign-ins", err)
+		}
 		rows, err := tx.db.Query(ctx, `UPDATE mcp_sessions m SET terminated_at = $2
 			FROM tokens t WHERE t.id = m.token_id AND t.person_id = $1 AND m.terminated_at IS NULL
 			RETURNING m.id`, u, at)

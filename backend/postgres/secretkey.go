@@ -26,6 +26,9 @@ var sealedColumns = []struct {
 	{backend.FieldOAuthClient, sealedColumn{"service_oauth", "service_id::text", "sealed_client"}},
 	{backend.FieldOAuthToken, sealedColumn{"service_oauth", "service_id::text", "sealed_token"}},
 	{backend.FieldOAuthPending, sealedColumn{"service_oauth", "service_id::text", "sealed_pending"}},
+	{backend.FieldPersonOAuthClient, sealedColumn{"service_person_oauth", "service_id::text || '/' || person_id::text", "sealed_client"}},
+	{backend.FieldPersonOAuthToken, sealedColumn{"service_person_oauth", "service_id::text || '/' || person_id::text", "sealed_token"}},
+	{backend.FieldPersonOAuthPending, sealedColumn{"service_person_oauth", "service_id::text || '/' || person_id::text", "sealed_pending"}},
 }
 
 func columnOf(f backend.SealedField) (sealedColumn, error) {

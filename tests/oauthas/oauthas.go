@@ -3,7 +3,9 @@
 // server metadata (RFC 8414), dynamic client registration (RFC 7591), the authorization code
 // grant with PKCE S256 and the resource parameter (RFC 8707), refresh with rotation, and
 // revocation (RFC 7009). Its authorize endpoint approves at once, as a person clicking Allow
-// would. It checks everything a strict server checks and counts what it saw.
+// would, as the downstream user the authorization URL names (AsUser; "person" when none). It
+// checks everything a strict server checks, counts what it saw, and records the user of every
+// token that reached the MCP endpoint.
 package oauthas
 
 import (
@@ -48,8 +50,10 @@ type Server struct {
 	clients  map[string]client
 	codes    map[string]grant
 	access   map[string]time.Time // access token → expiry
-	refresh  map[string]string    // live refresh token → scope
+	users    map[string]string    // access token → the user it acts for
+	refresh  map[string]refresh   // live refresh token → its grant
 	spent    map[string]bool      // refresh tokens already used
+	seen     []string             // the user of each request the MCP endpoint served
 	counts   Counts
 	lastAuth url.Values
 	issued   []string
@@ -66,8 +70,10 @@ type client struct {
 }
 
 type grant struct {
-	client, redirect, challenge, resource, scope string
+	client, redirect, challenge, resource, scope, user string
 }
+
+type refresh struct{ scope, user string }
 
 // New starts the server in front of mcp.
 func New(mcp http.Handler, opts Options) *Server {
@@ -75,7 +81,7 @@ func New(mcp http.Handler, opts Options) *Server {
 		opts.TokenTTL = time.Hour
 	}
 	s := &Server{opts: opts, mcp: mcp, clients: map[string]client{}, codes: map[string]grant{},
-		access: map[string]time.Time{}, refresh: map[string]string{}, spent: map[string]bool{}}
+		access: map[string]time.Time{}, users: map[string]string{}, refresh: map[string]refresh{}, spent: map[string]bool{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/mcp", s.protected)
 	mux.HandleFunc("GET /.well-known/oauth-protected-resource/mcp", s.resourceMetadata)
@@ -126,6 +132,29 @@ func (s *Server) SetClientMetadataRedirects(uris []string) {
 	s.opts.ClientMetadataRedirects = uris
 }
 
+// TakeUsers returns the user of each request the MCP endpoint served since the last take: whose
+// token each request carried.
+func (s *Server) TakeUsers() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := s.seen
+	s.seen = nil
+	return out
+}
+
+// AsUser is an authorization URL whose consent is given as user: the account a person picks on
+// the authorization server's page.
+func AsUser(authURL, user string) string {
+	u, err := url.Parse(authURL)
+	if err != nil {
+		return authURL
+	}
+	q := u.Query()
+	q.Set("user", user)
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
 // ExpireAccessTokens makes every access token issued so far invalid, as if time had passed.
 func (s *Server) ExpireAccessTokens() {
 	s.mu.Lock()
@@ -140,6 +169,8 @@ func (s *Server) protected(w http.ResponseWriter, r *http.Request) {
 	valid := ok && known && time.Now().Before(exp)
 	if !valid {
 		s.counts.Unauthorized++
+	} else {
+		s.seen = append(s.seen, s.users[tok])
 	}
 	s.mu.Unlock()
 	if !valid {
@@ -219,9 +250,12 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "invalid_request", http.StatusBadRequest)
 		return
 	}
-	code := random()
+	code, user := random(), q.Get("user")
+	if user == "" {
+		user = "person"
+	}
 	s.codes[code] = grant{client: q.Get("client_id"), redirect: q.Get("redirect_uri"), challenge: q.Get("code_challenge"),
-		resource: q.Get("resource"), scope: q.Get("scope")}
+		resource: q.Get("resource"), scope: q.Get("scope"), user: user}
 	s.counts.Authorizations++
 	back, _ := url.Parse(q.Get("redirect_uri"))
 	bq := back.Query()
@@ -254,13 +288,13 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		s.counts.CodeExchanges++
-		s.issue(w, g.scope)
+		s.issue(w, refresh{scope: g.scope, user: g.user})
 	case "refresh_token":
 		s.mu.Unlock()
 		time.Sleep(s.opts.RefreshDelay)
 		s.mu.Lock()
 		rt := r.PostForm.Get("refresh_token")
-		scope, live := s.refresh[rt]
+		g, live := s.refresh[rt]
 		if !live {
 			if s.spent[rt] {
 				s.counts.RefreshReuse++
@@ -271,7 +305,7 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 		delete(s.refresh, rt)
 		s.spent[rt] = true
 		s.counts.Refreshes++
-		s.issue(w, scope)
+		s.issue(w, g)
 	default:
 		oauthError(w, http.StatusBadRequest, "unsupported_grant_type")
 	}
@@ -290,14 +324,15 @@ func (s *Server) authenticate(r *http.Request) (string, bool) {
 	return id, known && c.method == "none"
 }
 
-// issue writes a new token set; the caller holds mu.
-func (s *Server) issue(w http.ResponseWriter, scope string) {
+// issue writes a new token set of a grant; the caller holds mu.
+func (s *Server) issue(w http.ResponseWriter, g refresh) {
 	at, rt := random(), random()
 	s.access[at] = time.Now().Add(s.opts.TokenTTL)
-	s.refresh[rt] = scope
+	s.users[at] = g.user
+	s.refresh[rt] = g
 	s.issued = append(s.issued, at, rt)
 	writeJSON(w, http.StatusOK, map[string]any{"access_token": at, "token_type": "Bearer", "refresh_token": rt,
-		"expires_in": int(s.opts.TokenTTL.Seconds()), "scope": scope})
+		"expires_in": int(s.opts.TokenTTL.Seconds()), "scope": g.scope})
 }
 
 func (s *Server) revoke(w http.ResponseWriter, r *http.Request) {

@@ -189,7 +189,8 @@ function drawAuth(box, svc, st, link, done) {
     facts.push(h('p', { 'data-auth-facts': '' }, st.expires_at ? ['Expires ', h('time', { datetime: st.expires_at }, new Date(st.expires_at).toLocaleString())] : 'No expiry',
       ' · scopes ', st.scopes && st.scopes.length ? st.scopes.map((s, i) => [i ? ' ' : '', h('code', {}, s)]) : h('span.muted', {}, 'none')));
   }
-  fill(box, h('div.row.spread', {}, h('h2', { id: 'auth-title' }, 'Sign-in'), h('div.row', {}, disconnect, connect)),
+  fill(box, h('div.row.spread', {}, h('h2', { id: 'auth-title' }, svc.personal ? 'Your sign-in' : 'Sign-in'), h('div.row', {}, disconnect, connect)),
+    svc.personal ? h('p.muted', { 'data-auth-personal': '' }, 'Each person signs in with their own account: your calls use your sign-in, and no one else\'s.') : null,
     h('p', {}, badge, st.pending ? h('span.muted', {}, ' · waiting for the sign-in to finish')
       : state === 'none' && (svc.health || {}).status === 'auth_required' ? h('span.muted', {}, ' · the service asks for a sign-in: Connect opens its sign-in page') : null),
     facts,
