@@ -192,8 +192,9 @@ func (c *conn) release() {
 }
 
 // request sends one JSON-RPC request and returns its raw result. gate, when set, runs last
-// before the request is written (after a call's turn on the floor): its error stops the request.
-func (c *conn) request(ctx context.Context, method string, params any, gate func(*conn) error) (json.RawMessage, error) {
+// before the request is written (after a call's turn on the floor): its error stops the request,
+// and it may note in the request's recorder what the request must find (births.go).
+func (c *conn) request(ctx context.Context, method string, params any, gate func(*conn, *statusRecorder) error) (json.RawMessage, error) {
 	idText := "adk-" + strconv.FormatInt(c.ids.Add(1), 10)
 	id := mcp.NewRequestId(idText)
 	if method == "tools/call" {
@@ -205,12 +206,12 @@ func (c *conn) request(ctx context.Context, method string, params any, gate func
 		defer leave()
 		c.beforeCall(ctx, r)
 	}
+	var rec statusRecorder
 	if gate != nil {
-		if err := gate(c); err != nil {
+		if err := gate(c, &rec); err != nil {
 			return nil, err
 		}
 	}
-	var rec statusRecorder
 	if !c.local {
 		ctx = withRecorder(ctx, &rec)
 		if method != "tools/call" {
@@ -226,6 +227,9 @@ func (c *conn) request(ctx context.Context, method string, params any, gate func
 		JSONRPC: mcp.JSONRPC_VERSION, ID: id, Method: method, Params: params,
 	})
 	if err != nil {
+		if rec.young.Load() {
+			return nil, errRelist // refused before a byte was written (births.go)
+		}
 		if rec.tooLarge.Load() || c.streamCut.Load() {
 			return nil, errResultTooLarge // over HTTP only this answer was cut; the session goes on
 		}

@@ -155,20 +155,26 @@ var errConnChanged = errors.New("the call would have needed a new connection to 
 // list again — a list that started after the refusal, so it reads whatever server the address
 // now reaches — is admitted again, and may then dial (allowDial). The dials of other requests
 // than lists (notifications, the event stream) count as possible changes (service.epoch), so a
-// call admitted before one of them does not go out on the connection it opened. A call on a pooled connection never reaches
-// this function: the hot path pays nothing.
+// call admitted before one of them does not go out on the connection it opened. Every
+// connection made here carries its place in the order of the service's dials, so a call does
+// not go out on a pooled connection younger than the list it was admitted on either (births.go).
+// A call on a pooled connection never reaches this function: the hot path pays nothing here.
 func (c *conn) dialer(dial func(ctx context.Context, network, addr string) (net.Conn, error)) func(ctx context.Context, network, addr string) (net.Conn, error) {
 	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		var admitted *statusRecorder
 		if rec, _ := ctx.Value(recorderKey{}).(*statusRecorder); rec != nil && rec.noDial.Load() {
 			if ctx.Value(allowDialKey{}) == nil {
 				return nil, dialRefused{n: c.svc.refusals.Add(1)}
 			}
-			return dial(ctx, network, addr) // admitted on a list read after its refusal
-		}
-		if ctx.Value(listDialKey{}) == nil {
+			admitted = rec // admitted on a list read after its refusal
+		} else if ctx.Value(listDialKey{}) == nil {
 			c.svc.epoch.Add(1)
 		}
-		return dial(ctx, network, addr)
+		nc, err := dial(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		return c.svc.born(nc, admitted), nil
 	}
 }
 
@@ -236,6 +242,13 @@ type statusRecorder struct {
 	// noDial marks a tools/call until its POST is answered: that POST may go out only on a
 	// pooled connection (conn.dialer).
 	noDial atomic.Bool
+	// limit, once limited is set, is the birth of the youngest connection a tools/call's POST
+	// may go out on: its tool list's (births.go). got is the birth of the connection the last
+	// POST got, and young is set when one was refused for its age.
+	limit   atomic.Uint64
+	limited atomic.Bool
+	got     atomic.Uint64
+	young   atomic.Bool
 }
 
 func (r *statusRecorder) get() int { return int(r.code.Load()) }
@@ -286,8 +299,11 @@ func (s statusTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		req = req.Clone(req.Context())
 		req.Header["Idempotency-Key"] = nil
 	}
-	resp, err := s.base.RoundTrip(req)
 	rec, _ := req.Context().Value(recorderKey{}).(*statusRecorder)
+	if rec != nil && req.Method == http.MethodPost && (rec.noDial.Load() || req.Context().Value(listDialKey{}) != nil) {
+		req = traceBirths(req, rec) // a call's own POST, or a list's
+	}
+	resp, err := s.base.RoundTrip(req)
 	if rec != nil && req.Method == http.MethodPost {
 		// Only the call's own POST is kept off new connections: the answers to what the
 		// downstream asks while the call runs (elicitation, sampling) share its context and
