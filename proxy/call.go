@@ -247,6 +247,9 @@ func (o *op) tools(ctx context.Context, refresh bool) (*toolSet, error) {
 		s.mu.Unlock()
 
 		ts, err := o.fetchTools(ctx)
+		if fn := s.p.opts.ToolsListed; fn != nil && err == nil {
+			fn(o.t.ServiceID, connKey(o.t), ts.tools)
+		}
 		s.mu.Lock()
 		if err == nil {
 			if s.list != nil && !sameTools(s.list, ts) {
