@@ -5,7 +5,6 @@ import (
 	"crypto/tls"
 	"errors"
 	"net"
-	"net/http"
 	"net/http/httptrace"
 	"sync/atomic"
 )
@@ -69,24 +68,31 @@ func bornOf(nc net.Conn) *bornConn {
 	return nil
 }
 
-// traceBirths has req report the connection it gets to rec: a list notes how young a
-// connection it was read on, a call is refused one younger than its list (rec.limit).
-func traceBirths(req *http.Request, rec *statusRecorder) *http.Request {
-	ctx, cancel := context.WithCancelCause(req.Context())
-	trace := &httptrace.ClientTrace{GotConn: func(info httptrace.GotConnInfo) {
-		bc := bornOf(info.Conn)
+// traceBirths has the requests made with ctx report the connections they get (httptrace
+// GotConn): a list notes how young a connection it was read on, a call's own POST is refused one
+// younger than its list (limit). The answers to what the downstream asks during a call share its
+// context but are not the call: only the POST sent while noDial holds is checked.
+func (r *statusRecorder) traceBirths(ctx context.Context) context.Context {
+	ctx, r.cancel = context.WithCancelCause(ctx)
+	r.trace.GotConn = r.gotConn
+	return httptrace.WithClientTrace(ctx, &r.trace)
+}
+
+func (r *statusRecorder) gotConn(info httptrace.GotConnInfo) {
+	bc := bornOf(info.Conn)
+	if !r.limited.Load() {
 		if bc != nil {
-			rec.got.Store(bc.n)
+			r.got.Store(bc.n) // a list's
 		}
-		if !rec.limited.Load() || (bc != nil && bc.n <= rec.limit.Load()) {
-			return
-		}
-		// Younger than the list, or not one the dialer made: not sent.
-		rec.young.Store(true)
-		if tc, ok := info.Conn.(*tls.Conn); bc != nil && (!ok || tc.ConnectionState().NegotiatedProtocol != "h2") {
-			bc.refuse.Store(true)
-		}
-		cancel(errYoungConn)
-	}}
-	return req.WithContext(httptrace.WithClientTrace(ctx, trace))
+		return
+	}
+	if !r.noDial.Load() || (bc != nil && bc.n <= r.limit.Load()) {
+		return
+	}
+	// Younger than the list, or not one the dialer made: not sent.
+	r.young.Store(true)
+	if tc, ok := info.Conn.(*tls.Conn); bc != nil && (!ok || tc.ConnectionState().NegotiatedProtocol != "h2") {
+		bc.refuse.Store(true)
+	}
+	r.cancel(errYoungConn)
 }

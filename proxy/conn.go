@@ -219,6 +219,9 @@ func (c *conn) request(ctx context.Context, method string, params any, gate func
 		} else {
 			rec.noDial.Store(true) // a call never goes out on a connection its list was not read on
 		}
+		if method == "tools/call" || method == "tools/list" {
+			ctx = rec.traceBirths(ctx) // births.go
+		}
 	} else if tk := ticketFrom(ctx); tk != nil {
 		c.waiting.Store(quote(idText), tk)
 		defer c.waiting.Delete(quote(idText))

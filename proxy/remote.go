@@ -9,6 +9,7 @@ import (
 	"mime"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"sync/atomic"
 	"time"
 
@@ -249,6 +250,9 @@ type statusRecorder struct {
 	limited atomic.Bool
 	got     atomic.Uint64
 	young   atomic.Bool
+	// trace and cancel follow the connections a call's or a list's requests get (births.go).
+	trace  httptrace.ClientTrace
+	cancel context.CancelCauseFunc
 }
 
 func (r *statusRecorder) get() int { return int(r.code.Load()) }
@@ -299,11 +303,8 @@ func (s statusTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		req = req.Clone(req.Context())
 		req.Header["Idempotency-Key"] = nil
 	}
-	rec, _ := req.Context().Value(recorderKey{}).(*statusRecorder)
-	if rec != nil && req.Method == http.MethodPost && (rec.noDial.Load() || req.Context().Value(listDialKey{}) != nil) {
-		req = traceBirths(req, rec) // a call's own POST, or a list's
-	}
 	resp, err := s.base.RoundTrip(req)
+	rec, _ := req.Context().Value(recorderKey{}).(*statusRecorder)
 	if rec != nil && req.Method == http.MethodPost {
 		// Only the call's own POST is kept off new connections: the answers to what the
 		// downstream asks while the call runs (elicitation, sampling) share its context and
