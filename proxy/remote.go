@@ -244,8 +244,8 @@ type statusRecorder struct {
 	// pooled connection (conn.dialer).
 	noDial atomic.Bool
 	// limit, once limited is set, is the birth of the youngest connection a tools/call's POST
-	// may go out on: its tool list's (births.go). got is the birth of the connection the last
-	// POST got, and young is set when one was refused for its age.
+	// may go out on: its tool list's (births.go). got is the birth of the connection a list's
+	// last request got, and young is set when a call's POST was refused one for its age.
 	limit   atomic.Uint64
 	limited atomic.Bool
 	got     atomic.Uint64
