@@ -70,6 +70,9 @@ type Store interface {
 	RecordToolHold(ctx context.Context, h ToolHold) error
 	// ToolHolds returns the service's recorded holds, by tool name then first seen.
 	ToolHolds(ctx context.Context, serviceID string) ([]ToolHold, error)
+	// DropUnservedToolHolds deletes the holds a connection (seenOn) recorded of definitions its
+	// latest full tool list no longer serves; served maps each listed tool's name to its hash.
+	DropUnservedToolHolds(ctx context.Context, serviceID, seenOn string, served map[string]string) error
 
 	CreateCredential(ctx context.Context, c *CredentialRecord) error
 	// SetPersonalSecret stores a person's own sealed secret for a credential; nil deletes it

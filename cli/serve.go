@@ -151,6 +151,11 @@ func Start(ctx context.Context, cfg ServeConfig) (srv *Server, err error) {
 				hub.DownstreamToolsChanged(serviceID)
 			}
 		},
+		ToolsListed: func(serviceID, connKey string, tools []backend.DownstreamTool) {
+			if hub != nil {
+				hub.DownstreamToolsListed(serviceID, connKey, tools)
+			}
+		},
 		Tracing:         traces.proxy(),
 		Events:          s.metrics.proxyEvents(),
 		Version:         ReadBuildInfo().Version,

@@ -126,10 +126,12 @@ func (p *Proxy) CallTool(ctx context.Context, t backend.Target, tool string, arg
 		if err := ts.validateArgs(td, args); err != nil {
 			return backend.CallResult{}, err
 		}
-		gate := func(c *conn) error {
+		gate := func(c *conn, rec *statusRecorder) error {
 			if !ts.current(o.s, c) || (!refresh && c.deaf()) {
 				return errRelist
 			}
+			rec.limit.Store(ts.born)
+			rec.limited.Store(true)
 			return nil
 		}
 		sctx, endSpan := p.downstreamSpan(ctx, t, "tools/call", tool)
@@ -245,6 +247,9 @@ func (o *op) tools(ctx context.Context, refresh bool) (*toolSet, error) {
 		s.mu.Unlock()
 
 		ts, err := o.fetchTools(ctx)
+		if fn := s.p.opts.ToolsListed; fn != nil && err == nil {
+			fn(o.t.ServiceID, connKey(o.t), ts.tools)
+		}
 		s.mu.Lock()
 		if err == nil {
 			if s.list != nil && !sameTools(s.list, ts) {
@@ -295,6 +300,7 @@ func (o *op) fetchTools(ctx context.Context) (*toolSet, error) {
 		raws     []json.RawMessage
 		epoch    uint64
 		refusals uint64
+		born     uint64
 		on       *conn
 	)
 	cursor := ""
@@ -302,12 +308,14 @@ func (o *op) fetchTools(ctx context.Context) (*toolSet, error) {
 		first := page == 0
 		// The epoch is taken on the connection, before the first page is asked for: a
 		// list_changed or a reconnect from then on makes this list not current.
-		gate := func(c *conn) error {
+		var pageRec *statusRecorder
+		gate := func(c *conn, rec *statusRecorder) error {
 			if first {
 				epoch = o.s.epoch.Load()
 				refusals = o.s.refusals.Load()
+				born = o.s.births.Load()
 			}
-			on = c
+			on, pageRec = c, rec
 			return nil
 		}
 		if page == maxToolPages {
@@ -321,6 +329,7 @@ func (o *op) fetchTools(ctx context.Context) (*toolSet, error) {
 		if err != nil {
 			return nil, o.fail(err, ph)
 		}
+		born = max(born, pageRec.got.Load()) // the connection the page was read on
 		var pageRes struct {
 			Tools      []json.RawMessage `json:"tools"`
 			NextCursor string            `json:"nextCursor"`
@@ -335,14 +344,14 @@ func (o *op) fetchTools(ctx context.Context) (*toolSet, error) {
 		cursor = pageRes.NextCursor
 	}
 	ts := parseTools(raws)
-	ts.epoch, ts.conn, ts.refusals = epoch, on, refusals
+	ts.epoch, ts.conn, ts.refusals, ts.born = epoch, on, refusals, born
 	return ts, nil
 }
 
 // send sends one request on the service's connection and returns its raw result, or the error
 // and the phase it belongs to. When the downstream forgot the session (it restarted), the
 // request was not processed, so it is sent once more on a new session.
-func (o *op) send(ctx context.Context, method string, params any, ph phase, gate func(*conn) error) (json.RawMessage, phase, error) {
+func (o *op) send(ctx context.Context, method string, params any, ph phase, gate func(*conn, *statusRecorder) error) (json.RawMessage, phase, error) {
 	for attempt := 0; ; attempt++ {
 		c, err := o.s.connFor(ctx, o.t, o.fp, o.force)
 		if err != nil {

@@ -192,8 +192,9 @@ func (c *conn) release() {
 }
 
 // request sends one JSON-RPC request and returns its raw result. gate, when set, runs last
-// before the request is written (after a call's turn on the floor): its error stops the request.
-func (c *conn) request(ctx context.Context, method string, params any, gate func(*conn) error) (json.RawMessage, error) {
+// before the request is written (after a call's turn on the floor): its error stops the request,
+// and it may note in the request's recorder what the request must find (births.go).
+func (c *conn) request(ctx context.Context, method string, params any, gate func(*conn, *statusRecorder) error) (json.RawMessage, error) {
 	idText := "adk-" + strconv.FormatInt(c.ids.Add(1), 10)
 	id := mcp.NewRequestId(idText)
 	if method == "tools/call" {
@@ -205,18 +206,21 @@ func (c *conn) request(ctx context.Context, method string, params any, gate func
 		defer leave()
 		c.beforeCall(ctx, r)
 	}
+	var rec statusRecorder
 	if gate != nil {
-		if err := gate(c); err != nil {
+		if err := gate(c, &rec); err != nil {
 			return nil, err
 		}
 	}
-	var rec statusRecorder
 	if !c.local {
 		ctx = withRecorder(ctx, &rec)
 		if method != "tools/call" {
 			ctx = withReplayable(ctx) // lists and pings may go out again on a fresh TCP connection
 		} else {
 			rec.noDial.Store(true) // a call never goes out on a connection its list was not read on
+		}
+		if method == "tools/call" || method == "tools/list" {
+			ctx = rec.traceBirths(ctx) // births.go
 		}
 	} else if tk := ticketFrom(ctx); tk != nil {
 		c.waiting.Store(quote(idText), tk)
@@ -226,6 +230,9 @@ func (c *conn) request(ctx context.Context, method string, params any, gate func
 		JSONRPC: mcp.JSONRPC_VERSION, ID: id, Method: method, Params: params,
 	})
 	if err != nil {
+		if rec.young.Load() {
+			return nil, errRelist // refused before a byte was written (births.go)
+		}
 		if rec.tooLarge.Load() || c.streamCut.Load() {
 			return nil, errResultTooLarge // over HTTP only this answer was cut; the session goes on
 		}

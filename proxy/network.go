@@ -2,6 +2,8 @@ package proxy
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"maps"
 	"net"
@@ -22,6 +24,9 @@ type Network struct {
 	LookupIP func(ctx context.Context, host string) ([]netip.Addr, error)
 	// Dial connects to address, an "ip:port" (default: a net.Dialer).
 	Dial func(ctx context.Context, network, address string) (net.Conn, error)
+	// RootCAs are the authorities a remote server's certificate must chain to (default: the
+	// system's); tests trust their own server's certificate with it.
+	RootCAs *x509.CertPool
 }
 
 func (n Network) withDefaults(timeout time.Duration) Network {
@@ -61,6 +66,12 @@ func (g *guard) transport(base *http.Transport) *http.Transport {
 	tr := base.Clone()
 	tr.DialContext = g.dialContext
 	tr.Proxy = g.proxy
+	if g.net.RootCAs != nil {
+		if tr.TLSClientConfig == nil {
+			tr.TLSClientConfig = &tls.Config{}
+		}
+		tr.TLSClientConfig.RootCAs = g.net.RootCAs
+	}
 	return tr
 }
 

@@ -69,6 +69,10 @@ type Options struct {
 	// ToolsChanged, when set, is told the id of a service whose server announced that its tool
 	// list changed (the list is fetched again on next use). It must not block.
 	ToolsChanged func(serviceID string)
+	// ToolsListed, when set, is told of every full tool list read afresh from a service, with the
+	// target's connection key (Target.ConnKey, else the service id), before any caller uses it.
+	// Callers of that service wait for it: it should be quick.
+	ToolsListed func(serviceID, connKey string, tools []backend.DownstreamTool)
 	// Network resolves and dials remote services (default: the system's; network.go).
 	Network Network
 }

@@ -9,6 +9,7 @@ import (
 	"mime"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -156,20 +157,26 @@ var errConnChanged = errors.New("the call would have needed a new connection to 
 // list again — a list that started after the refusal, so it reads whatever server the address
 // now reaches — is admitted again, and may then dial (allowDial). The dials of other requests
 // than lists (notifications, the event stream) count as possible changes (service.epoch), so a
-// call admitted before one of them does not go out on the connection it opened. A call on a pooled connection never reaches
-// this function: the hot path pays nothing.
+// call admitted before one of them does not go out on the connection it opened. Every
+// connection made here carries its place in the order of the service's dials, so a call does
+// not go out on a pooled connection younger than the list it was admitted on either (births.go).
+// A call on a pooled connection never reaches this function: the hot path pays nothing here.
 func (c *conn) dialer(dial func(ctx context.Context, network, addr string) (net.Conn, error)) func(ctx context.Context, network, addr string) (net.Conn, error) {
 	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		var admitted *statusRecorder
 		if rec, _ := ctx.Value(recorderKey{}).(*statusRecorder); rec != nil && rec.noDial.Load() {
 			if ctx.Value(allowDialKey{}) == nil {
 				return nil, dialRefused{n: c.svc.refusals.Add(1)}
 			}
-			return dial(ctx, network, addr) // admitted on a list read after its refusal
-		}
-		if ctx.Value(listDialKey{}) == nil {
+			admitted = rec // admitted on a list read after its refusal
+		} else if ctx.Value(listDialKey{}) == nil {
 			c.svc.epoch.Add(1)
 		}
-		return dial(ctx, network, addr)
+		nc, err := dial(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		return c.svc.born(nc, admitted), nil
 	}
 }
 
@@ -237,6 +244,16 @@ type statusRecorder struct {
 	// noDial marks a tools/call until its POST is answered: that POST may go out only on a
 	// pooled connection (conn.dialer).
 	noDial atomic.Bool
+	// limit, once limited is set, is the birth of the youngest connection a tools/call's POST
+	// may go out on: its tool list's (births.go). got is the birth of the connection a list's
+	// last request got, and young is set when a call's POST was refused one for its age.
+	limit   atomic.Uint64
+	limited atomic.Bool
+	got     atomic.Uint64
+	young   atomic.Bool
+	// trace and cancel follow the connections a call's or a list's requests get (births.go).
+	trace  httptrace.ClientTrace
+	cancel context.CancelCauseFunc
 }
 
 func (r *statusRecorder) get() int { return int(r.code.Load()) }

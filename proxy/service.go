@@ -34,6 +34,9 @@ type service struct {
 	// refusals counts tools/calls refused a new TCP connection (conn.dialer): such a call goes
 	// out only after a list that started after its refusal.
 	refusals atomic.Uint64
+	// births counts the TCP connections dialed to a remote service: a connection's birth orders
+	// it against the tool lists (births.go).
+	births atomic.Uint64
 
 	mu       sync.Mutex
 	name     string

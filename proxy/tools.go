@@ -23,6 +23,9 @@ type toolSet struct {
 	conn  *conn
 	// refusals is service.refusals when the list was asked for (conn.dialer).
 	refusals uint64
+	// born is the birth of the youngest TCP connection the list vouches for: the last dialed
+	// when it was asked for, or the one it was read on if younger (births.go).
+	born uint64
 
 	mu      sync.Mutex
 	schemas map[string]*compiled

@@ -48,14 +48,15 @@ var storeReads = map[string]string{
 // unwrappedWrites are the writes invalidatingStore may leave to the embedded Store, each with
 // the reason no cached row goes stale.
 var unwrappedWrites = map[string]string{
-	"RecordToolHold":       "held definitions are read from the Store each time, never cached",
-	"TouchToken":           "the caller updates the cached token in place (caches.touchToken)",
-	"TouchSession":         "the caller updates the cached session in place (caches.touchSession)",
-	"UpdateSecretKeyState": "runs at start-up, before any request fills a cache, and re-seals values without changing them",
-	"CreateExecAudit":      "exec audits are not cached",
-	"FinishExecAudit":      "exec audits are not cached",
-	"CreateSignInCode":     "sign-in codes are not cached",
-	"ConsumeSignInCode":    "sign-in codes are not cached",
+	"RecordToolHold":        "held definitions are read from the Store each time, never cached",
+	"DropUnservedToolHolds": "held definitions are read from the Store each time, never cached",
+	"TouchToken":            "the caller updates the cached token in place (caches.touchToken)",
+	"TouchSession":          "the caller updates the cached session in place (caches.touchSession)",
+	"UpdateSecretKeyState":  "runs at start-up, before any request fills a cache, and re-seals values without changing them",
+	"CreateExecAudit":       "exec audits are not cached",
+	"FinishExecAudit":       "exec audits are not cached",
+	"CreateSignInCode":      "sign-in codes are not cached",
+	"ConsumeSignInCode":     "sign-in codes are not cached",
 
 	// The tool-call audit trail (audit.go).
 	"InsertToolCalls":        "tool-call audit entries are not cached",

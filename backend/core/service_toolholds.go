@@ -48,6 +48,19 @@ func (m *holdMemo) fresh(key string, now time.Time) bool {
 	return false
 }
 
+// forgetUnserved forgets the holds of one connection whose definitions are not in served (tool
+// name to hash): dropped from the store, they are recorded again when seen again.
+func (m *holdMemo) forgetUnserved(serviceID, seenOn string, served map[string]string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for k := range m.seen {
+		parts := strings.Split(k, "\x00")
+		if len(parts) == 4 && parts[0] == serviceID && parts[3] == seenOn && served[parts[1]] != parts[2] {
+			delete(m.seen, k)
+		}
+	}
+}
+
 func (m *holdMemo) forget(serviceID string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -72,6 +85,28 @@ func (s *Hub) recordHold(serviceID, seenOn string, tool backend.DownstreamTool) 
 	if err := s.store.RecordToolHold(ctx, h); err != nil {
 		s.log.Warn("recording a held tool", "service_id", serviceID, "err", err)
 	}
+}
+
+// DownstreamToolsListed is told by the proxy of each full tool list it read afresh on a
+// connection (connKey): the holds that connection recorded of definitions it no longer serves
+// (a tool gone, or changed again) are dropped, so no surface shows as waiting what no
+// connection serves any more. It runs before the list is used, so a hold recorded from this
+// list or a later one is never dropped by it; a failure is logged, the holds stay.
+func (s *Hub) DownstreamToolsListed(serviceID, connKey string, tools []backend.DownstreamTool) {
+	served := make(map[string]string, len(tools))
+	for _, tool := range tools {
+		served[tool.Name] = s.hashes.hash(tool.Raw)
+	}
+	seenOn := seenOnLabel(serviceID, connKey)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := s.store.DropUnservedToolHolds(ctx, serviceID, seenOn, served); err != nil {
+		if !backend.IsNotFound(err) {
+			s.log.Warn("dropping held tools no longer served", "service_id", serviceID, "err", err)
+		}
+		return
+	}
+	s.holds.forgetUnserved(serviceID, seenOn, served)
 }
 
 // HeldTool is one held definition of a tool, as shown to the admin who approves it.

@@ -131,6 +131,24 @@ func (s *Store) RecordToolHold(ctx context.Context, h backend.ToolHold) error {
 	return classify("record a held tool", err)
 }
 
+// DropUnservedToolHolds deletes the connection's holds of definitions its latest list no longer
+// serves: a tool gone, or served with another definition.
+func (s *Store) DropUnservedToolHolds(ctx context.Context, serviceID, seenOn string, served map[string]string) error {
+	id := asUUID(serviceID)
+	if id == "" {
+		return notFound("service", serviceID)
+	}
+	names, hashes := make([]string, 0, len(served)), make([]string, 0, len(served))
+	for name, hash := range served {
+		names, hashes = append(names, name), append(hashes, hash)
+	}
+	_, err := s.db.Exec(ctx, `DELETE FROM service_tool_holds h
+		WHERE h.service_id = $1 AND h.seen_on = $2 AND NOT EXISTS (
+			SELECT 1 FROM unnest($3::text[], $4::text[]) AS s (tool_name, hash)
+			WHERE s.tool_name = h.tool_name AND s.hash = h.hash)`, id, seenOn, names, hashes)
+	return classify("drop tool holds no longer served", err)
+}
+
 // ToolHolds returns the service's recorded holds.
 func (s *Store) ToolHolds(ctx context.Context, serviceID string) ([]backend.ToolHold, error) {
 	id := asUUID(serviceID)
