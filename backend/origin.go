@@ -2,6 +2,7 @@ package backend
 
 import (
 	"net"
+	"net/netip"
 	"net/url"
 	"slices"
 	"strings"
@@ -62,7 +63,7 @@ func (p OriginPolicy) Check(origin string) error {
 // --allow-origin list (a public name a reverse proxy forwards) are served; a listener on any
 // other address is reached by names the server cannot know, and serves every Host.
 func (p OriginPolicy) CheckHost(host string, local net.Addr) error {
-	if local == nil || !loopbackHost(local.String()) || loopbackHost(host) {
+	if local == nil || !loopbackAddr(local) || loopbackHost(host) {
 		return nil
 	}
 	name := hostName(host)
@@ -84,8 +85,19 @@ func loopbackHost(addr string) bool {
 	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
 		return true
 	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
+	// net.ParseIP's reading (it refuses a zone), without allocating the address.
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.Zone() == "" && ip.IsLoopback()
+}
+
+// loopbackAddr is loopbackHost(local.String()), reading a TCP address (every request's) in
+// place rather than printing and parsing it again.
+func loopbackAddr(local net.Addr) bool {
+	a, ok := local.(*net.TCPAddr)
+	if !ok || a == nil || a.Zone != "" {
+		return loopbackHost(local.String())
+	}
+	return a.IP.IsLoopback()
 }
 
 // hostName is the host of a Host header or address, without its port or brackets.
