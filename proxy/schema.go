@@ -19,52 +19,20 @@ import (
 // forwarded without validation rather than made uncallable.
 type compiled struct {
 	sch *jsonschema.Schema
-	// valid holds argument texts this schema accepted (guarded by toolSet.mu): validation is a
-	// pure function of the compiled schema (no loader, no clock) and the bytes, so the same
-	// bytes are accepted again without decoding them into values. It lives and dies with the
-	// tool list; small texts only, a bounded number (cleared when full); refusals are not kept.
-	valid map[string]struct{}
 }
-
-// Bounds of compiled.valid: how many argument texts, and how long each may be.
-const (
-	validArgsMax    = 16
-	validArgsMaxLen = 256
-)
 
 var printer = message.NewPrinter(language.English)
 
-// compiledLocked compiles (once) the input schema of tool; ts.mu is held.
-func (ts *toolSet) compiledLocked(tool backend.DownstreamTool) *compiled {
+// schemaFor compiles (once) the input schema of tool.
+func (ts *toolSet) schemaFor(tool backend.DownstreamTool) *jsonschema.Schema {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
 	if c, ok := ts.schemas[tool.Name]; ok {
-		return c
+		return c.sch
 	}
 	c := &compiled{sch: compileSchema(tool.Name, tool.InputSchema)}
 	ts.schemas[tool.Name] = c
-	return c
-}
-
-// acceptedBefore returns tool's compiled schema, and whether it already accepted args.
-func (ts *toolSet) acceptedBefore(tool backend.DownstreamTool, args json.RawMessage) (*jsonschema.Schema, bool) {
-	ts.mu.Lock()
-	defer ts.mu.Unlock()
-	c := ts.compiledLocked(tool)
-	_, ok := c.valid[string(args)]
-	return c.sch, ok
-}
-
-// accepted remembers that tool's schema accepted args (when args are short enough).
-func (ts *toolSet) accepted(tool backend.DownstreamTool, args json.RawMessage) {
-	if len(args) > validArgsMaxLen {
-		return
-	}
-	ts.mu.Lock()
-	defer ts.mu.Unlock()
-	c := ts.compiledLocked(tool)
-	if c.valid == nil || len(c.valid) >= validArgsMax {
-		c.valid = make(map[string]struct{}, validArgsMax)
-	}
-	c.valid[string(args)] = struct{}{}
+	return c.sch
 }
 
 func compileSchema(name string, raw json.RawMessage) *jsonschema.Schema {
@@ -118,8 +86,8 @@ func badArgs() *backend.Error {
 
 // validateArgs checks args against tool's input schema; the error teaches the parameters.
 func (ts *toolSet) validateArgs(tool backend.DownstreamTool, args json.RawMessage) error {
-	sch, known := ts.acceptedBefore(tool, args)
-	if sch == nil || known {
+	sch := ts.schemaFor(tool)
+	if sch == nil {
 		return nil
 	}
 	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(args))
@@ -128,7 +96,6 @@ func (ts *toolSet) validateArgs(tool backend.DownstreamTool, args json.RawMessag
 	}
 	err = sch.Validate(inst)
 	if err == nil {
-		ts.accepted(tool, args)
 		return nil
 	}
 	ve, ok := err.(*jsonschema.ValidationError)
