@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/agent-deck/agent-deck/backend"
 	"github.com/agent-deck/agent-deck/backend/core"
@@ -78,17 +79,22 @@ func readLanding(ctx context.Context, svc *core.Hub, secret string) (*landingPag
 		return nil, err
 	}
 	ctx = backend.WithActor(ctx, actor)
-	services, err := svc.ListServices(ctx)
-	if err != nil {
-		return nil, err
-	}
-	credentials, err := svc.ListCredentials(ctx)
-	if err != nil {
-		return nil, err
-	}
-	playbooks, err := svc.ListPlaybooks(ctx)
-	if err != nil {
-		return nil, err
+	// The three reads are independent, as the page's three fetches were: side by side.
+	var (
+		wg          sync.WaitGroup
+		services    []backend.ServiceCard
+		credentials []backend.Credential
+		playbooks   []backend.Playbook
+		errs        [3]error
+	)
+	wg.Go(func() { services, errs[0] = svc.ListServices(ctx) })
+	wg.Go(func() { credentials, errs[1] = svc.ListCredentials(ctx) })
+	wg.Go(func() { playbooks, errs[2] = svc.ListPlaybooks(ctx) })
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
 	}
 	p := &landingPage{}
 	for _, list := range []struct {
