@@ -561,7 +561,7 @@ func (f *dashFlow) landingUnderCSP() {
 	setBypass(false)
 	defer func() {
 		setBypass(true)
-		_, _ = chromedp.Call(b.ctx, page.RemoveScriptToEvaluateOnNewDocument, page.RemoveScriptToEvaluateOnNewDocumentParams{Identifier: watch.Identifier})
+		_, _ = chromedp.Call(b.ctx, page.RemoveScriptToEvaluateOnNewDocument, page.RemoveScriptToEvaluateOnNewDocumentParams(watch))
 	}()
 	// Another screen's address: the inline script marks it before the first paint.
 	b.do("opening the decks directly", chromedp.Navigate("about:blank"), chromedp.Navigate(f.srv.URL()+"/#/decks"))
