@@ -311,10 +311,6 @@ func (s *Server) listen(ctx context.Context) error {
 	met := s.metrics
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", mcp)
-	dashboard := dashboardapi.Dashboard()
-	mux.Handle("GET /{$}", dashboard)
-	mux.Handle("GET /signin", dashboard)
-	mux.Handle("GET /web/", dashboard)
 	opts := dashboardapi.Options{
 		Logger:     s.log.With("component", "rest"),
 		AuthServer: s.auth,
@@ -329,6 +325,10 @@ func (s *Server) listen(ctx context.Context) error {
 		opts.OIDC = &dashboardapi.OIDCOptions{Issuer: o.Issuer, ClientID: o.ClientID, ClientSecret: o.ClientSecret,
 			RedirectURL: o.RedirectURL}
 	}
+	dashboard := dashboardapi.Dashboard(s.svc, opts)
+	mux.Handle("GET /{$}", dashboard)
+	mux.Handle("GET /signin", dashboard)
+	mux.Handle("GET /web/", dashboard)
 	mux.Handle("/", dashboardapi.NewRouter(s.svc, opts))
 	hs := newHTTPServer(met.wrap(s.tracing.wrap(mux)), s.cfg.HTTP)
 	go func() {

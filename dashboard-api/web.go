@@ -5,89 +5,134 @@ import (
 	"crypto/sha256"
 	"embed"
 	"encoding/hex"
+	"fmt"
+	"html/template"
 	"io/fs"
+	"log/slog"
 	"maps"
+	"net"
 	"net/http"
 	"slices"
 	"strings"
+
+	"github.com/agent-deck/agent-deck/backend"
+	"github.com/agent-deck/agent-deck/backend/core"
 )
 
-// webFiles is the dashboard: plain HTML, one stylesheet and ES modules, embedded so the binary
-// serves it offline with no build step.
+// webFiles is the dashboard: one stylesheet and ES modules, embedded so the binary serves it
+// offline with no build step. pageFiles are the page itself (html/template): the shell, and the
+// collection screen it draws for a signed-in person (landing.go).
 //
 //go:embed web
 var webFiles embed.FS
 
-// dashboardCSP lets the page load only its own files and talk only to its own server.
-const dashboardCSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
+//go:embed page
+var pageFiles embed.FS
+
+// dashboardCSP lets the page load only its own files and talk only to its own server; the one
+// inline script and the one inline stylesheet are the landing page's, allowed by their hashes
+// (the two %s): no other inline script or style, and no style attribute, is.
+const dashboardCSP = "default-src 'none'; script-src 'self' %s; style-src 'self' %s; img-src 'self' data:; " +
 	"connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
 
-// Dashboard returns the web dashboard's handler: index.html at / and /signin, the files under
+// dashboard serves the page and its files.
+type dashboard struct {
+	svc     *core.Hub // reads the landing page's collection; nil serves the shell alone
+	origins backend.OriginPolicy
+	log     *slog.Logger
+	pages   *template.Template
+	css     template.CSS // style.css, which the landing page carries in itself
+	files   http.Handler
+	tags    map[string]string
+	version string
+	shell   []byte
+	csp     string
+}
+
+// Dashboard returns the web dashboard's handler: the page at / and /signin, the files under
 // /web/. The composition root mounts it beside the REST router; the page talks only to /api/v1.
+// At / with a valid session cookie the page comes with the person's collection drawn in it,
+// read through svc as the person's REST reads are (opts.Origins and opts.Logger as for REST).
 //
-// index.html names the files under /web/v-<hash of all files>/: the modules import each other by
+// The page names the files under /web/v-<hash of all files>/: the modules import each other by
 // relative paths, so the whole set loads under that prefix, which is cached for good (immutable)
 // and changes with any file. A page load then asks the server for no file at all once the
 // browser has them. Plain /web/ paths, and a prefix of another version, are served revalidated
 // (no-cache, with an ETag).
-func Dashboard() http.Handler {
+func Dashboard(svc *core.Hub, opts Options) http.Handler {
+	opts = opts.withDefaults()
 	sub, err := fs.Sub(webFiles, "web")
 	if err != nil {
 		panic(err) // the embedded tree always has web/
 	}
-	files := http.StripPrefix("/web/", http.FileServerFS(sub))
-	index, err := fs.ReadFile(sub, "index.html")
+	d := &dashboard{svc: svc, origins: opts.Origins, log: opts.Logger,
+		files: http.StripPrefix("/web/", http.FileServerFS(sub)), tags: etags(sub)}
+	d.version = "v-" + filesVersion(d.tags)
+	index, err := fs.ReadFile(pageFiles, "page/index.html")
 	if err != nil {
 		panic(err)
 	}
-	tags := etags(sub)
-	version := "v-" + filesVersion(tags)
-	index = bytes.ReplaceAll(index, []byte(`"/web/`), []byte(`"/web/`+version+`/`))
-	landing := bytes.Replace(index, []byte("</head>"), []byte(landingReads+"</head>"), 1)
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		h := w.Header()
-		h.Set("Content-Security-Policy", dashboardCSP)
-		h.Set("X-Content-Type-Options", "nosniff")
-		h.Set("Referrer-Policy", "no-referrer")
-		h.Set("X-Frame-Options", "DENY")
-		h.Set("Cache-Control", "no-cache")
-		if rest, ok := strings.CutPrefix(r.URL.Path, "/web/"); ok {
-			if v, file, versioned := strings.Cut(rest, "/"); versioned && strings.HasPrefix(v, "v-") {
-				if v == version {
-					h.Set("Cache-Control", "public, max-age=31536000, immutable")
-				}
-				rest = file
-				r = stripped(r, "/web/"+file)
-			}
-			if tag, ok := tags[rest]; ok {
-				h.Set("ETag", tag)
-			}
-			files.ServeHTTP(w, r)
-			return
-		}
-		h.Set("Content-Type", "text/html; charset=utf-8")
-		if r.URL.Path == "/" && hasSessionCookie(r) {
-			_, _ = w.Write(landing)
-			return
-		}
-		_, _ = w.Write(index)
-	})
+	collection, err := fs.ReadFile(pageFiles, "page/collection.html")
+	if err != nil {
+		panic(err)
+	}
+	index = bytes.ReplaceAll(index, []byte(`"/web/`), []byte(`"/web/`+d.version+`/`))
+	d.pages = pageTemplates(index, collection)
+	if d.shell, err = renderPage(d.pages, nil); err != nil {
+		panic(err)
+	}
+	css, err := fs.ReadFile(sub, "style.css")
+	if err != nil || bytes.Contains(bytes.ToLower(css), []byte("</style")) || bytes.ContainsRune(css, '<') {
+		panic(fmt.Sprintf("dashboardapi: style.css cannot go in a style element (%v)", err))
+	}
+	d.css = template.CSS(css) // our own embedded file
+	empty, err := renderPage(d.pages, &landingPage{CSS: d.css})
+	if err != nil {
+		panic(err)
+	}
+	d.csp = fmt.Sprintf(dashboardCSP, inlineHash(empty, inlineScript), inlineHash(empty, inlineStyle))
+	return d
 }
 
-// landingReads asks the browser to start the landing screen's reads (the session check and the
-// collection's three lists) while it is still loading the modules that will ask for them: the
-// screen's fetches then take the answers already on their way. Only a page at / with a session
-// cookie gets them: a sign-in page must not see a session check answered before it signed in.
-const landingReads = `<link rel="preload" href="/api/v1/dashboard/session" as="fetch" crossorigin>
-<link rel="preload" href="/api/v1/services" as="fetch" crossorigin>
-<link rel="preload" href="/api/v1/credentials" as="fetch" crossorigin>
-<link rel="preload" href="/api/v1/playbooks" as="fetch" crossorigin>
-`
+func (d *dashboard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h.Set("Content-Security-Policy", d.csp)
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("Cache-Control", "no-cache")
+	if rest, ok := strings.CutPrefix(r.URL.Path, "/web/"); ok {
+		if v, file, versioned := strings.Cut(rest, "/"); versioned && strings.HasPrefix(v, "v-") {
+			if v == d.version {
+				h.Set("Cache-Control", "public, max-age=31536000, immutable")
+			}
+			rest = file
+			r = stripped(r, "/web/"+file)
+		}
+		if tag, ok := d.tags[rest]; ok {
+			h.Set("ETag", tag)
+		}
+		d.files.ServeHTTP(w, r)
+		return
+	}
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	// Only / draws the collection: the sign-in page stays the shell whatever the cookie.
+	if r.URL.Path == "/" {
+		h.Add("Vary", "Cookie")
+		if page := d.landingFor(r); page != nil {
+			// The person's cards: kept by no cache, shared or the browser's.
+			h.Set("Cache-Control", "no-store")
+			_, _ = w.Write(page)
+			return
+		}
+	}
+	_, _ = w.Write(d.shell)
+}
 
-// hasSessionCookie reports whether r carries a dashboard session cookie (valid or not).
-func hasSessionCookie(r *http.Request) bool {
-	c, err := r.Cookie(SessionCookie)
-	return err == nil && c.Value != ""
+// localAddr is the listener address a request came in on, when the server recorded it.
+func localAddr(r *http.Request) net.Addr {
+	a, _ := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	return a
 }
 
 // stripped is r for another path (the version prefix taken out).

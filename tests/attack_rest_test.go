@@ -30,6 +30,8 @@ func TestAttacksREST(t *testing.T) {
 		{"a member re-shares or deletes a deck, adds people or makes tokens for others", attackRESTMemberOverreach},
 		{"a person signs in over, or disconnects, another person's own sign-in to a service", attackRESTOverwriteAnotherPersonsSignIn},
 		{"a member's dashboard session reads or deletes another person's deck", attackDashboardOtherPersonsDeck},
+		{"a member's dashboard page at / draws another person's cards", attackDashboardLandingOtherPersonsCards},
+		{"a card name with markup breaks out of the collection the server draws", attackDashboardLandingMarkupNames},
 		{"a browser is sent to the OpenID Connect callback with someone else's sign-in", attackOIDCForeignCallback},
 		{"a body names a key twice and the last one silently wins", attackRESTDuplicateKeys},
 		{"REST with a bearer token on a loopback listener answers any Host (DNS rebinding)", attackRESTForeignHost},

@@ -11,6 +11,7 @@ import (
 
 	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
 	"github.com/agent-deck/agent-deck/backend"
@@ -46,6 +47,7 @@ func TestDashboardInBrowser(t *testing.T) {
 		{"review a held tool, approve it by hash, override what agents see", (*dashFlow).heldAndOverride},
 		{"set a credential secret that never comes back", (*dashFlow).credentialSecret},
 		{"time the collection's first paint", (*dashFlow).firstPaint},
+		{"the drawn collection under the page's own CSP", (*dashFlow).landingUnderCSP},
 		{"link, unlink and reorder cards", (*dashFlow).linkUnlinkReorder},
 		{"delete a card a playbook depends on", (*dashFlow).refusedDelete},
 		{"edit a playbook and restore a version", (*dashFlow).playbookHistory},
@@ -512,6 +514,78 @@ func (f *dashFlow) firstPaint() {
 		if strings.Contains(r.Name, "/screens/") && !strings.HasSuffix(r.Name, "/screens/collection.js") {
 			b.t.Errorf("the collection loaded %s, a module of another screen", r.Name)
 		}
+		// The server drew the cards into the page, with the reads behind them.
+		if slices.ContainsFunc([]string{"/api/v1/services", "/api/v1/credentials", "/api/v1/playbooks"}, func(read string) bool { return strings.HasPrefix(r.Name, read) }) {
+			b.t.Errorf("the collection the server drew read %s again", r.Name)
+		}
 	}
-	b.waitFor("the collection", `document.querySelector('main h1')?.textContent === 'Collection'`)
+	b.waitFor("the script to take the drawn collection over", `!document.getElementById('screen-data') && !document.querySelector('main[data-screen]')`)
+	drawn := evalIn[string](b, mainShapeJS)
+	// The drawn cards work as the script's do.
+	b.click(`main article[data-type=credential] button[data-action=edit]`)
+	b.waitFor("the credential form", `!!document.querySelector('dialog[open] input[name=label]')`)
+	b.click(`dialog[open] button[aria-label=Close]`)
+	b.typeInto(`main input[type=search]`, "no card is called this")
+	b.waitFor("the filter", mainHas("No card matches this filter."))
+	// The script draws the same screen from REST as the server did.
+	b.visit("#/decks", "Decks")
+	b.visit("#/collection", "Collection")
+	b.waitFor("the cards", `document.querySelectorAll('main article.card').length > 0`)
+	if byScript := evalIn[string](b, mainShapeJS); byScript != drawn {
+		b.t.Errorf("the collection the server drew differs from the script's:\nserver: %s\nscript: %s", drawn, byScript)
+	}
+	// An address that names another screen shows that screen, not the drawn collection.
+	b.do("opening the decks directly", chromedp.Navigate("about:blank"), chromedp.Navigate(f.srv.URL()+"/#/decks"))
+	b.waitFor("the decks screen", `document.querySelector('main h1')?.textContent === 'Decks'`)
+	if evalIn[bool](b, `!!document.querySelector('main [data-card], main select[aria-label="Card type"]') || !document.documentElement.hasAttribute('data-elsewhere')`) {
+		b.t.Errorf("the decks screen opened directly shows the drawn collection, or the page did not hide it")
+	}
+	b.visit("#/collection", "Collection")
 }
+
+// landingUnderCSP loads the page at / with its own CSP enforced (the other flows bypass it, to
+// inject axe-core): its inline script and stylesheet are allowed by their hashes, its modules
+// by 'self', and nothing is refused.
+func (f *dashFlow) landingUnderCSP() {
+	b := f.b
+	setBypass := func(on bool) {
+		if _, err := chromedp.Call(b.ctx, page.SetBypassCSP, page.SetBypassCSPParams{Enabled: on}); err != nil {
+			b.t.Fatal(err)
+		}
+	}
+	watch, err := chromedp.Call(b.ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{
+		Source: `window.__refused = []; document.addEventListener('securitypolicyviolation', (e) => window.__refused.push(e.violatedDirective + ' ' + (e.blockedURI || e.sample)));`})
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	setBypass(false)
+	defer func() {
+		setBypass(true)
+		_, _ = chromedp.Call(b.ctx, page.RemoveScriptToEvaluateOnNewDocument, page.RemoveScriptToEvaluateOnNewDocumentParams(watch))
+	}()
+	// Another screen's address: the inline script marks it before the first paint.
+	b.do("opening the decks directly", chromedp.Navigate("about:blank"), chromedp.Navigate(f.srv.URL()+"/#/decks"))
+	b.waitFor("the decks screen", `document.querySelector('main h1')?.textContent === 'Decks'`)
+	if !evalIn[bool](b, `document.documentElement.hasAttribute('data-elsewhere')`) {
+		b.t.Errorf("the page's inline script did not run under its CSP")
+	}
+	b.do("opening the collection", chromedp.Navigate("about:blank"), chromedp.Navigate(f.srv.URL()+"/#/collection"))
+	b.waitFor("the script to take the drawn collection over", `!document.getElementById('screen-data') && document.querySelector('main h1')?.textContent === 'Collection'`)
+	if !evalIn[bool](b, `getComputedStyle(document.querySelector('main .grid')).display === 'grid'`) {
+		b.t.Errorf("the page's inline stylesheet was not applied under its CSP")
+	}
+	if refused := evalIn[[]string](b, `window.__refused`); len(refused) > 0 {
+		b.t.Errorf("the page's CSP refused: %v", refused)
+	}
+	b.screenshot("collection-csp")
+}
+
+// mainShapeJS is the main region as a tree of elements (tag, sorted attributes, text), the same
+// whichever way it was built (parsed from the server's page or made by the script).
+const mainShapeJS = `(() => {
+	const root = document.querySelector('main').cloneNode(true);
+	root.normalize();
+	const shape = (n) => n.nodeType === Node.TEXT_NODE ? n.data
+		: [n.tagName, [...n.attributes].map((a) => a.name + '=' + a.value).sort(), [...n.childNodes].map(shape)];
+	return JSON.stringify([...root.childNodes].map(shape));
+})()`

@@ -52,6 +52,7 @@ func TestDashboardCompleteInBrowser(t *testing.T) {
 		{"unlinking a card a playbook uses asks first", (*completeFlow).unlinkAsks},
 		{"end a live session", (*completeFlow).endSession},
 		{"preview markdown as the spec says, markup refused", (*completeFlow).markdownPreview},
+		{"the collection the server draws shows markup as text", (*completeFlow).drawnMarkup},
 		{"read error bodies old and new", (*completeFlow).errorBodies},
 	}
 	for _, fl := range flows {
@@ -410,4 +411,21 @@ func (f *completeFlow) errorBodies() {
 	if !slices.Equal(got, want) {
 		b.t.Errorf("errors read as %q, want %q", got, want)
 	}
+}
+
+// drawnMarkup: a fresh load of / draws the collection on the server, the seeded title with
+// markup among it: shown as text, nothing in it runs, and the script takes it over as it is.
+func (f *completeFlow) drawnMarkup() {
+	b := f.b
+	b.do("opening the collection afresh", chromedp.Navigate("about:blank"), chromedp.Navigate(f.srv.URL()+"/#/collection"))
+	b.waitFor("the markup title shown as text", `[...document.querySelectorAll('main article h3')].some((h) => h.textContent === '<img src=x onerror="window.__pwned=7">')`)
+	if evalIn[bool](b, `performance.getEntriesByType('resource').some((r) => r.name.includes('/api/v1/playbooks'))`) {
+		b.t.Errorf("the collection was read by the script, not drawn by the server")
+	}
+	b.waitFor("the script to take the drawn collection over", `!document.getElementById('screen-data')`)
+	if evalIn[bool](b, `!!document.querySelector('main img, main [onerror], main [onmouseover]') || window.__pwned !== undefined`) {
+		b.t.Errorf("markup in a card's title or trigger ran in the collection the server drew")
+	}
+	b.checkAccessibility("collection (drawn by the server)")
+	b.screenshot("collection-drawn")
 }

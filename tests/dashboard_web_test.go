@@ -85,34 +85,3 @@ func TestDashboardServedFromBinary(t *testing.T) {
 		}
 	}
 }
-
-// TestDashboardLandingReadsStartWithThePage: a page at / that carries a session cookie asks the
-// browser to start the collection's reads while the modules load; the sign-in page, and a page
-// without a cookie, do not (a session check answered before signing in would be stale).
-func TestDashboardLandingReadsStartWithThePage(t *testing.T) {
-	srv := startFrontDoor(t, nil)
-	const preload = `<link rel="preload" href="/api/v1/services" as="fetch" crossorigin>`
-	for _, c := range []struct {
-		path   string
-		cookie bool
-		want   bool
-	}{
-		{"/", true, true},
-		{"/", false, false},
-		{"/signin", true, false},
-		{"/signin", false, false},
-	} {
-		req, err := http.NewRequest(http.MethodGet, srv.URL()+c.path, nil)
-		must(t, err)
-		if c.cookie {
-			req.AddCookie(&http.Cookie{Name: "agent_deck_session", Value: "anything"})
-		}
-		resp, err := http.DefaultClient.Do(req)
-		must(t, err)
-		body, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if got := strings.Contains(string(body), preload); got != c.want || resp.StatusCode != http.StatusOK {
-			t.Errorf("GET %s (cookie %v): %d, preloads the reads %v; want 200, %v", c.path, c.cookie, resp.StatusCode, got, c.want)
-		}
-	}
-}

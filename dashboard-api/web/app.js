@@ -51,16 +51,31 @@ async function render() {
     else a.removeAttribute('aria-current');
   }
   const args = hash.match(re).slice(1).map((a) => a === undefined ? undefined : decodeURIComponent(a));
-  fill(main, h('p.muted', {}, 'Loading…'));
+  const drawn = serverDrawn(match[2]);
+  if (!drawn) fill(main, h('p.muted', {}, 'Loading…'));
   try {
     const screen = await screenOf(match);
-    stop = (await screen(main, ...args)) || null;
+    stop = (await (drawn ? screen(main, drawn) : screen(main, ...args))) || null;
   } catch (err) {
     if (state === 'out') return; // signed out meanwhile: the sign-in page stays
     fill(main, h('div.error', { role: 'alert' }, err.message));
   }
   document.title = (main.querySelector('h1')?.textContent || 'Dashboard') + ' · Agent Deck';
   countOpen(); // after the screen, so its requests go first
+}
+
+// serverDrawn takes, once, what the server drew into the page: at / with a session it draws the
+// landing screen into main (main[data-screen]) with the reads behind it (#screen-data). When the
+// first screen shown is that one, it gets the reads to take the drawn screen over without
+// drawing it again; any other screen draws itself, and the drawing and its reads are dropped.
+function serverDrawn(file) {
+  const data = document.getElementById('screen-data');
+  const screen = main.dataset.screen;
+  main.removeAttribute('data-screen');
+  if (!data) return null;
+  data.remove();
+  if (screen !== file) return null;
+  try { return JSON.parse(data.textContent); } catch { return null; }
 }
 
 // countOpen shows how many proposals wait for review next to the Review entry.
@@ -74,6 +89,7 @@ async function countOpen() {
 
 async function showSignIn() {
   state = 'out';
+  serverDrawn(null); // the sign-in page replaces whatever the server drew
   nav.hidden = true;
   signoutButton.hidden = true;
   if (stop) { stop(); stop = null; }

@@ -4,18 +4,35 @@ import { busy, empty, errorBox, field, fill, h, health, lines, openDialog, sanit
 
 const kinds = { service: 'Service', credential: 'Credential', playbook: 'Playbook' };
 
-export async function collectionScreen(main) {
-  const [services, credentials, playbooks] = await Promise.all([get('/services'), get('/credentials'), get('/playbooks')]);
+/**
+ * The collection screen. drawn, when given, is what the server read for the page that already
+ * shows this screen (the same markup as below, from the same REST reads): the screen then takes
+ * that markup over as it is, without reading or drawing again.
+ */
+export async function collectionScreen(main, drawn) {
+  const [services, credentials, playbooks] = drawn ? [drawn.services, drawn.credentials, drawn.playbooks]
+    : await Promise.all([get('/services'), get('/credentials'), get('/playbooks')]);
   const cards = [
     ...services.map((s) => ({ type: 'service', id: s.id, name: s.name, item: s })),
     ...credentials.map((c) => ({ type: 'credential', id: c.id, name: c.label, item: c })),
     ...playbooks.map((p) => ({ type: 'playbook', id: p.id, name: p.title, item: p })),
   ];
+  const byKey = new Map(cards.map((c) => [`${c.type}:${c.id}`, c]));
   const reload = () => collectionScreen(main);
-  const typeSel = h('select', { 'aria-label': 'Card type' },
-    h('option', { value: '' }, 'All cards'), Object.entries(kinds).map(([v, t]) => h('option', { value: v }, t + 's')));
-  const text = h('input', { type: 'search', placeholder: 'Filter by name, id, tag…', 'aria-label': 'Filter cards' });
-  const grid = h('div.grid', { 'aria-live': 'polite' });
+  const forms = { service: (it) => serviceForm(it, reload, credentials), credential: (it) => credentialForm(it, reload),
+    playbook: (it) => playbookForm(it, reload) };
+  const screen = drawn ? [...main.children] : [
+    h('div.row.spread', {}, h('h1', {}, 'Collection'),
+      h('div.row', {}, Object.entries(kinds).map(([v, t]) => h('button.primary', { type: 'button', 'data-new': v }, 'New ' + t.toLowerCase())))),
+    h('div.row.panel', { role: 'search' },
+      h('select', { 'aria-label': 'Card type' },
+        h('option', { value: '' }, 'All cards'), Object.entries(kinds).map(([v, t]) => h('option', { value: v }, t + 's'))),
+      h('input', { type: 'search', placeholder: 'Filter by name, id, tag…', 'aria-label': 'Filter cards' })),
+    h('div.grid', { 'aria-live': 'polite' }),
+  ];
+  const [head, panel, grid] = screen;
+  const typeSel = panel.querySelector('select');
+  const text = panel.querySelector('input');
   const draw = () => {
     const words = text.value.toLowerCase().split(/\s+/).filter(Boolean);
     const shown = cards.filter((c) => (!typeSel.value || c.type === typeSel.value) &&
@@ -24,24 +41,34 @@ export async function collectionScreen(main) {
       return fill(grid, empty(h('p', {}, 'Your collection is empty.'),
         h('p', {}, 'Add a service (an MCP server), a credential (an API key) or a playbook to get started.')));
     }
-    fill(grid, shown.length ? shown.map((c) => cardView(c, reload, credentials)) : empty('No card matches this filter.'));
+    fill(grid, shown.length ? shown.map(cardView) : empty('No card matches this filter.'));
     // The first card's title is what the first-paint benchmark times (Element Timing).
     grid.querySelector('article h3')?.setAttribute('elementtiming', 'first-card');
   };
   typeSel.addEventListener('change', draw);
   text.addEventListener('input', draw);
-  fill(main,
-    h('div.row.spread', {}, h('h1', {}, 'Collection'),
-      h('div.row', {},
-        h('button.primary', { type: 'button', onclick: () => serviceForm(null, reload, credentials) }, 'New service'),
-        h('button.primary', { type: 'button', onclick: () => credentialForm(null, reload) }, 'New credential'),
-        h('button.primary', { type: 'button', onclick: () => playbookForm(null, reload) }, 'New playbook'))),
-    h('div.row.panel', { role: 'search' }, typeSel, text),
-    grid);
-  draw();
+  // One listener for the buttons of every card, drawn here or by the server.
+  head.addEventListener('click', (e) => {
+    const b = e.target.closest('button[data-new]');
+    if (b) forms[b.dataset.new](null);
+  });
+  grid.addEventListener('click', (e) => {
+    const b = e.target.closest('button[data-action]');
+    const card = b && byKey.get(`${b.closest('[data-card]')?.dataset.type}:${b.closest('[data-card]')?.dataset.card}`);
+    if (!card) return;
+    if (b.dataset.action === 'edit') forms[card.type](card.item);
+    else removeCard(card, reload);
+  });
+  if (!drawn) {
+    fill(main, screen);
+    draw();
+  } else if (typeSel.value || text.value) {
+    draw(); // the browser kept a filter from before a reload: show what it asks for
+  }
 }
 
-function cardView(c, reload, credentials) {
+/** A card as the server draws it too (page/collection.html): keep the two the same. */
+function cardView(c) {
   const it = c.item;
   const body = {
     service: () => [h('p.muted', {}, it.type === 'local-mcp' ? `local: ${it.local_command}` : it.url),
@@ -52,14 +79,13 @@ function cardView(c, reload, credentials) {
     playbook: () => [h('p', {}, (it.triggers || []).map((t) => h('span.tag', {}, t))),
       h('p.muted', {}, `${it.body.length} characters`)],
   }[c.type]();
-  const edit = { service: serviceForm, credential: credentialForm, playbook: playbookForm }[c.type];
-  return h('article.card', { 'aria-label': `${kinds[c.type]} ${c.name}`, 'data-card': c.id },
+  return h('article.card', { 'aria-label': `${kinds[c.type]} ${c.name}`, 'data-card': c.id, 'data-type': c.type },
     h('span.kind', {}, kinds[c.type]), h('h3', {}, c.name), h('p.muted', {}, h('code', {}, c.id)), body,
     h('div.actions', {},
       c.type === 'service' ? h('a.button', { href: '#/services/' + seg(c.id), 'aria-label': `Open ${c.name}` }, 'Open') : null,
-      h('button', { type: 'button', 'aria-label': `Edit ${c.name}`, onclick: () => edit(it, reload, credentials) }, 'Edit'),
+      h('button', { type: 'button', 'aria-label': `Edit ${c.name}`, 'data-action': 'edit' }, 'Edit'),
       c.type === 'playbook' ? h('a.button', { href: `#/playbooks/${seg(c.id)}/history`, 'aria-label': `History of ${c.name}` }, 'History') : null,
-      h('button.danger', { type: 'button', 'aria-label': `Delete ${c.name}`, onclick: () => removeCard(c, reload) }, 'Delete')));
+      h('button.danger', { type: 'button', 'aria-label': `Delete ${c.name}`, 'data-action': 'delete' }, 'Delete')));
 }
 
 function removeCard(c, reload) {
