@@ -354,3 +354,26 @@ func (b *dashBrowser) checkSeen(screen string, want bool, sels ...string) {
 		}
 	}
 }
+
+// dashStep is one step of a browser test whose later steps build on the earlier ones.
+type dashStep[F any] struct {
+	name string
+	run  func(f F)
+}
+
+// runDashFlows runs steps in order as subtests on b, checking the page threw nothing after
+// each; a failed step stops the test, since the steps after it build on it.
+func runDashFlows[F any](t *testing.T, b *dashBrowser, f F, steps []dashStep[F]) {
+	t.Helper()
+	for _, st := range steps {
+		ok := t.Run(st.name, func(t *testing.T) {
+			b.t = t
+			st.run(f)
+			b.checkNoExceptions()
+		})
+		b.t = t
+		if !ok {
+			t.Fatalf("stopping: the later flows build on %q", st.name)
+		}
+	}
+}

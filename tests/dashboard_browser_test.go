@@ -35,10 +35,7 @@ func TestDashboardInBrowser(t *testing.T) {
 	chromiumPath(t)
 	srv := startFrontDoor(t, nil)
 	f := &dashFlow{srv: srv, b: startDashBrowser(t, srv), secret: "sk_live_canary_" + randHex(12)}
-	flows := []struct {
-		name string
-		run  func(f *dashFlow)
-	}{
+	runDashFlows(t, f.b, f, []dashStep[*dashFlow]{
 		{"sign in through the one-time URL", (*dashFlow).signIn},
 		{"create a deck", (*dashFlow).createDeck},
 		{"add a local service and see its health turn green", (*dashFlow).addLocalService},
@@ -58,18 +55,7 @@ func TestDashboardInBrowser(t *testing.T) {
 		{"see a new MCP session appear live", (*dashFlow).liveSession},
 		{"narrow window and dark mode", (*dashFlow).narrowAndDark},
 		{"sign out, then sign in with a pasted token", (*dashFlow).signOutAndPasteToken},
-	}
-	for _, fl := range flows {
-		ok := t.Run(fl.name, func(t *testing.T) {
-			f.b.t = t
-			fl.run(f)
-			f.b.checkNoExceptions()
-		})
-		f.b.t = t
-		if !ok {
-			t.Fatalf("stopping: the later flows build on %q", fl.name)
-		}
-	}
+	})
 }
 
 // api calls REST as the admin, for setup and for checking what the page did.

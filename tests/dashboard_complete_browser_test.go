@@ -36,10 +36,7 @@ func TestDashboardCompleteInBrowser(t *testing.T) {
 	f.seed(startHTTPPeer(t))
 	f.b.do("signing in", chromedp.Navigate(srv.URL()+"/signin#code="+dashboardSignInCode(t, srv)))
 	f.b.waitFor("the collection", `document.querySelector('main h1')?.textContent === 'Collection'`)
-	flows := []struct {
-		name string
-		run  func(f *completeFlow)
-	}{
+	runDashFlows(t, f.b, f, []dashStep[*completeFlow]{
 		{"filter the tool calls and open one", (*completeFlow).toolCalls},
 		{"read the exec audit", (*completeFlow).execAudit},
 		{"see which playbooks agents open and which never", (*completeFlow).playbookUsage},
@@ -54,18 +51,7 @@ func TestDashboardCompleteInBrowser(t *testing.T) {
 		{"preview markdown as the spec says, markup refused", (*completeFlow).markdownPreview},
 		{"the collection the server draws shows markup as text", (*completeFlow).drawnMarkup},
 		{"read error bodies old and new", (*completeFlow).errorBodies},
-	}
-	for _, fl := range flows {
-		ok := t.Run(fl.name, func(t *testing.T) {
-			f.b.t = t
-			fl.run(f)
-			f.b.checkNoExceptions()
-		})
-		f.b.t = t
-		if !ok {
-			t.Fatalf("stopping: the later flows build on %q", fl.name)
-		}
-	}
+	})
 }
 
 // seed builds the deck through REST and lets an agent use it over MCP.
