@@ -4,10 +4,13 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/agent-deck/agent-deck/backend"
 	"github.com/agent-deck/agent-deck/backend/core"
@@ -193,6 +196,107 @@ func TestPersonalOAuthSignIn(t *testing.T) {
 			if strings.Contains(s, tok) {
 				t.Fatalf("a downstream token shows in an answer, output or log line: %.200s", s)
 			}
+		}
+	}
+}
+
+// discoverAs reads the service's whoami resource, gets its prompt and completes the prompt's
+// argument through the person's MCP session bound to the shared deck, and returns the answers
+// with the downstream users the requests reached the service as.
+func (h *personalOAuthHub) discoverAs(t *testing.T, person string) (resource, prompt, completion string, seen []string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	c := h.sessions[person].c
+	h.ds.TakeUsers()
+	rr, err := c.ReadResource(ctx, mcp.ReadResourceRequest{Params: mcp.ReadResourceParams{URI: whoamiHubURI}})
+	if err != nil {
+		t.Fatalf("%s's resources/read: %v", person, err)
+	}
+	for _, rc := range rr.Contents {
+		if tc, ok := rc.(mcp.TextResourceContents); ok {
+			resource += tc.Text
+		}
+	}
+	gp, err := c.GetPrompt(ctx, mcp.GetPromptRequest{Params: mcp.GetPromptParams{Name: "notes__whoami"}})
+	if err != nil {
+		t.Fatalf("%s's prompts/get: %v", person, err)
+	}
+	for _, m := range gp.Messages {
+		if tc, ok := m.Content.(mcp.TextContent); ok {
+			prompt += tc.Text
+		}
+	}
+	done, err := c.Complete(ctx, mcp.CompleteRequest{Params: mcp.CompleteParams{
+		Ref: mcp.PromptReference{Type: "ref/prompt", Name: "notes__whoami"}, Argument: mcp.CompleteArgument{Name: "topic"}}})
+	if err != nil {
+		t.Fatalf("%s's completion/complete: %v", person, err)
+	}
+	return resource, prompt, strings.Join(done.Completion.Values, ","), h.ds.TakeUsers()
+}
+
+// whoamiHubURI is the hub's name of the service's whoami resource.
+var whoamiHubURI = "agentdeck://services/notes/resources/" + url.PathEscape(whoamiURI)
+
+// TestPersonalOAuthDiscovery (issue 26): the resources, prompts and completions of a service that
+// takes each person's own sign-in are read, got and completed with the asker's own sign-in, as
+// its tools are called: through MCP sessions bound to a deck shared with everyone, alice's
+// answers name alice's downstream user and bob's bob's, and the admin, who did not sign in, is
+// refused with DOWNSTREAM_AUTH naming the command before the service is reached, never answered
+// with someone else's data.
+func TestPersonalOAuthDiscovery(t *testing.T) {
+	h := startPersonalOAuthHub(t)
+	h.signInByCLI(t, "alice", "alice@downstream")
+	h.signInByDashboard(t, "bob", "bob@downstream")
+	users := map[string]string{"alice": "alice@downstream", "bob": "bob@downstream"}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	list, err := h.sessions["alice"].c.ListResources(ctx, mcp.ListResourcesRequest{})
+	if err != nil || !slices.ContainsFunc(list.Resources, func(r mcp.Resource) bool { return r.URI == whoamiHubURI }) {
+		t.Fatalf("alice's resources/list does not offer %s: %+v, %v", whoamiHubURI, list, err)
+	}
+	prompts, err := h.sessions["bob"].c.ListPrompts(ctx, mcp.ListPromptsRequest{})
+	if err != nil || !slices.ContainsFunc(prompts.Prompts, func(p mcp.Prompt) bool { return p.Name == "notes__whoami" }) {
+		t.Fatalf("bob's prompts/list does not offer notes__whoami: %+v, %v", prompts, err)
+	}
+
+	// Interleaved, so that a connection or target kept for one person would show in the other's answer.
+	for _, who := range []string{"alice", "bob", "alice", "bob"} {
+		res, prompt, done, seen := h.discoverAs(t, who)
+		if res != "resource read as "+users[who] || prompt != "prompt got as "+users[who] || done != "completed as "+users[who] {
+			t.Errorf("%s read %q, got %q and completed %q, want answers as %s", who, res, prompt, done, users[who])
+		}
+		if len(seen) == 0 || slices.ContainsFunc(seen, func(u string) bool { return u != users[who] }) {
+			t.Errorf("%s's requests reached the service as %q, want only %s", who, seen, users[who])
+		}
+	}
+
+	// The admin has no sign-in of their own: each request is refused, naming the command, before
+	// the service is reached; none answers with alice's or bob's data.
+	c := h.sessions["admin"].c
+	h.ds.TakeUsers()
+	for what, ask := range map[string]func(context.Context) (any, error){
+		"resources/read": func(ctx context.Context) (any, error) {
+			return c.ReadResource(ctx, mcp.ReadResourceRequest{Params: mcp.ReadResourceParams{URI: whoamiHubURI}})
+		},
+		"prompts/get": func(ctx context.Context) (any, error) {
+			return c.GetPrompt(ctx, mcp.GetPromptRequest{Params: mcp.GetPromptParams{Name: "notes__whoami"}})
+		},
+		"completion/complete": func(ctx context.Context) (any, error) {
+			return c.Complete(ctx, mcp.CompleteRequest{Params: mcp.CompleteParams{
+				Ref: mcp.PromptReference{Type: "ref/prompt", Name: "notes__whoami"}, Argument: mcp.CompleteArgument{Name: "topic"}}})
+		},
+	} {
+		got, err := ask(ctx)
+		if err == nil {
+			t.Errorf("the admin's %s, without a sign-in of their own, answered %+v", what, got)
+		} else if !strings.Contains(err.Error(), "DOWNSTREAM_AUTH") || !strings.Contains(err.Error(), "agent-deck service connect notes") ||
+			strings.Contains(err.Error(), "@downstream") {
+			t.Errorf("the admin's %s refusal: %v", what, err)
+		}
+		if seen := h.ds.TakeUsers(); len(seen) != 0 {
+			t.Errorf("the admin's refused %s reached the service as %q", what, seen)
 		}
 	}
 }

@@ -40,6 +40,10 @@ type Options struct {
 	ClientMetadataRedirects   []string
 }
 
+// UserHeader is the request header the MCP endpoint's handler reads the downstream user of the
+// request's token from; the server sets it on each request it lets through, over any a client sent.
+const UserHeader = "X-Oauthas-User"
+
 // Server is the running authorization server and protected MCP endpoint (at /mcp).
 type Server struct {
 	*httptest.Server
@@ -167,10 +171,11 @@ func (s *Server) protected(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	exp, known := s.access[tok]
 	valid := ok && known && time.Now().Before(exp)
+	user := s.users[tok]
 	if !valid {
 		s.counts.Unauthorized++
 	} else {
-		s.seen = append(s.seen, s.users[tok])
+		s.seen = append(s.seen, user)
 	}
 	s.mu.Unlock()
 	if !valid {
@@ -182,6 +187,7 @@ func (s *Server) protected(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "unauthorized", http.StatusUnauthorized)
 		return
 	}
+	r.Header.Set(UserHeader, user)
 	s.mcp.ServeHTTP(w, r)
 }
 
