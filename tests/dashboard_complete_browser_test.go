@@ -381,7 +381,7 @@ func (f *completeFlow) markdownPreview() {
 // {"error": {…}} body alike, preferring the problem's members when both are there.
 func (f *completeFlow) errorBodies() {
 	b := f.b
-	got := evalIn[[]string](b, `import(document.querySelector('script[type=module]').src.replace(/app\.js$/, 'api.js')).then(({ ApiError }) => [
+	got := evalIn[[]string](b, `import(performance.getEntriesByType('resource').map((r) => r.name).find((n) => /\/app\.js$/.test(n)).replace(/app\.js$/, 'api.js')).then(({ ApiError }) => [
 		new ApiError(409, {type: 'about:blank', title: 'Conflict', status: 409, detail: 'the problem says', code: 'CONFLICT',
 			error: {code: 'CONFLICT', message: 'the old member says', details: {field: 'name'}}}),
 		new ApiError(404, {error: {code: 'NOT_FOUND', message: 'no such deck', details: {hint: 'list decks'}}}),
