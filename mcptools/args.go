@@ -278,85 +278,27 @@ func decodeMembers(raw []byte, fields map[string]json.RawMessage) bool {
 		return string(t) == "null" // no members, as json.Unmarshal takes it
 	}
 	b := bytes.Clone(bytes.TrimSpace(raw))
-	for i := skipSpace(b, 1); i < len(b) && b[i] == '"'; {
-		end := skipJSONString(b, i)
+	for i := backend.SkipJSONSpace(b, 1); i < len(b) && b[i] == '"'; {
+		end := backend.SkipJSONString(b, i)
 		name, ok := plainString(b[i:end])
 		if !ok && json.Unmarshal(b[i:end], &name) != nil {
 			return false
 		}
-		vs := skipSpace(b, skipSpace(b, end)+1) // past the colon
-		ve := skipJSONValue(b, vs)
+		vs := backend.SkipJSONSpace(b, backend.SkipJSONSpace(b, end)+1) // past the colon
+		ve := backend.SkipJSONValue(b, vs)
 		fields[name] = b[vs:ve:ve]
-		i = skipSpace(b, ve)
+		i = backend.SkipJSONSpace(b, ve)
 		if i < len(b) && b[i] == ',' {
-			i = skipSpace(b, i+1)
+			i = backend.SkipJSONSpace(b, i+1)
 		}
 	}
 	return true
 }
 
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// skipJSONString returns the index just past the valid JSON string starting at b[i].
-func skipJSONString(b []byte, i int) int {
-	for i++; i < len(b); i++ {
-		switch b[i] {
-		case '\\':
-			i++
-		case '"':
-			return i + 1
-		}
-	}
-	return len(b)
-}
-
-// skipJSONValue returns the index just past the valid JSON value starting at b[i].
-func skipJSONValue(b []byte, i int) int {
-	if i >= len(b) {
-		return i
-	}
-	switch b[i] {
-	case '"':
-		return skipJSONString(b, i)
-	case '{', '[':
-		depth := 0
-		for ; i < len(b); i++ {
-			switch b[i] {
-			case '"':
-				i = skipJSONString(b, i) - 1
-			case '{', '[':
-				depth++
-			case '}', ']':
-				if depth--; depth == 0 {
-					return i + 1
-				}
-			}
-		}
-		return len(b)
-	}
-	for i < len(b) && !strings.ContainsRune(",}] \t\r\n", rune(b[i])) {
-		i++
-	}
-	return i
-}
-
-// plainString is the value of a JSON string with nothing to unescape (printable ASCII, no
-// backslash), without the decoder; ok is false for anything else.
-func plainString(v json.RawMessage) (string, bool) {
-	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
-		return "", false
-	}
-	for _, c := range v[1 : len(v)-1] {
-		if c < 0x20 || c >= 0x7f || c == '\\' || c == '"' {
-			return "", false
-		}
-	}
-	return string(v[1 : len(v)-1]), true
+// plainString is the value of a JSON string with nothing to unescape, without the decoder.
+func plainString(v []byte) (string, bool) {
+	s, ok := backend.PlainJSONString(v)
+	return string(s), ok
 }
 
 // decodeObjects accepts a JSON array of objects, or a string holding one.

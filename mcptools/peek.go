@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"strconv"
+
+	"github.com/agent-deck/agent-deck/backend"
 )
 
 // peekMessage is what peekBody reads of a JSON-RPC message: what this endpoint and the fast
@@ -126,37 +128,23 @@ func eachObjectMember(v []byte, plain *bool, fn func(name, v []byte) bool) bool 
 	if len(v) == 0 || v[0] != '{' {
 		return false
 	}
-	for i := skipSpace(v, 1); i < len(v) && v[i] == '"'; {
-		end := skipJSONString(v, i)
-		name, ok := plainName(v[i:end])
+	for i := backend.SkipJSONSpace(v, 1); i < len(v) && v[i] == '"'; {
+		end := backend.SkipJSONString(v, i)
+		name, ok := backend.PlainJSONString(v[i:end])
 		if !ok {
 			*plain = false
 			return false
 		}
-		vs := skipSpace(v, skipSpace(v, end)+1) // past the colon
-		ve := skipJSONValue(v, vs)
+		vs := backend.SkipJSONSpace(v, backend.SkipJSONSpace(v, end)+1) // past the colon
+		ve := backend.SkipJSONValue(v, vs)
 		if !fn(name, v[vs:ve:ve]) {
 			return false
 		}
-		if i = skipSpace(v, ve); i < len(v) && v[i] == ',' {
-			i = skipSpace(v, i+1)
+		if i = backend.SkipJSONSpace(v, ve); i < len(v) && v[i] == ',' {
+			i = backend.SkipJSONSpace(v, i+1)
 		}
 	}
 	return true
-}
-
-// plainName is the text of JSON string q (quotes included) when it is printable ASCII with
-// nothing to unescape.
-func plainName(q []byte) ([]byte, bool) {
-	if len(q) < 2 || q[0] != '"' || q[len(q)-1] != '"' {
-		return nil, false
-	}
-	for _, c := range q[1 : len(q)-1] {
-		if c < 0x20 || c >= 0x7f || c == '\\' || c == '"' {
-			return nil, false
-		}
-	}
-	return q[1 : len(q)-1], true
 }
 
 // readString sets *s to the JSON string v as the decoder does: null leaves it, anything but a

@@ -152,14 +152,14 @@ func splitResult(raw []byte) (w resultWire, ok bool) {
 		return resultWire{}, false
 	}
 	b = bytes.Clone(b)
-	for i := skipSpace(b, 1); i < len(b) && b[i] == '"'; {
-		end := skipJSONString(b, i)
+	for i := backend.SkipJSONSpace(b, 1); i < len(b) && b[i] == '"'; {
+		end := backend.SkipJSONString(b, i)
 		name, plain := plainString(b[i:end])
 		if !plain {
 			return decodeResult(raw)
 		}
-		vs := skipSpace(b, skipSpace(b, end)+1) // past the colon
-		ve := skipJSONValue(b, vs)
+		vs := backend.SkipJSONSpace(b, backend.SkipJSONSpace(b, end)+1) // past the colon
+		ve := backend.SkipJSONValue(b, vs)
 		v := b[vs:ve:ve]
 		switch {
 		case strings.EqualFold(name, "content"):
@@ -168,11 +168,11 @@ func splitResult(raw []byte) (w resultWire, ok bool) {
 				w.content = nil
 			case '[':
 				w.content = []json.RawMessage{} // empty, not nil, as decoded; the last array kept
-				for j := skipSpace(v, 1); j < len(v) && v[j] != ']'; {
-					e := skipJSONValue(v, j)
+				for j := backend.SkipJSONSpace(v, 1); j < len(v) && v[j] != ']'; {
+					e := backend.SkipJSONValue(v, j)
 					w.content = append(w.content, v[j:e:e])
-					if j = skipSpace(v, e); j < len(v) && v[j] == ',' {
-						j = skipSpace(v, j+1)
+					if j = backend.SkipJSONSpace(v, e); j < len(v) && v[j] == ',' {
+						j = backend.SkipJSONSpace(v, j+1)
 					}
 				}
 			default:
@@ -191,8 +191,8 @@ func splitResult(raw []byte) (w resultWire, ok bool) {
 				bad = true
 			}
 		}
-		if i = skipSpace(b, ve); i < len(b) && b[i] == ',' {
-			i = skipSpace(b, i+1)
+		if i = backend.SkipJSONSpace(b, ve); i < len(b) && b[i] == ',' {
+			i = backend.SkipJSONSpace(b, i+1)
 		}
 	}
 	return w, !bad

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"mime"
 	"testing"
+
+	"github.com/agent-deck/agent-deck/backend"
 )
 
 // TestMediaTypeOfIsParseMediaType: the shortcut gives mime.ParseMediaType's media type for
@@ -30,7 +32,7 @@ func TestObjectFieldsKeysAsDecoded(t *testing.T) {
 	var want []string
 	for _, f := range fields {
 		var key string
-		if err := json.Unmarshal([]byte(doc[f.start:skipString([]byte(doc), f.start)]), &key); err != nil {
+		if err := json.Unmarshal([]byte(doc[f.start:backend.SkipJSONString([]byte(doc), f.start)]), &key); err != nil {
 			t.Fatal(err)
 		}
 		want = append(want, key)

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 	"unicode"
+
+	"github.com/agent-deck/agent-deck/backend"
 )
 
 // field is one member of a JSON object, as byte offsets into the document.
@@ -38,11 +40,11 @@ func objectFields(b []byte) ([]field, bool) {
 // json.Unmarshal decodes it) and offsets (field.key left empty), and reports whether b is one.
 // It builds nothing for a name without escapes, as every member name of a tool result is.
 func eachMember(b []byte, fn func(key []byte, f field)) bool {
-	i := skipWS(b, 0)
+	i := backend.SkipJSONSpace(b, 0)
 	if i >= len(b) || b[i] != '{' {
 		return false
 	}
-	i = skipWS(b, i+1)
+	i = backend.SkipJSONSpace(b, i+1)
 	if i < len(b) && b[i] == '}' {
 		return true
 	}
@@ -51,8 +53,8 @@ func eachMember(b []byte, fn func(key []byte, f field)) bool {
 			return false
 		}
 		start := i
-		end := skipString(b, i)
-		key, ok := plainKey(b[start:end])
+		end := backend.SkipJSONString(b, i)
+		key, ok := backend.PlainJSONString(b[start:end])
 		if !ok {
 			var k string
 			if err := json.Unmarshal(b[start:end], &k); err != nil {
@@ -60,14 +62,14 @@ func eachMember(b []byte, fn func(key []byte, f field)) bool {
 			}
 			key = []byte(k)
 		}
-		i = skipWS(b, end)
+		i = backend.SkipJSONSpace(b, end)
 		if i >= len(b) || b[i] != ':' {
 			return false
 		}
-		vs := skipWS(b, i+1)
-		ve := skipValue(b, vs)
+		vs := backend.SkipJSONSpace(b, i+1)
+		ve := backend.SkipJSONValue(b, vs)
 		fn(key, field{start: start, valStart: vs, valEnd: ve})
-		i = skipWS(b, ve)
+		i = backend.SkipJSONSpace(b, ve)
 		if i >= len(b) {
 			return false
 		}
@@ -77,74 +79,9 @@ func eachMember(b []byte, fn func(key []byte, f field)) bool {
 		if b[i] != ',' {
 			return false
 		}
-		i = skipWS(b, i+1)
+		i = backend.SkipJSONSpace(b, i+1)
 	}
 	return false
-}
-
-// plainKey is the value of JSON string q (quotes included) when it is printable ASCII with no
-// escape: the bytes between its quotes, what json.Unmarshal would give, without its decoder.
-func plainKey(q []byte) ([]byte, bool) {
-	if len(q) < 2 || q[len(q)-1] != '"' {
-		return nil, false
-	}
-	for _, c := range q[1 : len(q)-1] {
-		if c < 0x20 || c > 0x7e || c == '\\' || c == '"' {
-			return nil, false
-		}
-	}
-	return q[1 : len(q)-1], true
-}
-
-func skipWS(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// skipString returns the index just past the string starting at b[i] == '"'.
-func skipString(b []byte, i int) int {
-	for i++; i < len(b); i++ {
-		switch b[i] {
-		case '\\':
-			i++
-		case '"':
-			return i + 1
-		}
-	}
-	return len(b)
-}
-
-// skipValue returns the index just past the value starting at b[i].
-func skipValue(b []byte, i int) int {
-	if i >= len(b) {
-		return i
-	}
-	switch b[i] {
-	case '"':
-		return skipString(b, i)
-	case '{', '[':
-		depth := 0
-		for ; i < len(b); i++ {
-			switch b[i] {
-			case '"':
-				i = skipString(b, i) - 1
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return i + 1
-				}
-			}
-		}
-		return len(b)
-	}
-	for i < len(b) && !strings.ContainsRune(",}] \t\r\n", rune(b[i])) {
-		i++
-	}
-	return i
 }
 
 // passResult removes the downstream's top-level _meta from a CallToolResult and reports its
