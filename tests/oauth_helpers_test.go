@@ -20,10 +20,10 @@ const whoamiURI = "notes://whoami"
 
 // whoamiCompletions completes the whoami prompt's argument with the downstream user whose token
 // asked.
-type whoamiCompletions struct{}
+type whoamiCompletions struct{ user func(context.Context) string }
 
-func (whoamiCompletions) CompletePromptArgument(ctx context.Context, _ string, _ mcp.CompleteArgument, _ mcp.CompleteContext) (*mcp.Completion, error) {
-	u, _ := ctx.Value(downstreamUserKey{}).(string)
+func (w whoamiCompletions) CompletePromptArgument(ctx context.Context, _ string, _ mcp.CompleteArgument, _ mcp.CompleteContext) (*mcp.Completion, error) {
+	u := w.user(ctx)
 	return &mcp.Completion{Values: []string{"completed as " + u}}, nil
 }
 
@@ -32,12 +32,17 @@ func (whoamiCompletions) CompletePromptArgument(ctx context.Context, _ string, _
 // authorization server: the kind of remote service that needs a person to sign in.
 func newOAuthService(t *testing.T, opts oauthas.Options) *oauthas.Server {
 	t.Helper()
+	var as *oauthas.Server
+	user := func(ctx context.Context) string {
+		u, _ := ctx.Value(downstreamUserKey{}).(string)
+		as.Answered(u)
+		return u
+	}
 	s := server.NewMCPServer("oauth-protected", "1.0.0", server.WithResourceCapabilities(false, false),
-		server.WithPromptCapabilities(false), server.WithCompletions(), server.WithPromptCompletionProvider(whoamiCompletions{}))
+		server.WithPromptCapabilities(false), server.WithCompletions(), server.WithPromptCompletionProvider(whoamiCompletions{user}))
 	s.AddTool(mcp.NewTool("echo", mcp.WithString("text")), func(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return mcp.NewToolResultText("echo: " + req.GetString("text", "")), nil
 	})
-	user := func(ctx context.Context) string { u, _ := ctx.Value(downstreamUserKey{}).(string); return u }
 	s.AddResource(mcp.NewResource(whoamiURI, "whoami", mcp.WithMIMEType("text/plain")),
 		func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
 			return []mcp.ResourceContents{mcp.TextResourceContents{URI: req.Params.URI, MIMEType: "text/plain",
@@ -47,7 +52,7 @@ func newOAuthService(t *testing.T, opts oauthas.Options) *oauthas.Server {
 		return mcp.NewGetPromptResult("whoami", []mcp.PromptMessage{
 			mcp.NewPromptMessage(mcp.RoleUser, mcp.NewTextContent("prompt got as "+user(ctx)))}), nil
 	})
-	as := oauthas.New(server.NewStreamableHTTPServer(s, server.WithHTTPContextFunc(
+	as = oauthas.New(server.NewStreamableHTTPServer(s, server.WithHTTPContextFunc(
 		func(ctx context.Context, r *http.Request) context.Context {
 			return context.WithValue(ctx, downstreamUserKey{}, r.Header.Get(oauthas.UserHeader))
 		})), opts)

@@ -208,7 +208,7 @@ func (h *personalOAuthHub) discoverAs(t *testing.T, person string) (resource, pr
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	c := h.sessions[person].c
-	h.ds.TakeUsers()
+	h.ds.TakeAnswered()
 	rr, err := c.ReadResource(ctx, mcp.ReadResourceRequest{Params: mcp.ReadResourceParams{URI: whoamiHubURI}})
 	if err != nil {
 		t.Fatalf("%s's resources/read: %v", person, err)
@@ -232,7 +232,7 @@ func (h *personalOAuthHub) discoverAs(t *testing.T, person string) (resource, pr
 	if err != nil {
 		t.Fatalf("%s's completion/complete: %v", person, err)
 	}
-	return resource, prompt, strings.Join(done.Completion.Values, ","), h.ds.TakeUsers()
+	return resource, prompt, strings.Join(done.Completion.Values, ","), h.ds.TakeAnswered()
 }
 
 // whoamiHubURI is the hub's name of the service's whoami resource.

@@ -58,6 +58,7 @@ type Server struct {
 	refresh  map[string]refresh   // live refresh token → its grant
 	spent    map[string]bool      // refresh tokens already used
 	seen     []string             // the user of each request the MCP endpoint served
+	answered []string             // the user each answer of the service's own handlers was given as
 	counts   Counts
 	lastAuth url.Values
 	issued   []string
@@ -143,6 +144,24 @@ func (s *Server) TakeUsers() []string {
 	defer s.mu.Unlock()
 	out := s.seen
 	s.seen = nil
+	return out
+}
+
+// Answered notes that one of the protected service's handlers answered as user. Unlike
+// TakeUsers, which counts every request the endpoint served (a client's background requests
+// too: its event stream, list refreshes), it names only the requests a handler answered.
+func (s *Server) Answered(user string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.answered = append(s.answered, user)
+}
+
+// TakeAnswered returns the users noted by Answered since the last take.
+func (s *Server) TakeAnswered() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := s.answered
+	s.answered = nil
 	return out
 }
 
