@@ -50,8 +50,12 @@ type conn struct {
 
 	client *client.Client
 	tr     transport.Interface
-	child  *child
-	httpc  *http.Client
+	// version is the protocol version the handshake agreed on.
+	version string
+	// post, on a Streamable HTTP connection, sends tools/call itself (post.go).
+	post  *postable
+	child *child
+	httpc *http.Client
 
 	openedAt time.Time // set before ready closes; read only once ready
 
@@ -124,7 +128,10 @@ func (c *conn) handshake(ctx context.Context, tr transport.Interface) error {
 	req.Params.ProtocolVersion = protocolVersion
 	req.Params.ClientInfo = mcp.Implementation{Name: "agent-deck", Version: c.svc.p.opts.Version}
 	req.Params.Capabilities = c.capabilities()
-	_, err := c.client.Initialize(ctx, req)
+	res, err := c.client.Initialize(ctx, req)
+	if err == nil {
+		c.version = res.ProtocolVersion
+	}
 	return err
 }
 
@@ -226,9 +233,14 @@ func (c *conn) request(ctx context.Context, method string, params any, gate func
 		c.waiting.Store(quote(idText), tk)
 		defer c.waiting.Delete(quote(idText))
 	}
-	resp, err := c.tr.SendRequest(ctx, transport.JSONRPCRequest{
-		JSONRPC: mcp.JSONRPC_VERSION, ID: id, Method: method, Params: params,
-	})
+	req := transport.JSONRPCRequest{JSONRPC: mcp.JSONRPC_VERSION, ID: id, Method: method, Params: params}
+	var resp *transport.JSONRPCResponse
+	var err error
+	if cp, ok := params.(callParams); ok && method == "tools/call" {
+		resp, err = c.sendCall(ctx, req, cp)
+	} else {
+		resp, err = c.tr.SendRequest(ctx, req)
+	}
 	if err != nil {
 		if rec.young.Load() {
 			return nil, errRelist // refused before a byte was written (births.go)

@@ -75,6 +75,8 @@ type Options struct {
 	ToolsListed func(serviceID, connKey string, tools []backend.DownstreamTool)
 	// Network resolves and dials remote services (default: the system's; network.go).
 	Network Network
+	// noDirectPost sends every request through mcp-go's transport (post.go's parity test).
+	noDirectPost bool
 }
 
 // MinResultMemory is the least (and default) ResultMemory for a hard cap: room for two whole

@@ -77,7 +77,11 @@ func (c *conn) openStreamable(url string, headers map[string]string) error {
 	if err != nil {
 		return err
 	}
-	return c.recordStatus(func(ctx context.Context) error { return c.handshake(ctx, tr) })
+	if err := c.recordStatus(func(ctx context.Context) error { return c.handshake(ctx, tr) }); err != nil {
+		return err
+	}
+	c.preparePost(tr, url, headers, c.version)
+	return nil
 }
 
 func (c *conn) openSSE(url string, headers map[string]string) error {
@@ -296,6 +300,9 @@ type statusTransport struct {
 }
 
 func (s statusTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if resp := answeredFor(req.Context()); resp != nil {
+		return resp, nil // a direct post's answer, left to the transport (post.go)
+	}
 	req = withTraceContext(s.prop, req)
 	if req.Method == http.MethodPost && req.Context().Value(replayableKey{}) != nil {
 		// net/http sends a POST again on a new connection when a kept-alive one turns out
