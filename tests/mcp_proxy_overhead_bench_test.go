@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -102,54 +103,44 @@ func BenchmarkMCPProxyOverhead(b *testing.B) {
 		}},
 	}
 	var order []string
-	lines := map[string]string{} // the last run of each row, for the log at the end
+	lines := map[string]string{} // each row, for the log at the end
 	for _, hc := range clients {
 		hc.direct, hc.relay = map[int]hopResult{}, map[int]hopResult{}
 		for _, k := range []int{1, 16} {
-			for _, side := range hc.sides {
+			got := measureSides(b, hc.sides, k, srv, peerPID)
+			for i, side := range hc.sides {
 				row := fmt.Sprintf("%s/%s/%d-sessions", hc.name, side.path, k)
 				order = append(order, row)
+				m := got[i]
+				r := m.lat
 				b.Run(row, func(b *testing.B) {
-					side.measure(b, k, 50) // warm connections and caches
-					n := max(b.N, 500)
-					b.ResetTimer()
-					var heap0 hubHeap
-					var allocs, allocBytes float64
-					if side.path == "hub" {
-						heap0 = srv.heap(b)
-					}
-					cpu := startHopCPU(b, side.client, side.hop, peerPID, side.dbURL)
-					r := side.measure(b, k, n)
-					got := cpu.perCall(b, n)
-					b.StopTimer()
+					b.ReportMetric(float64(m.wall.Nanoseconds())/float64(m.n), "ns/op")
 					if side.path == "hub" {
 						// The hub's own allocations per call, from its Go runtime (/metrics).
-						heap1 := srv.heap(b)
-						allocs, allocBytes = (heap1.mallocs-heap0.mallocs)/float64(n), (heap1.bytes-heap0.bytes)/float64(n)
-						b.ReportMetric(allocs, "hub-allocs/call")
-						b.ReportMetric(allocBytes, "hub-B/call")
+						b.ReportMetric(m.allocs, "hub-allocs/call")
+						b.ReportMetric(m.allocBytes, "hub-B/call")
 					}
 					b.ReportMetric(float64(r.p50.Microseconds()), "p50-µs")
 					b.ReportMetric(float64(r.p99.Microseconds()), "p99-µs")
 					b.ReportMetric(r.perSec, "calls/s")
-					b.ReportMetric(got.client, "client-cpu-ms/call")
-					b.ReportMetric(got.downstream, "downstream-cpu-ms/call")
-					res := hopResult{lat: r, hop: got.hop}
+					b.ReportMetric(m.cpu.client, "client-cpu-ms/call")
+					b.ReportMetric(m.cpu.downstream, "downstream-cpu-ms/call")
+					res := hopResult{lat: r, hop: m.cpu.hop}
 					line := fmt.Sprintf("%s %-6s %2d sessions: p50 %v p99 %v %.0f calls/s | CPU ms/call client %.3f",
-						hc.name, side.path, k, r.p50, r.p99, r.perSec, got.client)
+						hc.name, side.path, k, r.p50, r.p99, r.perSec, m.cpu.client)
 					switch side.path {
 					case "direct":
 						hc.direct[k] = res
 					case "relay":
 						hc.relay[k] = res
-						b.ReportMetric(got.hop, "relay-cpu-ms/call")
-						line += fmt.Sprintf(" relay %.3f", got.hop)
+						b.ReportMetric(m.cpu.hop, "relay-cpu-ms/call")
+						line += fmt.Sprintf(" relay %.3f", m.cpu.hop)
 					case "hub":
-						b.ReportMetric(got.hop, "hub-cpu-ms/call")
-						b.ReportMetric(got.pg, "pg-cpu-ms/call")
-						line += fmt.Sprintf(" hub %.3f (%.0f allocs, %.0f B) pg %.3f", got.hop, allocs, allocBytes, got.pg)
+						b.ReportMetric(m.cpu.hop, "hub-cpu-ms/call")
+						b.ReportMetric(m.cpu.pg, "pg-cpu-ms/call")
+						line += fmt.Sprintf(" hub %.3f (%.0f allocs, %.0f B) pg %.3f", m.cpu.hop, m.allocs, m.allocBytes, m.cpu.pg)
 					}
-					line += fmt.Sprintf(" downstream %.3f", got.downstream)
+					line += fmt.Sprintf(" downstream %.3f", m.cpu.downstream)
 					if d, ok := hc.direct[k]; ok && side.path != "direct" {
 						// Information: what the hop costs against no hop at all.
 						b.ReportMetric(r.perSec/max(d.lat.perSec, 1), "x-of-direct-calls/s")
@@ -163,9 +154,9 @@ func BenchmarkMCPProxyOverhead(b *testing.B) {
 					}
 					if rl, ok := hc.relay[k]; ok && side.path == "hub" {
 						line += fmt.Sprintf(", %.2fx of relay calls/s, %.2fx of relay CPU/call, p50 +%v over relay",
-							r.perSec/max(rl.lat.perSec, 1), got.hop/max(rl.hop, 1e-6), r.p50-rl.lat.p50)
+							r.perSec/max(rl.lat.perSec, 1), m.cpu.hop/max(rl.hop, 1e-6), r.p50-rl.lat.p50)
 						b.ReportMetric(ms(r.p50-rl.lat.p50), "added-p50-ms-over-relay")
-						b.ReportMetric(got.hop/max(rl.hop, 1e-6), "x-of-relay-cpu/call")
+						b.ReportMetric(m.cpu.hop/max(rl.hop, 1e-6), "x-of-relay-cpu/call")
 						b.ReportMetric(r.perSec/max(rl.lat.perSec, 1), "x-of-relay-calls/s")
 						if k == 1 {
 							b.ReportMetric(hubAddedP50OverRelayMSMax, "added-p50-ms-over-relay-max")
@@ -185,6 +176,85 @@ func BenchmarkMCPProxyOverhead(b *testing.B) {
 		sum.WriteString("\n" + lines[row])
 	}
 	b.Log(sum.String())
+}
+
+// The sides of one client at one concurrency are measured in turns, not one after the other:
+// hopRounds rounds, each making a chunk of calls on every side, the side that goes first moving
+// on each round. A machine whose speed drifts (a neighbour's load, the clock) then drifts under
+// all three sides alike, and the ratios compare calls made in the same seconds.
+const hopRounds = 6
+
+// hopChunk is how many calls each side makes per round at k concurrent sessions.
+func hopChunk(k int) int {
+	if k == 1 {
+		return 250
+	}
+	return 1000
+}
+
+// sideMeasure is what one side's rounds added up to.
+type sideMeasure struct {
+	n                  int
+	wall               time.Duration
+	lat                mcpLatency // p50 and p99: the medians of the rounds'; calls/s over all rounds
+	cpu                hopCPUPerCall
+	allocs, allocBytes float64 // the hub's, per call
+}
+
+// measureSides measures every side at k sessions in turns (hopRounds) and returns each side's
+// totals, in the order of sides.
+func measureSides(b *testing.B, sides []hopSide, k int, srv *benchServer, peerPID int) []sideMeasure {
+	b.Helper()
+	for _, side := range sides {
+		side.measure(b, k, 50) // warm connections and caches
+	}
+	out := make([]sideMeasure, len(sides))
+	p50s, p99s := make([][]time.Duration, len(sides)), make([][]time.Duration, len(sides))
+	spent := make([][4]float64, len(sides)) // client, hop, downstream, pg: ms in all
+	chunk := hopChunk(k)
+	var heap0 hubHeap
+	for round := range hopRounds {
+		for j := range sides {
+			i := (round + j) % len(sides)
+			side := sides[i]
+			if side.path == "hub" && round == 0 {
+				heap0 = srv.heap(b)
+			}
+			cpu := startHopCPU(b, side.client, side.hop, peerPID, side.dbURL)
+			r := side.measure(b, k, chunk)
+			c := cpu.perCall(b, 1)
+			if side.path == "hub" && round == hopRounds-1 {
+				// One reading at each end: /metrics allocates too. The other sides' turns in
+				// between leave the hub idle.
+				heap1 := srv.heap(b)
+				out[i].allocs, out[i].allocBytes = heap1.mallocs-heap0.mallocs, heap1.bytes-heap0.bytes
+			}
+			spent[i][0] += c.client
+			spent[i][1] += c.hop
+			spent[i][2] += c.downstream
+			spent[i][3] += c.pg
+			out[i].n += chunk
+			// Calls per second as the side's measure saw them (the TypeScript client times its
+			// calls itself), summed as time.
+			out[i].wall += time.Duration(float64(chunk) / max(r.perSec, 1e-9) * float64(time.Second))
+			p50s[i], p99s[i] = append(p50s[i], r.p50), append(p99s[i], r.p99)
+		}
+	}
+	for i := range out {
+		n := float64(out[i].n)
+		out[i].lat = mcpLatency{p50: medianDuration(p50s[i]), p99: medianDuration(p99s[i]), perSec: n / out[i].wall.Seconds()}
+		out[i].cpu = hopCPUPerCall{client: spent[i][0] / n, hop: spent[i][1] / n, downstream: spent[i][2] / n, pg: spent[i][3] / n}
+		out[i].allocs /= n
+		out[i].allocBytes /= n
+	}
+	return out
+}
+
+// medianDuration is the median of ds (the upper one of an even count).
+func medianDuration(ds []time.Duration) time.Duration {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[len(s)/2]
 }
 
 // hubHeap is what the hub's Go runtime has allocated so far.
