@@ -202,7 +202,8 @@ func (c *conn) release() {
 // before the request is written (after a call's turn on the floor): its error stops the request,
 // and it may note in the request's recorder what the request must find (births.go).
 func (c *conn) request(ctx context.Context, method string, params any, gate func(*conn, *statusRecorder) error) (json.RawMessage, error) {
-	idText := "adk-" + strconv.FormatInt(c.ids.Add(1), 10)
+	var idBuf [24]byte
+	idText := string(strconv.AppendInt(append(idBuf[:0], "adk-"...), c.ids.Add(1), 10))
 	id := mcp.NewRequestId(idText)
 	if method == "tools/call" {
 		r := backend.RelayFrom(ctx)

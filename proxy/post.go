@@ -134,11 +134,7 @@ func (c *conn) sendCall(ctx context.Context, req transport.JSONRPCRequest, param
 	if err != nil {
 		return nil, fmt.Errorf("failed to decode response: %w", err)
 	}
-	out, err := parseResponse(raw)
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
+	return parseResponse(raw, req.ID)
 }
 
 // readBody reads a response body whole, sized by its Content-Length when it has one.
@@ -153,12 +149,12 @@ func readBody(resp *http.Response) ([]byte, error) {
 	return io.ReadAll(resp.Body)
 }
 
-// parseResponse reads a JSON-RPC answer as the transport's decoder would: its first JSON value,
-// which must carry an id. A valid message is split in place; anything else goes through the
-// decoder, for the same result and the same errors.
-func parseResponse(raw []byte) (*transport.JSONRPCResponse, error) {
+// parseResponse reads a JSON-RPC answer to the request id as the transport's decoder would: its
+// first JSON value, which must carry an id. A valid message with the request's own id is split in
+// place; anything else goes through the decoder, for the same result and the same errors.
+func parseResponse(raw []byte, id mcp.RequestId) (*transport.JSONRPCResponse, error) {
 	out := &transport.JSONRPCResponse{}
-	if !json.Valid(raw) || !splitResponse(raw, out) {
+	if !json.Valid(raw) || !splitResponse(raw, id, out) {
 		*out = transport.JSONRPCResponse{}
 		if err := json.NewDecoder(bytes.NewReader(raw)).Decode(out); err != nil {
 			return nil, fmt.Errorf("failed to decode response: %w", err)
@@ -170,19 +166,20 @@ func parseResponse(raw []byte) (*transport.JSONRPCResponse, error) {
 	return out, nil
 }
 
-// splitResponse fills out from a valid JSON-RPC message in raw; false when raw is not an object
-// or a member needs the decoder (an id that is not a plain string, an error).
-func splitResponse(raw []byte, out *transport.JSONRPCResponse) bool {
-	ok := true
+// splitResponse fills out from a valid JSON-RPC message in raw that answers the request id
+// (a string); false when raw is not an object or a member needs the decoder (another id, a
+// version other than 2.0, an error).
+func splitResponse(raw []byte, id mcp.RequestId, out *transport.JSONRPCResponse) bool {
+	want, _ := id.Value().(string)
+	ok := want != ""
 	isObject := eachMember(raw, func(key []byte, f field) {
 		v := raw[f.valStart:f.valEnd]
 		switch string(key) {
 		case "jsonrpc":
-			s, plain := backend.PlainJSONString(v)
-			out.JSONRPC, ok = string(s), ok && plain
+			out.JSONRPC, ok = mcp.JSONRPC_VERSION, ok && string(v) == `"`+mcp.JSONRPC_VERSION+`"`
 		case "id":
 			s, plain := backend.PlainJSONString(v)
-			out.ID, ok = mcp.NewRequestId(string(s)), ok && plain
+			out.ID, ok = id, ok && plain && string(s) == want
 		case "result":
 			out.Result = v
 		case "error":
