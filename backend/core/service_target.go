@@ -30,8 +30,10 @@ func (s *Hub) egressTarget(ctx context.Context, rec backend.ServiceRecord) (back
 	if err != nil {
 		return backend.Target{}, err
 	}
-	if t.PersonalSignIn {
-		return t, nil // each person's own sign-in goes on their calls' targets (personTarget)
+	if t.PersonalCredential || rec.Personal {
+		// Each person brings their own; a remote service's calls take the person's own sign-in
+		// (personTarget).
+		return t, nil
 	}
 	if _, err := s.signIn().addOAuthBearer(ctx, rec, "", &t); err != nil {
 		return backend.Target{}, err
