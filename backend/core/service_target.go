@@ -26,6 +26,24 @@ func (s *Hub) target(ctx context.Context, rec backend.ServiceRecord) (backend.Ta
 // egressTarget is target without teaching the Redactor, for a caller that learns the secrets
 // under a key of its own (a deck's credential choice, deck_service_settings.go).
 func (s *Hub) egressTarget(ctx context.Context, rec backend.ServiceRecord) (backend.Target, error) {
+	t, err := s.unsignedTarget(ctx, rec)
+	if err != nil {
+		return backend.Target{}, err
+	}
+	if t.PersonalCredential || rec.Personal {
+		// Each person brings their own; a remote service's calls take the person's own sign-in
+		// (personTarget).
+		return t, nil
+	}
+	if _, err := s.signIn().addOAuthBearer(ctx, rec, "", &t); err != nil {
+		return backend.Target{}, err
+	}
+	return t, nil
+}
+
+// unsignedTarget is egressTarget without the service's OAuth token: the stored sign-in's is
+// added by egressTarget, a sign-in's new one, before it is stored, by checkSignIn.
+func (s *Hub) unsignedTarget(ctx context.Context, rec backend.ServiceRecord) (backend.Target, error) {
 	sealedHeaders, err := s.secrets.openMap(backend.FieldServiceHeaders, rec.ID, rec.SealedHeaders)
 	if err != nil {
 		return backend.Target{}, err
@@ -88,15 +106,9 @@ func (s *Hub) egressTarget(ctx context.Context, rec backend.ServiceRecord) (back
 		return backend.Target{}, personalWithoutCredential(ctx, rec)
 	}
 	t.Secrets = targetSecrets(t, sealedHeaders, userinfo)
-	if t.PersonalCredential || rec.Personal {
-		// Each person brings their own: the service's one sign-in is nobody's to lend. A remote
-		// service takes the person's own sign-in (personTarget).
-		t.PersonalSignIn = rec.Type == backend.ServiceRemote
-		return t, nil
-	}
-	if _, err := s.signIn().addOAuthBearer(ctx, rec, "", &t); err != nil {
-		return backend.Target{}, err
-	}
+	// Each person brings their own: the service's one sign-in is nobody's to lend. A remote
+	// service takes the person's own sign-in (personTarget).
+	t.PersonalSignIn = (t.PersonalCredential || rec.Personal) && rec.Type == backend.ServiceRemote
 	return t, nil
 }
 

@@ -214,29 +214,34 @@ func (s *Hub) FinishOAuth(ctx context.Context, state, code, oauthError string) (
 			return done, err
 		}
 	}
-	if err := s.signIn().putOAuth(ctx, &r); err != nil {
-		return done, backend.StoreErr("storing a sign-in", err)
-	}
 	// Connections and restart backoff from before the sign-in (each connect was refused) must
 	// not hold up the first call that now can succeed.
 	s.forget(svc.ID)
 	if r.PersonID == "" { // a person's own sign-in is checked by their own calls
-		s.checkAfterSignIn(ctx, svc.ID)
+		s.checkSignIn(ctx, svc, tok)
+	}
+	if err := s.signIn().putOAuth(ctx, &r); err != nil {
+		return done, backend.StoreErr("storing a sign-in", err)
 	}
 	return done, nil
 }
 
-// checkAfterSignIn reaches the service with its new token, so its health stops saying that it
-// needs a sign-in (every surface reads the stored health) without anyone checking by hand. Its
-// outcome is the health; the sign-in succeeded either way.
-func (s *Hub) checkAfterSignIn(ctx context.Context, id string) {
+// checkSignIn reaches the service with a sign-in's new token, so its health stops saying that
+// it needs a sign-in (every surface reads the stored health) without anyone checking by hand.
+// It runs before the sign-in is stored: the sign-in reads as pending until then, so whoever waits
+// for it to finish (the dashboard, which then draws the service once; service connect) reads the
+// health that follows it, not the refusals from before. Its outcome is the health; the sign-in
+// succeeds either way.
+func (s *Hub) checkSignIn(ctx context.Context, rec backend.ServiceRecord, tok backend.OAuthToken) {
 	if s.downstream == nil {
 		return
 	}
-	rec, t, err := s.serviceTarget(ctx, id)
-	if err != nil {
+	t, err := s.unsignedTarget(ctx, rec)
+	if err != nil || t.PersonalSignIn {
 		return
 	}
+	withOAuthBearer(&t, tok, "")
+	s.cfg.Redactor.Learn(t.ServiceID, t.Secrets)
 	s.downstream.Check(ctx, t)
 	s.syncHealth(ctx, rec, true)
 }
@@ -472,13 +477,19 @@ func (s signIn) addOAuthBearer(ctx context.Context, rec backend.ServiceRecord, p
 	if err != nil || tok.AccessToken == "" {
 		return false, err
 	}
+	withOAuthBearer(t, tok, personID)
+	return true, nil
+}
+
+// withOAuthBearer puts tok on t: its access token as the Authorization header (unless t has one
+// of its own) and among the secrets the proxy masks.
+func withOAuthBearer(t *backend.Target, tok backend.OAuthToken, personID string) {
 	if _, set := lookupFold(t.Headers, "Authorization"); !set {
 		t.Headers["Authorization"] = "Bearer " + tok.AccessToken
 	}
 	t.OauthExpires, t.OauthAccess, t.OauthPerson = tok.ExpiresAt, tok.AccessToken, personID
 	t.Secrets = append(slices.Clone(t.Secrets), tok.AccessToken)
 	slices.Sort(t.Secrets)
-	return true, nil
 }
 
 // oauthLogErr is what a log line says of a failed sign-in step: its classified message (which
