@@ -137,9 +137,11 @@ func (c *conn) sendCall(ctx context.Context, req transport.JSONRPCRequest, param
 	return parseResponse(raw, req.ID)
 }
 
-// readBody reads a response body whole, sized by its Content-Length when it has one.
+// readBody reads a response body whole, into one buffer of its Content-Length when that is
+// small: a larger one is not allocated ahead of the bytes (the budget charges bytes as they are
+// read), so a server announcing megabytes and sending nothing costs nothing.
 func readBody(resp *http.Response) ([]byte, error) {
-	if n := resp.ContentLength; n > 0 && n <= 1<<20 {
+	if n := resp.ContentLength; n > 0 && n <= 64<<10 {
 		buf := make([]byte, n)
 		if _, err := io.ReadFull(resp.Body, buf); err != nil {
 			return nil, err
