@@ -14,7 +14,8 @@ import (
 // arrays (in order), resolving names at write time, off the call path: the token's name, and
 // for a REST call the deck the caller named (an id or a name) when no deck id is known.
 // Arguments are kept only when the deck had argument capture on when the call was made. An
-// empty id or argument text is NULL.
+// empty id or argument text is NULL. The deck is found by its key when the call knows it (the
+// first branch of the lateral join, an index lookup); the name is searched only when it does not.
 const insertToolCalls = `
 	INSERT INTO tool_calls (at, token_id, token_name, session_id, client_name, deck_id, deck_name,
 		service_id, service_name, tool, duration_us, outcome, error_code, result_bytes, arguments,
@@ -30,9 +31,10 @@ const insertToolCalls = `
 	LEFT JOIN tokens t ON t.id = NULLIF(c.token_id, '')::uuid
 	LEFT JOIN people p ON p.id = t.person_id
 	LEFT JOIN LATERAL (
+		SELECT id, name FROM decks WHERE id = NULLIF(c.deck_id, '')::uuid
+		UNION ALL
 		SELECT id, name FROM decks
-		WHERE id = NULLIF(c.deck_id, '')::uuid
-			OR (NULLIF(c.deck_id, '') IS NULL AND (id::text = c.deck_name OR lower(name) = lower(c.deck_name)))
+		WHERE NULLIF(c.deck_id, '') IS NULL AND (id::text = c.deck_name OR lower(name) = lower(c.deck_name))
 		LIMIT 1) d ON true
 	LEFT JOIN deck_audit_settings a ON a.deck_id = d.id
 	ORDER BY c.n`
