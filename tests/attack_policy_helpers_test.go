@@ -64,11 +64,11 @@ func countingProxy(t *testing.T, target string) (string, *atomic.Int64) {
 	}
 	hits := &atomic.Int64{}
 	rp := httputil.NewSingleHostReverseProxy(&url.URL{Scheme: u.Scheme, Host: u.Host})
-	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := &http.Server{Handler: fullDuplex(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		hits.Add(1)
 		r.Host = u.Host // the name the request was sent to is not the target's (DNS rebinding guard)
 		rp.ServeHTTP(w, r)
-	})}
+	}))}
 	ln := mcpListenRetry(t, "127.0.0.1:0")
 	go func() { _ = srv.Serve(ln) }()
 	t.Cleanup(func() { _ = srv.Close() })

@@ -89,7 +89,7 @@ func mcpFront(t testing.TB, s *mcpStack, headers map[string]string) string {
 		ErrorLog:      log.New(io.Discard, "", 0),
 	}
 	ln := mcpListenRetry(t, "127.0.0.1:0")
-	srv := &http.Server{Handler: rp, ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: fullDuplex(rp), ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = srv.Serve(ln) }()
 	t.Cleanup(func() { _ = srv.Close() })
 	return "http://" + ln.Addr().String() + "/mcp"

@@ -29,21 +29,12 @@ func startCaptureProxy(t *testing.T, upstream string) *captureProxy {
 	}
 	c := &captureProxy{}
 	rp := httputil.NewSingleHostReverseProxy(&url.URL{Scheme: u.Scheme, Host: u.Host})
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		// Over HTTP/1 the server drains and closes a request's body as soon as the answer's
-		// header goes out, while the proxy's transport may still read it once more (past
-		// Content-Length, to check it ends there): that read fails, the transport drops the
-		// connection to the server mid-answer and the hub gets a cut answer (golang/go#40747).
-		// Full duplex leaves the body to the transport.
-		if err := http.NewResponseController(w).EnableFullDuplex(); err != nil {
-			http.Error(w, err.Error(), http.StatusInternalServerError)
-			return
-		}
+	srv := httptest.NewServer(fullDuplex(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		c.mu.Lock()
 		c.got = append(c.got, r.Header.Get("Authorization"))
 		c.mu.Unlock()
 		rp.ServeHTTP(w, r)
-	}))
+	})))
 	// The hub keeps streams open through the proxy until it stops: cut them, or Close waits.
 	t.Cleanup(func() { srv.CloseClientConnections(); srv.Close() })
 	c.URL = srv.URL + u.Path
@@ -148,4 +139,19 @@ func TestBringYourOwnCredential(t *testing.T) {
 			}
 		}
 	}
+}
+
+// fullDuplex serves h with the request body left to h: a reverse proxy in front of a server
+// needs it. Over HTTP/1 the server drains and closes a request's body as soon as the answer's
+// header goes out, while the proxy's transport may still read it once more (past
+// Content-Length, to check it ends there): that read fails, the transport drops the connection
+// to the server mid-answer and the client gets a cut answer (golang/go#40747).
+func fullDuplex(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := http.NewResponseController(w).EnableFullDuplex(); err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
 }

@@ -60,7 +60,7 @@ func startRoundRobin(t *testing.T, replicas ...*mcpStack) (string, *roundRobin) 
 			},
 		})
 	}
-	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	front := httptest.NewServer(fullDuplex(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		i := int(rr.next.Add(1)) % len(rr.proxies)
 		if r.Method == http.MethodPost {
 			body, _ := io.ReadAll(r.Body)
@@ -79,7 +79,7 @@ func startRoundRobin(t *testing.T, replicas ...*mcpStack) (string, *roundRobin) 
 			}
 		}
 		rr.proxies[i].ServeHTTP(w, r)
-	}))
+	})))
 	t.Cleanup(front.Close)
 	return front.URL, rr
 }

@@ -183,7 +183,17 @@ func serveRelay(upstream, addr, urlFile string) error {
 			IdleConnTimeout:     90 * time.Second,
 		},
 	}
-	srv := &http.Server{Handler: rp, ReadHeaderTimeout: 10 * time.Second}
+	// Full duplex: over HTTP/1 the server would drain and close a request's body when the
+	// answer's header goes out, while the proxy's transport may still read it once more, and
+	// that failed read cuts the answer (golang/go#40747).
+	relay := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := http.NewResponseController(w).EnableFullDuplex(); err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		rp.ServeHTTP(w, r)
+	})
+	srv := &http.Server{Handler: relay, ReadHeaderTimeout: 10 * time.Second}
 	if err := announce("http://"+ln.Addr().String()+target.Path, urlFile); err != nil {
 		return err
 	}
