@@ -88,6 +88,9 @@ func (f *dashFlow) signIn() {
 		b.t.Errorf("the sign-in code stays in the address bar: %s", loc)
 	}
 	b.waitFor("the empty collection", mainHas("Your collection is empty"))
+	// The collection's reads and the session check go out side by side: the navigation shows
+	// once the session is confirmed, which may come a moment after the cards.
+	b.waitFor("the navigation", `!document.getElementById('nav').hidden && !document.getElementById('signout').hidden`)
 	b.checkSeen("signed in", true, "#nav", "#signout")
 	b.checkAccessibility("collection (empty)")
 }
