@@ -81,10 +81,11 @@ check: fmt vet staticcheck test
 
 ## bench: the performance targets, measured side by side; ends with the targets table (medians of
 ## BENCHCOUNT runs; raw go test -json output in bin/bench.json) and the growth curves. A missed
-## target is reported, not a failure.
+## target is reported, not a failure. One package at a time (-p 1): go test otherwise runs as
+## many test binaries at once as there are cores, and benchmarks would share the machine.
 bench: test-deps
 	@mkdir -p bin
-	$(GO) test -run='^$$' -bench='$(BENCH)' -benchmem -count=$(BENCHCOUNT) -timeout 60m -json $(PKGS) | tee bin/bench.json | $(GO) run ./tests/benchtable $(BENCHTABLE_FLAGS)
+	$(GO) test -p 1 -run='^$$' -bench='$(BENCH)' -benchmem -count=$(BENCHCOUNT) -timeout 60m -json $(PKGS) | tee bin/bench.json | $(GO) run ./tests/benchtable $(BENCHTABLE_FLAGS)
 
 ## bench-readme: make bench, and write its figures (targets, misses, growth curves) into README.md's performance section
 bench-readme:
