@@ -241,25 +241,10 @@ func (h *Handler) connectionProfile(r *http.Request) (Profile, error) {
 	return p, nil
 }
 
-// presizeMax is the largest announced body read into a buffer of its length up front.
-const presizeMax = 64 << 10
-
-// readSized reads rd whole, into one buffer when it announced a small length n (io.ReadAll
-// grows its buffer from 512 bytes, copying as it goes). A larger announced length is not
-// allocated ahead of the bytes: a client could announce megabytes and send nothing.
-func readSized(rd io.Reader, n int64) ([]byte, error) {
-	if n <= 0 || n > presizeMax {
-		return io.ReadAll(rd)
-	}
-	b := bytes.NewBuffer(make([]byte, 0, n+bytes.MinRead)) // ReadFrom wants MinRead free to read EOF
-	_, err := b.ReadFrom(rd)
-	return b.Bytes(), err
-}
-
 // peekBody reads the body (bounded), puts it back for the transport, and notes the JSON-RPC
 // method and, at initialize, the client's name.
 func (h *Handler) peekBody(w http.ResponseWriter, r *http.Request, st *reqState) (int, error) {
-	body, err := readSized(http.MaxBytesReader(w, r.Body, h.maxBody), r.ContentLength)
+	body, err := backend.ReadAnnounced(http.MaxBytesReader(w, r.Body, h.maxBody), r.ContentLength)
 	if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
 		return http.StatusRequestEntityTooLarge, backend.Errorf(backend.CodeInvalidArgument,
 			"the request body is over %d bytes", h.maxBody).

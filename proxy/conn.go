@@ -238,7 +238,7 @@ func (c *conn) request(ctx context.Context, method string, params any, gate func
 	var resp *transport.JSONRPCResponse
 	var err error
 	if cp, ok := params.(callParams); ok && method == "tools/call" {
-		resp, err = c.sendCall(ctx, req, cp)
+		resp, err = c.sendCall(ctx, req, idText, cp)
 	} else {
 		resp, err = c.tr.SendRequest(ctx, req)
 	}

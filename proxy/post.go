@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/textproto"
 	"sync/atomic"
@@ -83,7 +81,7 @@ func answeredFor(ctx context.Context) *http.Response {
 }
 
 // sendCall sends a tools/call request on the connection and returns its answer.
-func (c *conn) sendCall(ctx context.Context, req transport.JSONRPCRequest, params callParams) (*transport.JSONRPCResponse, error) {
+func (c *conn) sendCall(ctx context.Context, req transport.JSONRPCRequest, idText string, params callParams) (*transport.JSONRPCResponse, error) {
 	p := c.post
 	if p == nil {
 		return c.tr.SendRequest(ctx, req)
@@ -93,7 +91,7 @@ func (c *conn) sendCall(ctx context.Context, req transport.JSONRPCRequest, param
 		// The server forgot the session: the transport refuses to send, as it should.
 		return c.tr.SendRequest(ctx, req)
 	}
-	body, err := appendCallRequest(make([]byte, 0, 96+len(params.Arguments)+len(params.Name)), req.ID, params)
+	body, err := appendCallRequest(make([]byte, 0, 96+len(params.Arguments)+len(params.Name)), idText, params)
 	if err != nil {
 		return nil, fmt.Errorf("failed to marshal request: %w", err)
 	}
@@ -130,25 +128,11 @@ func (c *conn) sendCall(ctx context.Context, req transport.JSONRPCRequest, param
 		return out, err
 	}
 	defer resp.Body.Close()
-	raw, err := readBody(resp)
+	raw, err := backend.ReadAnnounced(resp.Body, resp.ContentLength)
 	if err != nil {
 		return nil, fmt.Errorf("failed to decode response: %w", err)
 	}
 	return parseResponse(raw, req.ID)
-}
-
-// readBody reads a response body whole, into one buffer of its Content-Length when that is
-// small: a larger one is not allocated ahead of the bytes (the budget charges bytes as they are
-// read), so a server announcing megabytes and sending nothing costs nothing.
-func readBody(resp *http.Response) ([]byte, error) {
-	if n := resp.ContentLength; n > 0 && n <= 64<<10 {
-		buf := make([]byte, n)
-		if _, err := io.ReadFull(resp.Body, buf); err != nil {
-			return nil, err
-		}
-		return buf, nil
-	}
-	return io.ReadAll(resp.Body)
 }
 
 // parseResponse reads a JSON-RPC answer to the request id as the transport's decoder would: its
@@ -192,11 +176,7 @@ func splitResponse(raw []byte, id mcp.RequestId, out *transport.JSONRPCResponse)
 }
 
 // appendCallRequest appends the JSON-RPC request of a tools/call to b.
-func appendCallRequest(b []byte, id mcp.RequestId, params callParams) ([]byte, error) {
-	idText, ok := id.Value().(string)
-	if !ok {
-		return nil, errors.New("a request id must be a string")
-	}
+func appendCallRequest(b []byte, idText string, params callParams) ([]byte, error) {
 	b = append(b, `{"jsonrpc":"2.0","id":`...)
 	b = appendJSONString(b, idText)
 	b = append(b, `,"method":"tools/call","params":{"name":`...)
@@ -222,8 +202,7 @@ func appendCallRequest(b []byte, id mcp.RequestId, params callParams) ([]byte, e
 func appendJSONString(b []byte, s string) []byte {
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; c < 0x20 || c >= 0x7f || c == '\\' || c == '"' || c == '<' || c == '>' || c == '&' {
-			q, _ := json.Marshal(s)
-			return append(b, q...)
+			return append(b, quote(s)...)
 		}
 	}
 	b = append(b, '"')

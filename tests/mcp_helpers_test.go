@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"log/slog"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -430,4 +431,19 @@ func startAgentDeck(t *testing.T) *agentDeck {
 	d.agent = s.connect(t, s.token(backend.ScopeAgent), nil, "")
 	d.agent.ok("bind_workspace", map[string]any{"workspaceRoot": "/w/pc", "deckId": "pc"}, nil)
 	return d
+}
+
+// fullDuplex serves h with the request body left to h: a reverse proxy in front of a server
+// needs it. Over HTTP/1 the server drains and closes a request's body as soon as the answer's
+// header goes out, while the proxy's transport may still read it once more (past
+// Content-Length, to check it ends there): that read fails, the transport drops the connection
+// to the server mid-answer and the client gets a cut answer (golang/go#40747).
+func fullDuplex(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := http.NewResponseController(w).EnableFullDuplex(); err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
 }

@@ -140,18 +140,3 @@ func TestBringYourOwnCredential(t *testing.T) {
 		}
 	}
 }
-
-// fullDuplex serves h with the request body left to h: a reverse proxy in front of a server
-// needs it. Over HTTP/1 the server drains and closes a request's body as soon as the answer's
-// header goes out, while the proxy's transport may still read it once more (past
-// Content-Length, to check it ends there): that read fails, the transport drops the connection
-// to the server mid-answer and the client gets a cut answer (golang/go#40747).
-func fullDuplex(h http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if err := http.NewResponseController(w).EnableFullDuplex(); err != nil {
-			http.Error(w, err.Error(), http.StatusInternalServerError)
-			return
-		}
-		h.ServeHTTP(w, r)
-	})
-}
